@@ -1,0 +1,77 @@
+/* Phase-by-phase integration of a hybrid walker on SUNDIALS CVODE.
+ *
+ * This is the only module that includes SUNDIALS.  A workspace owns every
+ * mutable thing a computation needs (CVODE memory, vectors, solvers, counters,
+ * the last integrator message), so one workspace per thread is all the
+ * thread-safety the library needs.  CVODE is created once per workspace and
+ * re-initialised (CVodeReInit) at the start of each phase. */
+#ifndef STRIDEMAP_HYBRID_H
+#define STRIDEMAP_HYBRID_H
+
+#include <stddef.h>
+
+#include "stridemap/model.h"
+#include "stridemap/status.h"
+
+typedef enum { SM_METHOD_ADAMS, SM_METHOD_BDF } sm_method;
+
+typedef struct {
+    double rtol;          /* relative tolerance (default 1e-10) */
+    double atol;          /* absolute tolerance (default 1e-10) */
+    sm_method method;     /* Adams-Moulton (default) or BDF */
+    double max_step;      /* largest internal step; 0 means no limit */
+    double t_max;         /* stride time limit; 0 means the model's own */
+    long max_num_steps;   /* internal steps allowed per phase */
+} sm_solver_options;
+
+/* Fills o with the defaults above. */
+void sm_solver_options_default(sm_solver_options *o);
+
+/* Checks the options; why gets a line naming the bad one. */
+sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t why_len);
+
+typedef struct sm_workspace sm_workspace;
+
+/* Cumulative work counters of a workspace. */
+typedef struct {
+    long rhs_evals;   /* right-hand-side evaluations */
+    long steps;       /* accepted internal steps */
+    long root_evals;  /* event-function evaluations (all events of a phase at once) */
+    long flows;       /* phases integrated */
+} sm_counters;
+
+/* Something that wants to see the trajectory: `sample` every dt time units
+ * inside phases, `event` at every event that counts (called by the stride).
+ * A non-zero return from either stops the computation with SM_IO_ERROR. */
+typedef struct {
+    double dt;
+    int (*sample)(void *ctx, double t, size_t phase, const double *x);
+    int (*event)(void *ctx, double t, size_t phase, const char *name, const double *x_minus,
+                 const double *x_plus);
+    void *ctx;
+} sm_observer;
+
+/* Creates a workspace for model m (which must outlive it). */
+sm_status sm_workspace_create(const sm_model *m, const sm_solver_options *o, sm_workspace **out);
+
+/* Frees a workspace; NULL is fine. */
+void sm_workspace_free(sm_workspace *ws);
+
+const sm_model *sm_workspace_model(const sm_workspace *ws);
+const sm_solver_options *sm_workspace_options(const sm_workspace *ws);
+
+/* The integrator's own words about its last failure ("" if none). */
+const char *sm_workspace_detail(const sm_workspace *ws);
+
+void sm_workspace_counters(const sm_workspace *ws, sm_counters *c);
+void sm_workspace_reset_counters(sm_workspace *ws);
+
+/* Integrates `phase` from (*t, x[n_state]) until an event of that phase
+ * crosses zero in its direction and passes its guard, or until t_end.
+ * On SM_OK, *event is the event's index in the phase and (*t, x) is the
+ * state at the crossing.  At t_end it returns SM_NO_HEELSTRIKE with (*t, x)
+ * there.  Integrator and model failures come back as their statuses. */
+sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x,
+                         double t_end, const sm_observer *obs, size_t *event);
+
+#endif

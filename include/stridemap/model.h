@@ -1,0 +1,127 @@
+/* The read-only description of a walker.
+ *
+ * A model is data: its state, its named parameters and its phase graph.  Each
+ * phase is an ODE with events; each event says which way its function must
+ * cross zero, when a crossing counts (the guard), and what follows: another
+ * phase through a reset map, the end of the stride on the Poincare section,
+ * or a failure status.  Model files know nothing of CVODE: they fill plain
+ * double arrays and return 0 (ok), >0 (recoverable, e.g. step too large) or
+ * <0 (fatal), as SUNDIALS callbacks do.  Everything that changes during a
+ * computation lives in the workspace (hybrid.h), never here. */
+#ifndef STRIDEMAP_MODEL_H
+#define STRIDEMAP_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stridemap/status.h"
+
+/* Upper bounds that let the engine keep its scratch on the stack. */
+#define SM_MAX_STATE 32
+#define SM_MAX_PARAMS 64
+
+/* xdot[n_state] = f(t, x[n_state]; p[n_params]). */
+typedef int (*sm_rhs_fn)(double t, const double *x, double *xdot, const double *p);
+
+/* Scalar event function; the event happens where it crosses zero. */
+typedef double (*sm_event_fn)(double t, const double *x, const double *p);
+
+/* True when a crossing is a real event (e.g. "stance leg past vertical"). */
+typedef bool (*sm_guard_fn)(double t, const double *x, const double *p);
+
+/* x_plus[n_state] from x_minus[n_state] across an impact or a relabelling. */
+typedef int (*sm_reset_fn)(const double *x_minus, double *x_plus, const double *p);
+
+/* Scalar function of the state, e.g. an energy or a step length. */
+typedef double (*sm_state_scalar_fn)(const double *x, const double *p);
+
+typedef enum {
+    SM_EVENT_TO_PHASE, /* continue in next_phase after reset */
+    SM_EVENT_SECTION,  /* apply reset and end the stride on the section */
+    SM_EVENT_FAIL      /* end the stride with status `failure` */
+} sm_event_outcome;
+
+typedef struct {
+    const char *name;         /* "heelstrike", "fall_backward", ... */
+    sm_event_fn value;        /* event where value(t,x,p) crosses 0 */
+    int direction;            /* +1 rising only, -1 falling only, 0 either */
+    sm_guard_fn guard;        /* NULL: every crossing counts */
+    sm_event_outcome outcome;
+    size_t next_phase;        /* SM_EVENT_TO_PHASE only */
+    sm_reset_fn reset;        /* NULL: state unchanged */
+    sm_status failure;        /* SM_EVENT_FAIL only */
+} sm_event;
+
+typedef struct {
+    const char *name;
+    sm_rhs_fn rhs;
+    size_t n_events;
+    const sm_event *events;   /* [n_events], earlier entries win ties */
+} sm_phase;
+
+/* A parameter: the value is the default, [min, max] the admissible range. */
+#define SM_PARAM_INTEGER 1u
+typedef struct {
+    const char *name;
+    double value;
+    double min, max;
+    const char *unit;
+    const char *description;
+    unsigned flags;
+} sm_param_def;
+
+typedef struct sm_model {
+    const char *name;         /* registry key, e.g. "simplest" */
+    const char *title;        /* one line */
+    const char *reference;    /* literature reference */
+
+    size_t n_state;
+    const char *const *state_names;   /* [n_state] */
+    size_t n_params;
+    const sm_param_def *params;       /* [n_params] */
+
+    size_t n_phases;
+    const sm_phase *phases;           /* [n_phases] */
+    size_t start_phase;               /* the phase a stride starts in */
+
+    /* The Poincare section: which state components are free on it, and how
+     * the others follow from them.  lift() receives x with the free
+     * components set and fills the rest so that x lies on the section. */
+    size_t n_free;
+    const size_t *free_index;         /* [n_free] into the state */
+    void (*lift)(double *x, const double *p);
+
+    void (*guess)(double *x, const double *p);  /* a starting full state */
+    double (*time_limit)(const double *p);      /* default stride time limit */
+
+    /* Optional: may be NULL.  Energies are per the model's own units. */
+    sm_state_scalar_fn kinetic_energy;
+    sm_state_scalar_fn potential_energy;
+    sm_state_scalar_fn step_length;   /* evaluated just before the section event */
+
+    /* Optional cross-parameter check; fills why and returns false if bad. */
+    bool (*check_params)(const double *p, char *why, size_t why_len);
+} sm_model;
+
+/* Index of the named parameter, or -1. */
+int sm_model_param_index(const sm_model *m, const char *name);
+
+/* Index of the named state component, or -1. */
+int sm_model_state_index(const sm_model *m, const char *name);
+
+/* p[n_params] = the model's defaults. */
+void sm_model_default_params(const sm_model *m, double *p);
+
+/* Checks one value against its parameter's range and kind; why gets a line. */
+sm_status sm_model_check_param(const sm_model *m, size_t i, double v, char *why, size_t why_len);
+
+/* Checks every value and the model's cross-parameter rules. */
+sm_status sm_model_check_params(const sm_model *m, const double *p, char *why, size_t why_len);
+
+/* Checks that a model descriptor is self-consistent (sizes, indices). */
+sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len);
+
+/* Full section state from any state: keeps the free components, lifts. */
+void sm_model_to_section(const sm_model *m, const double *p, const double *x, double *x_section);
+
+#endif

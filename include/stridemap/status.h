@@ -1,0 +1,49 @@
+/* One status list for the whole library.
+ *
+ * Every public function reports what happened through an sm_status; the
+ * library never prints and never aborts.  The X-macro keeps the enum, the
+ * stable machine name (used in JSON and CSV) and the one-line message in one
+ * place so they cannot drift apart. */
+#ifndef STRIDEMAP_STATUS_H
+#define STRIDEMAP_STATUS_H
+
+#define SM_STATUS_LIST(X)                                                              \
+    X(SM_OK, "ok", "success")                                                          \
+    X(SM_FELL_BACKWARD, "fell_backward",                                               \
+      "the walker fell backwards: the stance leg never passed vertical")               \
+    X(SM_FELL_FORWARD, "fell_forward",                                                 \
+      "the walker fell forwards: the hip reached the ground before heel-strike")       \
+    X(SM_NO_HEELSTRIKE, "no_heelstrike",                                               \
+      "no heel-strike within the stride time limit (raise --tmax or change the start)") \
+    X(SM_EVENT_ORDER, "event_order", "events happened in an order the model does not allow") \
+    X(SM_INTEGRATOR_FAILED, "integrator_failed",                                       \
+      "the ODE integrator failed (try looser --rtol/--atol or --method bdf)")           \
+    X(SM_RHS_FAILED, "rhs_failed", "the model's equations of motion reported an error") \
+    X(SM_NONFINITE, "nonfinite", "a state or derivative became NaN or infinite")      \
+    X(SM_NOT_CONVERGED, "not_converged",                                               \
+      "Newton's method did not converge (try another --guess or more --max-iter)")     \
+    X(SM_SINGULAR_JACOBIAN, "singular_jacobian",                                       \
+      "the Jacobian of P(x)-x is singular: a fold or a family of gaits is near")       \
+    X(SM_LAPACK_FAILED, "lapack_failed", "a LAPACK routine failed")                     \
+    X(SM_UNKNOWN_MODEL, "unknown_model", "no such model (see 'stridemap models')")     \
+    X(SM_UNKNOWN_PARAM, "unknown_param", "no such parameter (see 'stridemap params MODEL')") \
+    X(SM_BAD_PARAM, "bad_param", "a parameter value is not finite or is out of its range") \
+    X(SM_BAD_STATE, "bad_state", "a state value is not finite or has the wrong length")  \
+    X(SM_BAD_OPTION, "bad_option", "an option value is out of range")                   \
+    X(SM_NO_MEMORY, "no_memory", "out of memory")                                       \
+    X(SM_IO_ERROR, "io_error", "could not write the output")
+
+typedef enum {
+#define SM_STATUS_ENUM(code, name, msg) code,
+    SM_STATUS_LIST(SM_STATUS_ENUM)
+#undef SM_STATUS_ENUM
+    SM_STATUS_COUNT
+} sm_status;
+
+/* Stable snake_case name of a status, e.g. "fell_backward". */
+const char *sm_status_name(sm_status s);
+
+/* One-line human message for a status. */
+const char *sm_strerror(sm_status s);
+
+#endif

@@ -1,0 +1,14 @@
+/* stridemap: periodic gaits of walking models by Poincare maps. */
+#ifndef STRIDEMAP_H
+#define STRIDEMAP_H
+
+#include "stridemap/fixedpoint.h"
+#include "stridemap/hybrid.h"
+#include "stridemap/model.h"
+#include "stridemap/registry.h"
+#include "stridemap/status.h"
+#include "stridemap/stride.h"
+
+#define STRIDEMAP_VERSION "0.1.0"
+
+#endif

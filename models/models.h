@@ -1,0 +1,10 @@
+/* The closed-form walkers compiled into stridemap; registry.c lists them. */
+#ifndef STRIDEMAP_MODELS_H
+#define STRIDEMAP_MODELS_H
+
+#include "stridemap/model.h"
+
+extern const sm_model sm_model_rimless;
+extern const sm_model sm_model_simplest;
+
+#endif

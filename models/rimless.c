@@ -1,0 +1,139 @@
+/* rimless: the rimless wheel.
+ *
+ * McGeer (1990), "Passive dynamic walking", Int. J. Robot. Res. 9(2):62-82;
+ * Coleman, Chatterjee & Ruina (1997), Dynamics and Stability of Systems 12.
+ *
+ * A point mass at the hub on n massless spokes of length l, rolling down a
+ * slope gamma under gravity g.  The half-angle between spokes is
+ * alpha = pi / n.
+ *
+ * State (theta, theta_dot): stance-spoke angle from the slope normal,
+ * positive uphill, and its rate (negative when rolling forward).
+ *
+ * Equation of motion (one phase, "stance"):
+ *   theta'' = (g / l) sin(theta - gamma)
+ *
+ * Spoke strike: theta + alpha = 0, falling.  Plastic impact about the new
+ * contact point, then the spokes swap:
+ *   theta+ = -theta- (= alpha),  theta_dot+ = cos(2 alpha) theta_dot-.
+ *
+ * Poincare section: just after a strike.  Free coordinate theta_dot; there
+ * theta = alpha.  Closed form of the gait and its one multiplier:
+ *   theta_dot* = -cot(2 alpha) sqrt(4 (g/l) sin(alpha) sin(gamma)),
+ *   lambda = cos^2(2 alpha).
+ *
+ * Energies per m l^2: E = theta_dot^2 / 2 + (g/l) cos(theta - gamma). */
+#include <math.h>
+#include <stdio.h>
+
+#include "models.h"
+
+enum { TH, THD };
+enum { N, GAMMA, G, L };
+
+static double half_angle(const double *p) { return M_PI / p[N]; }
+
+static int rhs(double t, const double *x, double *xd, const double *p)
+{
+    (void)t;
+    xd[TH] = x[THD];
+    xd[THD] = p[G] / p[L] * sin(x[TH] - p[GAMMA]);
+    return 0;
+}
+
+static double next_spoke_gap(double t, const double *x, const double *p)
+{
+    (void)t;
+    return x[TH] + half_angle(p);
+}
+
+static double stance_rate(double t, const double *x, const double *p)
+{
+    (void)t, (void)p;
+    return x[THD];
+}
+
+static double hub_height_behind(double t, const double *x, const double *p)
+{
+    (void)t;
+    return x[TH] - p[GAMMA] - M_PI_2;
+}
+
+static int strike(const double *xm, double *xp, const double *p)
+{
+    xp[TH] = -xm[TH];
+    xp[THD] = cos(2.0 * half_angle(p)) * xm[THD];
+    return 0;
+}
+
+static void lift(double *x, const double *p) { x[TH] = half_angle(p); }
+
+static void guess(double *x, const double *p)
+{
+    x[THD] = -sqrt(p[G] / p[L]);
+    lift(x, p);
+}
+
+static double time_limit(const double *p) { return 100.0 * sqrt(p[L] / p[G]); }
+
+static double kinetic(const double *x, const double *p)
+{
+    (void)p;
+    return 0.5 * x[THD] * x[THD];
+}
+
+static double potential(const double *x, const double *p)
+{
+    return p[G] / p[L] * cos(x[TH] - p[GAMMA]);
+}
+
+static double step_length(const double *x, const double *p)
+{
+    (void)x;
+    return 2.0 * p[L] * sin(half_angle(p));
+}
+
+static const sm_event events[] = {
+    {.name = "spoke_strike", .value = next_spoke_gap, .direction = -1,
+     .outcome = SM_EVENT_SECTION, .reset = strike},
+    {.name = "rolled_back", .value = stance_rate, .direction = +1, .outcome = SM_EVENT_FAIL,
+     .failure = SM_FELL_BACKWARD},
+    {.name = "hub_down_behind", .value = hub_height_behind, .direction = +1,
+     .outcome = SM_EVENT_FAIL, .failure = SM_FELL_BACKWARD},
+};
+
+static const sm_phase phases[] = {
+    {.name = "stance", .rhs = rhs, .n_events = 3, .events = events},
+};
+
+static const char *const state_names[] = {"theta", "theta_dot"};
+static const size_t free_index[] = {THD};
+
+static const sm_param_def params[] = {
+    {"n", 10, 5, 1000, "spokes", "number of spokes (at least 5, so that cos(2 pi/n) > 0)",
+     SM_PARAM_INTEGER},
+    {"gamma", 0.08, -0.5, 0.5, "rad", "slope angle of the ramp", 0},
+    {"g", 9.81, 1e-3, 1e3, "m/s^2", "gravitational acceleration", 0},
+    {"l", 1.0, 1e-3, 1e3, "m", "spoke length", 0},
+};
+
+const sm_model sm_model_rimless = {
+    .name = "rimless",
+    .title = "The rimless wheel (point mass on n massless spokes)",
+    .reference = "McGeer (1990), Int. J. Robot. Res. 9(2):62-82",
+    .n_state = 2,
+    .state_names = state_names,
+    .n_params = 4,
+    .params = params,
+    .n_phases = 1,
+    .phases = phases,
+    .start_phase = 0,
+    .n_free = 1,
+    .free_index = free_index,
+    .lift = lift,
+    .guess = guess,
+    .time_limit = time_limit,
+    .kinetic_energy = kinetic,
+    .potential_energy = potential,
+    .step_length = step_length,
+};

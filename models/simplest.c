@@ -1,0 +1,170 @@
+/* simplest: the simplest walking model.
+ *
+ * Garcia, Chatterjee, Ruina & Coleman (1998), "The simplest walking model:
+ * stability, complexity, and scaling", J. Biomech. Eng. 120:281-288; and
+ * Garcia (1999), PhD thesis, ch. 2-3.
+ *
+ * Two massless legs of length l hinged at a hip of mass M, infinitesimal
+ * point-mass feet, a slope of angle gamma.  Time is in units of sqrt(l/g),
+ * so gamma is the only parameter.
+ *
+ * State (theta, theta_dot, phi, phi_dot):
+ *   theta  stance-leg angle from the slope normal (positive: leaning uphill),
+ *   phi    angle between the legs (swing leg at theta - phi from the normal).
+ *
+ * Equations of motion (one phase, "swing"):
+ *   theta'' = sin(theta - gamma)
+ *   phi''   = sin(theta - gamma) + sin(phi) (theta'^2 - cos(theta - gamma))
+ *
+ * Heel-strike: phi - 2 theta = 0 with the stance leg past vertical
+ * (theta < 0).  The same surface is crossed at the start of every step and
+ * again near mid-stance when the swing foot scuffs; the guard rejects both.
+ * Plastic impact about the new contact point, then the legs swap:
+ *   theta+ = -theta-,  theta_dot+ = cos(2 theta-) theta_dot-,
+ *   phi+   = -2 theta-, phi_dot+  = cos(2 theta-) (1 - cos(2 theta-)) theta_dot-.
+ *
+ * Poincare section: just after heel-strike.  Free coordinates (theta,
+ * theta_dot); there phi = 2 theta and phi_dot = (1 - cos 2 theta) theta_dot.
+ *
+ * Failures: the stance leg stops and rolls back (theta_dot rises through 0);
+ * the hip reaches the ground in front or behind (theta - gamma = -+ pi/2).
+ *
+ * Energies per M l^2 (g = l = 1): the feet carry no energy in the limit, so
+ * E = theta_dot^2 / 2 + cos(theta - gamma) is conserved in the swing phase. */
+#include <math.h>
+
+#include "models.h"
+
+enum { TH, THD, PH, PHD };
+enum { GAMMA };
+
+static int rhs(double t, const double *x, double *xd, const double *p)
+{
+    (void)t;
+    const double s = sin(x[TH] - p[GAMMA]), c = cos(x[TH] - p[GAMMA]);
+    xd[TH] = x[THD];
+    xd[THD] = s;
+    xd[PH] = x[PHD];
+    xd[PHD] = s + sin(x[PH]) * (x[THD] * x[THD] - c);
+    return 0;
+}
+
+static double heelstrike_surface(double t, const double *x, const double *p)
+{
+    (void)t, (void)p;
+    return x[PH] - 2.0 * x[TH];
+}
+
+static bool stance_past_vertical(double t, const double *x, const double *p)
+{
+    (void)t, (void)p;
+    return x[TH] < 0.0;
+}
+
+static double stance_rate(double t, const double *x, const double *p)
+{
+    (void)t, (void)p;
+    return x[THD];
+}
+
+static double hip_height_front(double t, const double *x, const double *p)
+{
+    (void)t;
+    return x[TH] - p[GAMMA] + M_PI_2;
+}
+
+static double hip_height_behind(double t, const double *x, const double *p)
+{
+    (void)t;
+    return x[TH] - p[GAMMA] - M_PI_2;
+}
+
+static int heelstrike(const double *xm, double *xp, const double *p)
+{
+    (void)p;
+    const double c2 = cos(2.0 * xm[TH]);
+    xp[TH] = -xm[TH];
+    xp[THD] = c2 * xm[THD];
+    xp[PH] = -2.0 * xm[TH];
+    xp[PHD] = c2 * (1.0 - c2) * xm[THD];
+    return 0;
+}
+
+static void lift(double *x, const double *p)
+{
+    (void)p;
+    x[PH] = 2.0 * x[TH];
+    x[PHD] = (1.0 - cos(2.0 * x[TH])) * x[THD];
+}
+
+/* Garcia's scaling, stance angle ~ gamma^(1/3), from the known gait at 0.009. */
+static void guess(double *x, const double *p)
+{
+    const double th = p[GAMMA] > 0 ? 0.2 * cbrt(p[GAMMA] / 0.009) : 0.2;
+    x[TH] = th;
+    x[THD] = -th;
+    lift(x, p);
+}
+
+static double time_limit(const double *p)
+{
+    (void)p;
+    return 20.0; /* the gaits take about 3.8 */
+}
+
+static double kinetic(const double *x, const double *p)
+{
+    (void)p;
+    return 0.5 * x[THD] * x[THD];
+}
+
+static double potential(const double *x, const double *p) { return cos(x[TH] - p[GAMMA]); }
+
+static double step_length(const double *x, const double *p)
+{
+    (void)p;
+    return fabs(2.0 * sin(x[TH]));
+}
+
+static const sm_event events[] = {
+    {.name = "heelstrike", .value = heelstrike_surface, .direction = 0,
+     .guard = stance_past_vertical, .outcome = SM_EVENT_SECTION, .reset = heelstrike},
+    {.name = "rolled_back", .value = stance_rate, .direction = +1, .outcome = SM_EVENT_FAIL,
+     .failure = SM_FELL_BACKWARD},
+    {.name = "hip_down_front", .value = hip_height_front, .direction = -1,
+     .outcome = SM_EVENT_FAIL, .failure = SM_FELL_FORWARD},
+    {.name = "hip_down_behind", .value = hip_height_behind, .direction = +1,
+     .outcome = SM_EVENT_FAIL, .failure = SM_FELL_BACKWARD},
+};
+
+static const sm_phase phases[] = {
+    {.name = "swing", .rhs = rhs, .n_events = 4, .events = events},
+};
+
+static const char *const state_names[] = {"theta", "theta_dot", "phi", "phi_dot"};
+static const size_t free_index[] = {TH, THD};
+
+static const sm_param_def params[] = {
+    {"gamma", 0.009, -0.5, 0.5, "rad", "slope angle of the ramp", 0},
+};
+
+const sm_model sm_model_simplest = {
+    .name = "simplest",
+    .title = "The simplest walking model (point-mass hip, massless legs)",
+    .reference = "Garcia, Chatterjee, Ruina & Coleman (1998), J. Biomech. Eng. 120:281-288",
+    .n_state = 4,
+    .state_names = state_names,
+    .n_params = 1,
+    .params = params,
+    .n_phases = 1,
+    .phases = phases,
+    .start_phase = 0,
+    .n_free = 2,
+    .free_index = free_index,
+    .lift = lift,
+    .guess = guess,
+    .time_limit = time_limit,
+    .kinetic_energy = kinetic,
+    .potential_energy = potential,
+    .step_length = step_length,
+};

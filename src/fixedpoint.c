@@ -1,0 +1,253 @@
+#include "stridemap/fixedpoint.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void sm_newton_options_default(sm_newton_options *o)
+{
+    o->period = 1;
+    o->tol = 1e-10;
+    o->max_iter = 30;
+    o->fd_step = 0.0;
+    o->central = false;
+    o->max_backtracks = 20;
+}
+
+sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t why_len)
+{
+    if (o->period < 1 || o->period > 1024) {
+        snprintf(why, why_len, "--period must be a whole number from 1 to 1024, not %d", o->period);
+        return SM_BAD_OPTION;
+    }
+    if (!(o->tol > 0) || !isfinite(o->tol)) {
+        snprintf(why, why_len, "--tol must be a positive number, not %g", o->tol);
+        return SM_BAD_OPTION;
+    }
+    if (o->max_iter < 0) {
+        snprintf(why, why_len, "--max-iter must be >= 0, not %d", o->max_iter);
+        return SM_BAD_OPTION;
+    }
+    if (!(o->fd_step >= 0 && o->fd_step < 1)) {
+        snprintf(why, why_len, "--fd-step must be in [0, 1) (0: sqrt(rtol)), not %g", o->fd_step);
+        return SM_BAD_OPTION;
+    }
+    if (o->max_backtracks < 0) {
+        snprintf(why, why_len, "the number of backtracking halvings must be >= 0");
+        return SM_BAD_OPTION;
+    }
+    return SM_OK;
+}
+
+static void free_of(const sm_model *m, const double *x, double *z)
+{
+    for (size_t k = 0; k < m->n_free; k++) z[k] = x[m->free_index[k]];
+}
+
+static void lift_free(const sm_model *m, const double *p, const double *z, double *x)
+{
+    memset(x, 0, m->n_state * sizeof *x);
+    for (size_t k = 0; k < m->n_free; k++) x[m->free_index[k]] = z[k];
+    m->lift(x, p);
+}
+
+sm_status sm_poincare(sm_workspace *ws, const double *p, int period, const double *z, double *z_out,
+                      double *x_end, sm_step_metrics *metrics)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    double x[SM_MAX_STATE];
+    lift_free(m, p, z, x);
+    for (int k = 0; k < period; k++) {
+        sm_status st = sm_stride(ws, p, x, x, k == 0 ? metrics : NULL, NULL);
+        if (st != SM_OK) return st;
+    }
+    free_of(m, x, z_out);
+    if (x_end) memcpy(x_end, x, m->n_state * sizeof *x);
+    return SM_OK;
+}
+
+static double max_abs(const double *v, size_t n)
+{
+    double a = 0.0;
+    for (size_t i = 0; i < n; i++) a = fmax(a, fabs(v[i]));
+    return isnan(a) ? INFINITY : a;
+}
+
+sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const double *z,
+                          const double *Pz, double h, bool central, double *J, long *evals)
+{
+    const size_t n = sm_workspace_model(ws)->n_free;
+    double zp[SM_MAX_STATE], fp[SM_MAX_STATE], fm[SM_MAX_STATE], f0[SM_MAX_STATE];
+    if (!central && !Pz) {
+        sm_status st = sm_poincare(ws, p, period, z, f0, NULL, NULL);
+        (*evals)++;
+        if (st != SM_OK) return st;
+        Pz = f0;
+    }
+    for (size_t j = 0; j < n; j++) {
+        memcpy(zp, z, n * sizeof *z);
+        zp[j] = z[j] + h;
+        sm_status st = sm_poincare(ws, p, period, zp, fp, NULL, NULL);
+        (*evals)++;
+        double span = h;
+        if (central || st != SM_OK) {
+            /* Central differences, or a one-sided step away from a failure. */
+            zp[j] = z[j] - h;
+            sm_status sm = sm_poincare(ws, p, period, zp, fm, NULL, NULL);
+            (*evals)++;
+            if (st == SM_OK && sm == SM_OK) {
+                span = 2 * h;
+            } else if (sm == SM_OK && Pz) {
+                memcpy(fp, Pz, n * sizeof *fp);
+                span = h;
+            } else {
+                return st != SM_OK ? st : sm;
+            }
+        } else {
+            memcpy(fm, Pz, n * sizeof *fm);
+        }
+        for (size_t i = 0; i < n; i++) J[i * n + j] = (fp[i] - fm[i]) / span;
+    }
+    return SM_OK;
+}
+
+sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im)
+{
+    double a[SM_MAX_STATE * SM_MAX_STATE];
+    memcpy(a, A, n * n * sizeof *a);
+    lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, a, (lapack_int)n, re, im,
+                                    NULL, 1, NULL, 1);
+    if (info != 0) return SM_LAPACK_FAILED;
+    /* Insertion sort by decreasing modulus: n is tiny and the order must be
+     * stable for users' scripts. */
+    for (size_t i = 1; i < n; i++) {
+        double r = re[i], m = im[i], mod = hypot(r, m);
+        size_t k = i;
+        while (k > 0 && hypot(re[k - 1], im[k - 1]) < mod) {
+            re[k] = re[k - 1];
+            im[k] = im[k - 1];
+            k--;
+        }
+        re[k] = r;
+        im[k] = m;
+    }
+    return SM_OK;
+}
+
+/* Solves (J - I) dz = -g in place of dz. */
+static sm_status newton_step(size_t n, const double *J, const double *g, double *dz)
+{
+    double A[SM_MAX_STATE * SM_MAX_STATE];
+    lapack_int ipiv[SM_MAX_STATE];
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) A[i * n + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
+        dz[i] = -g[i];
+    }
+    lapack_int info =
+        LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)n, 1, A, (lapack_int)n, ipiv, dz, 1);
+    if (info > 0) return SM_SINGULAR_JACOBIAN;
+    if (info < 0) return SM_LAPACK_FAILED;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(dz[i])) return SM_SINGULAR_JACOBIAN;
+    return SM_OK;
+}
+
+/* g = P^N(z) - z; remembers a stride failure in r. */
+static sm_status residual_at(sm_workspace *ws, const double *p, int period, const double *z,
+                             double *Pz, double *g, sm_step_metrics *mt, sm_fixed_result *r)
+{
+    const size_t n = r->n_free;
+    sm_status st = sm_poincare(ws, p, period, z, Pz, NULL, mt);
+    r->stride_evals++;
+    if (st != SM_OK) {
+        r->stride_status = st;
+        return st;
+    }
+    for (size_t i = 0; i < n; i++) g[i] = Pz[i] - z[i];
+    return SM_OK;
+}
+
+static void finish(const sm_model *m, const double *p, const double *z, sm_fixed_result *r)
+{
+    lift_free(m, p, z, r->x);
+}
+
+sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_guess,
+                         const sm_newton_options *o, sm_fixed_result *r)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    const size_t n = m->n_free;
+    memset(r, 0, sizeof *r);
+    r->n_state = m->n_state;
+    r->n_free = n;
+    r->residual = INFINITY;
+    r->max_abs_eig = NAN;
+    r->status = SM_NOT_CONVERGED;
+
+    char why[160];
+    if (sm_newton_options_check(o, why, sizeof why) != SM_OK) return r->status = SM_BAD_OPTION;
+    for (size_t i = 0; i < m->n_state; i++)
+        if (!isfinite(x_guess[i])) return r->status = SM_BAD_STATE;
+
+    const double h = o->fd_step > 0 ? o->fd_step : sqrt(sm_workspace_options(ws)->rtol);
+    double z[SM_MAX_STATE], Pz[SM_MAX_STATE], g[SM_MAX_STATE], dz[SM_MAX_STATE];
+    double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE];
+    sm_step_metrics mt, mtt;
+    free_of(m, x_guess, z);
+    finish(m, p, z, r);
+
+    if (residual_at(ws, p, o->period, z, Pz, g, &mt, r) != SM_OK) return r->status;
+    double norm = max_abs(g, n);
+    r->residual = norm;
+
+    while (norm > o->tol) {
+        if (r->iterations >= o->max_iter) return r->status = SM_NOT_CONVERGED;
+        r->iterations++;
+        sm_status st = sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, r->jacobian,
+                                       &r->stride_evals);
+        if (st != SM_OK) {
+            r->stride_status = st;
+            return r->status = SM_NOT_CONVERGED;
+        }
+        st = newton_step(n, r->jacobian, g, dz);
+        if (st != SM_OK) return r->status = st;
+
+        /* Backtrack until the residual falls: a full step from a poor guess
+         * can land on a state that falls or walks off to another gait. */
+        double lambda = 1.0, trial = INFINITY;
+        for (int b = 0; b <= o->max_backtracks; b++, lambda *= 0.5) {
+            for (size_t i = 0; i < n; i++) zt[i] = z[i] + lambda * dz[i];
+            if (residual_at(ws, p, o->period, zt, Pzt, gt, &mtt, r) != SM_OK) continue;
+            trial = max_abs(gt, n);
+            if (trial < norm) break;
+        }
+        if (!(trial < norm)) {
+            finish(m, p, z, r);
+            return r->status = SM_NOT_CONVERGED;
+        }
+        memcpy(z, zt, n * sizeof *z);
+        memcpy(Pz, Pzt, n * sizeof *z);
+        memcpy(g, gt, n * sizeof *g);
+        mt = mtt;
+        norm = trial;
+        r->residual = norm;
+    }
+
+    finish(m, p, z, r);
+    r->metrics = mt;
+    r->converged = true;
+    r->status = SM_OK;
+    sm_status st =
+        sm_map_jacobian(ws, p, o->period, z, NULL, h, true, r->jacobian, &r->stride_evals);
+    if (st == SM_OK) st = sm_eigenvalues(n, r->jacobian, r->eig_re, r->eig_im);
+    if (st != SM_OK) {
+        /* The gait stands; only its stability could not be computed. */
+        r->stride_status = st;
+        return r->status = st;
+    }
+    r->max_abs_eig = 0.0;
+    for (size_t i = 0; i < n; i++) r->max_abs_eig = fmax(r->max_abs_eig, hypot(r->eig_re[i], r->eig_im[i]));
+    r->stable = r->max_abs_eig < 1.0;
+    return SM_OK;
+}

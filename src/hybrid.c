@@ -1,0 +1,286 @@
+/* CVODE behind sm_hybrid_flow: one CVODE instance per workspace, root-finding
+ * for events, guards applied here so CVODE only ever sees plain functions. */
+#include "stridemap/hybrid.h"
+
+#include <cvode/cvode.h>
+#include <math.h>
+#include <nvector/nvector_serial.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#define SM_MAX_EVENTS 32
+
+struct sm_workspace {
+    const sm_model *model;
+    sm_solver_options opt;
+    SUNContext ctx;
+    void *cvode;
+    N_Vector y;
+    SUNNonlinearSolver nls;
+    SUNMatrix A;
+    SUNLinearSolver ls;
+
+    /* What the callbacks need while CVode runs. */
+    const double *p;
+    const sm_phase *phase;
+    size_t rooted_phase;       /* phase whose events CVODE currently watches */
+    sm_status cb_status;       /* why a callback failed, if one did */
+
+    sm_counters counters;
+    char detail[256];
+};
+
+void sm_solver_options_default(sm_solver_options *o)
+{
+    o->rtol = 1e-10;
+    o->atol = 1e-10;
+    o->method = SM_METHOD_ADAMS;
+    o->max_step = 0.0;
+    o->t_max = 0.0;
+    o->max_num_steps = 1000000;
+}
+
+sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t why_len)
+{
+    if (!(o->rtol > 0 && o->rtol < 1)) {
+        snprintf(why, why_len, "--rtol must be a number in (0, 1), not %g", o->rtol);
+        return SM_BAD_OPTION;
+    }
+    if (!(o->atol > 0 && o->atol < 1)) {
+        snprintf(why, why_len, "--atol must be a number in (0, 1), not %g", o->atol);
+        return SM_BAD_OPTION;
+    }
+    if (!(o->max_step >= 0) || !isfinite(o->max_step)) {
+        snprintf(why, why_len, "--max-step must be a finite number >= 0 (0: no limit), not %g", o->max_step);
+        return SM_BAD_OPTION;
+    }
+    if (!(o->t_max >= 0) || !isfinite(o->t_max)) {
+        snprintf(why, why_len, "--tmax must be a finite number >= 0 (0: the model's own), not %g", o->t_max);
+        return SM_BAD_OPTION;
+    }
+    if (o->max_num_steps < 1) {
+        snprintf(why, why_len, "the step limit per phase must be at least 1");
+        return SM_BAD_OPTION;
+    }
+    return SM_OK;
+}
+
+static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
+{
+    sm_workspace *ws = user;
+    ws->counters.rhs_evals++;
+    double *d = N_VGetArrayPointer(ydot);
+    int r = ws->phase->rhs(t, N_VGetArrayPointer(y), d, ws->p);
+    if (r < 0) {
+        ws->cb_status = SM_RHS_FAILED;
+        return -1;
+    }
+    if (r > 0) return 1;
+    for (size_t i = 0; i < ws->model->n_state; i++)
+        if (!isfinite(d[i])) {
+            /* Recoverable: a smaller step may keep the state finite; if it
+             * does not, CVODE gives up and cb_status says why. */
+            ws->cb_status = SM_NONFINITE;
+            return 1;
+        }
+    return 0;
+}
+
+static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
+{
+    sm_workspace *ws = user;
+    const double *x = N_VGetArrayPointer(y);
+    for (size_t e = 0; e < ws->phase->n_events; e++) {
+        g[e] = ws->phase->events[e].value(t, x, ws->p);
+        if (!isfinite(g[e])) {
+            ws->cb_status = SM_NONFINITE;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void error_cb(int code, const char *module, const char *function, char *msg, void *user)
+{
+    sm_workspace *ws = user;
+    if (code > 0) return; /* warnings are not failures */
+    snprintf(ws->detail, sizeof ws->detail, "%s/%s: %s", module, function, msg);
+}
+
+void sm_workspace_free(sm_workspace *ws)
+{
+    if (!ws) return;
+    if (ws->cvode) CVodeFree(&ws->cvode);
+    if (ws->nls) SUNNonlinSolFree(ws->nls);
+    if (ws->ls) SUNLinSolFree(ws->ls);
+    if (ws->A) SUNMatDestroy(ws->A);
+    if (ws->y) N_VDestroy(ws->y);
+    if (ws->ctx) SUNContext_Free(&ws->ctx);
+    free(ws);
+}
+
+sm_status sm_workspace_create(const sm_model *m, const sm_solver_options *o, sm_workspace **out)
+{
+    char why[256];
+    *out = NULL;
+    if (sm_model_validate(m, why, sizeof why) != SM_OK) return SM_BAD_OPTION;
+    for (size_t ph = 0; ph < m->n_phases; ph++)
+        if (m->phases[ph].n_events > SM_MAX_EVENTS) return SM_BAD_OPTION;
+    sm_solver_options opt;
+    if (o)
+        opt = *o;
+    else
+        sm_solver_options_default(&opt);
+    if (sm_solver_options_check(&opt, why, sizeof why) != SM_OK) return SM_BAD_OPTION;
+
+    sm_workspace *ws = calloc(1, sizeof *ws);
+    if (!ws) return SM_NO_MEMORY;
+    ws->model = m;
+    ws->opt = opt;
+    ws->rooted_phase = (size_t)-1;
+    ws->phase = &m->phases[m->start_phase];
+
+    sunindextype n = (sunindextype)m->n_state;
+    int bad = SUNContext_Create(NULL, &ws->ctx);
+    if (!bad) bad = !(ws->y = N_VNew_Serial(n, ws->ctx));
+    if (!bad) bad = !(ws->cvode = CVodeCreate(opt.method == SM_METHOD_BDF ? CV_BDF : CV_ADAMS, ws->ctx));
+    if (!bad) bad = CVodeSetErrHandlerFn(ws->cvode, error_cb, ws);
+    if (!bad) {
+        N_VConst(0.0, ws->y);
+        bad = CVodeInit(ws->cvode, rhs_cb, 0.0, ws->y);
+    }
+    if (!bad) bad = CVodeSetUserData(ws->cvode, ws);
+    if (!bad) bad = CVodeSStolerances(ws->cvode, opt.rtol, opt.atol);
+    if (!bad) bad = CVodeSetMaxNumSteps(ws->cvode, opt.max_num_steps);
+    if (!bad && opt.max_step > 0) bad = CVodeSetMaxStep(ws->cvode, opt.max_step);
+    if (!bad) bad = CVodeSetNoInactiveRootWarn(ws->cvode);
+    if (!bad && opt.method == SM_METHOD_ADAMS) {
+        /* Adams on a non-stiff walker: fixed-point iteration needs no Jacobian. */
+        bad = !(ws->nls = SUNNonlinSol_FixedPoint(ws->y, 0, ws->ctx));
+        if (!bad) bad = CVodeSetNonlinearSolver(ws->cvode, ws->nls);
+    } else if (!bad) {
+        bad = !(ws->A = SUNDenseMatrix(n, n, ws->ctx));
+        if (!bad) bad = !(ws->ls = SUNLinSol_Dense(ws->y, ws->A, ws->ctx));
+        if (!bad) bad = CVodeSetLinearSolver(ws->cvode, ws->ls, ws->A);
+    }
+    if (bad) {
+        sm_workspace_free(ws);
+        return SM_NO_MEMORY;
+    }
+    *out = ws;
+    return SM_OK;
+}
+
+const sm_model *sm_workspace_model(const sm_workspace *ws) { return ws->model; }
+const sm_solver_options *sm_workspace_options(const sm_workspace *ws) { return &ws->opt; }
+const char *sm_workspace_detail(const sm_workspace *ws) { return ws->detail; }
+void sm_workspace_counters(const sm_workspace *ws, sm_counters *c) { *c = ws->counters; }
+void sm_workspace_reset_counters(sm_workspace *ws) { memset(&ws->counters, 0, sizeof ws->counters); }
+
+static sm_status watch_events_of(sm_workspace *ws, size_t phase)
+{
+    if (ws->rooted_phase == phase) return SM_OK;
+    const sm_phase *P = &ws->model->phases[phase];
+    int dir[SM_MAX_EVENTS];
+    for (size_t e = 0; e < P->n_events; e++) dir[e] = P->events[e].direction;
+    if (CVodeRootInit(ws->cvode, (int)P->n_events, root_cb) != CV_SUCCESS ||
+        CVodeSetRootDirection(ws->cvode, dir) != CV_SUCCESS)
+        return SM_INTEGRATOR_FAILED;
+    ws->rooted_phase = phase;
+    return SM_OK;
+}
+
+static sm_status failure_status(sm_workspace *ws, int flag)
+{
+    switch (flag) {
+    case CV_RHSFUNC_FAIL:
+    case CV_FIRST_RHSFUNC_ERR:
+    case CV_REPTD_RHSFUNC_ERR:
+    case CV_UNREC_RHSFUNC_ERR:
+    case CV_RTFUNC_FAIL:
+        return ws->cb_status != SM_OK ? ws->cb_status : SM_RHS_FAILED;
+    case CV_MEM_FAIL:
+        return SM_NO_MEMORY;
+    default:
+        /* A NaN that CVODE kept stepping around ends as a convergence or
+         * error-test failure; the callback knows the real reason. */
+        return ws->cb_status == SM_NONFINITE ? SM_NONFINITE : SM_INTEGRATOR_FAILED;
+    }
+}
+
+static void add_cvode_counters(sm_workspace *ws)
+{
+    long nst = 0, nge = 0;
+    CVodeGetNumSteps(ws->cvode, &nst);
+    CVodeGetNumGEvals(ws->cvode, &nge);
+    ws->counters.steps += nst;
+    ws->counters.root_evals += nge;
+    ws->counters.flows++;
+}
+
+sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x,
+                         double t_end, const sm_observer *obs, size_t *event)
+{
+    const sm_model *m = ws->model;
+    const sm_phase *P = &m->phases[phase];
+    if (!(t_end > *t)) return SM_NO_HEELSTRIKE;
+
+    ws->p = p;
+    ws->phase = P;
+    ws->cb_status = SM_OK;
+    ws->detail[0] = '\0';
+    double *y = N_VGetArrayPointer(ws->y);
+    memcpy(y, x, m->n_state * sizeof *y);
+
+    if (CVodeReInit(ws->cvode, *t, ws->y) != CV_SUCCESS || watch_events_of(ws, phase) != SM_OK ||
+        CVodeSetStopTime(ws->cvode, t_end) != CV_SUCCESS)
+        return SM_INTEGRATOR_FAILED;
+
+    const bool sampling = obs && obs->sample && obs->dt > 0;
+    double t_sample = *t;
+    sm_status st = SM_NO_HEELSTRIKE;
+    int rootsfound[SM_MAX_EVENTS];
+    for (;;) {
+        double tout = t_end, tret = *t;
+        if (sampling) {
+            t_sample += obs->dt;
+            if (t_sample < t_end) tout = t_sample;
+        }
+        int flag = CVode(ws->cvode, tout, ws->y, &tret, CV_NORMAL);
+        if (flag == CV_ROOT_RETURN) {
+            if (sampling) t_sample -= obs->dt; /* the sample at tout is still due */
+            CVodeGetRootInfo(ws->cvode, rootsfound);
+            size_t e = 0;
+            while (e < P->n_events &&
+                   !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tret, y, p))))
+                e++;
+            if (e == P->n_events) continue; /* crossings that do not count, e.g. a scuff */
+            *event = e;
+            st = SM_OK;
+            *t = tret;
+            break;
+        }
+        if (flag < 0) {
+            st = failure_status(ws, flag);
+            *t = tret;
+            break;
+        }
+        *t = tret;
+        if (sampling && tret < t_end && obs->sample(obs->ctx, tret, phase, y) != 0) {
+            st = SM_IO_ERROR;
+            break;
+        }
+        if (flag == CV_TSTOP_RETURN || tret >= t_end) {
+            st = SM_NO_HEELSTRIKE;
+            break;
+        }
+    }
+    memcpy(x, y, m->n_state * sizeof *y);
+    add_cvode_counters(ws);
+    return st;
+}
