@@ -16,9 +16,12 @@
  *   theta'' = sin(theta - gamma)
  *   phi''   = sin(theta - gamma) + sin(phi) (theta'^2 - cos(theta - gamma))
  *
- * Heel-strike: phi - 2 theta = 0 with the stance leg past vertical
- * (theta < 0).  The same surface is crossed at the start of every step and
- * again near mid-stance when the swing foot scuffs; the guard rejects both.
+ * Heel-strike: phi - 2 theta = 0, rising, with the stance leg past the slope
+ * normal (theta < 0).  The same surface is crossed at the start of every
+ * step (rising, theta > 0: the guard rejects it) and near mid-stance when the
+ * swing leg passes the stance leg and its foot scuffs (falling: the direction
+ * rejects it; on the short-step gait this happens with theta already < 0, so
+ * the guard alone would not).
  * Plastic impact about the new contact point, then the legs swap:
  *   theta+ = -theta-,  theta_dot+ = cos(2 theta-) theta_dot-,
  *   phi+   = -2 theta-, phi_dot+  = cos(2 theta-) (1 - cos(2 theta-)) theta_dot-.
@@ -127,7 +130,7 @@ static double step_length(const double *x, const double *p)
 }
 
 static const sm_event events[] = {
-    {.name = "heelstrike", .value = heelstrike_surface, .direction = 0,
+    {.name = "heelstrike", .value = heelstrike_surface, .direction = +1,
      .guard = stance_past_vertical, .outcome = SM_EVENT_SECTION, .reset = heelstrike},
     {.name = "rolled_back", .value = stance_rate, .direction = +1, .outcome = SM_EVENT_FAIL,
      .failure = SM_FELL_BACKWARD},
