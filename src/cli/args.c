@@ -1,0 +1,206 @@
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_fail(const cli_run *run, int code, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "stridemap %s: ", run && run->cmd ? run->cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int cli_bad_option(const cli_run *run, char **argv)
+{
+    const char *what = argv[optind - 1];
+    if (optopt && optopt != '?')
+        return cli_fail(run, EX_USAGE, "option '%s' needs a value (see 'stridemap %s --help')", what,
+                        run->cmd);
+    return cli_fail(run, EX_USAGE, "unknown option '%s' (see 'stridemap %s --help')", what, run->cmd);
+}
+
+static int take_model(cli_run *run, const char *name)
+{
+    run->model = sm_registry_find(name);
+    if (!run->model)
+        return cli_fail(run, EX_USAGE, "unknown model '%s' (see 'stridemap models')", name);
+    sm_model_default_params(run->model, run->params);
+    return 0;
+}
+
+bool cli_parse_double(const char *text, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE) return false;
+    *out = v;
+    return true;
+}
+
+bool cli_parse_long(const char *text, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+static int apply_set(cli_run *run, const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    if (!eq || eq == assignment)
+        return cli_fail(run, EX_USAGE, "--set takes NAME=VALUE, not '%s'", assignment);
+    char name[128];
+    size_t len = (size_t)(eq - assignment);
+    if (len >= sizeof name) return cli_fail(run, EX_USAGE, "parameter name too long in '%s'", assignment);
+    memcpy(name, assignment, len);
+    name[len] = '\0';
+    int i = sm_model_param_index(run->model, name);
+    if (i < 0)
+        return cli_fail(run, EX_USAGE, "model '%s' has no parameter '%s' (see 'stridemap params %s')",
+                        run->model->name, name, run->model->name);
+    double v;
+    if (!cli_parse_double(eq + 1, &v))
+        return cli_fail(run, EX_DATAERR, "--set %s: '%s' is not a number", name, eq + 1);
+    char why[256];
+    if (sm_model_check_param(run->model, (size_t)i, v, why, sizeof why) != SM_OK)
+        return cli_fail(run, EX_DATAERR, "%s", why);
+    run->params[i] = v;
+    return 0;
+}
+
+static int parse_state(cli_run *run, const char *option, const char *text)
+{
+    const sm_model *m = run->model;
+    char buf[4096];
+    if (strlen(text) >= sizeof buf) return cli_fail(run, EX_DATAERR, "%s is too long", option);
+    strcpy(buf, text);
+    size_t n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (n >= m->n_state) break;
+        if (!cli_parse_double(tok, &v) || !isfinite(v))
+            return cli_fail(run, EX_DATAERR, "%s: '%s' is not a finite number", option, tok);
+        run->x0[n++] = v;
+    }
+    size_t commas = 0;
+    for (const char *c = text; *c; c++) commas += *c == ',';
+    if (n != m->n_state || commas + 1 != m->n_state) {
+        char names[512] = "";
+        for (size_t i = 0; i < m->n_state; i++) {
+            strncat(names, m->state_names[i], sizeof names - strlen(names) - 2);
+            if (i + 1 < m->n_state) strncat(names, ",", sizeof names - strlen(names) - 1);
+        }
+        return cli_fail(run, EX_DATAERR, "%s needs %zu comma-separated numbers (%s), got '%s'", option,
+                        m->n_state, names, text);
+    }
+    run->have_x0 = true;
+    return 0;
+}
+
+static int check_params(cli_run *run)
+{
+    char why[256];
+    if (sm_model_check_params(run->model, run->params, why, sizeof why) != SM_OK)
+        return cli_fail(run, EX_DATAERR, "%s", why);
+    return 0;
+}
+
+static int number_option(cli_run *run, const char *name, const char *arg, double *out)
+{
+    if (!cli_parse_double(arg, out))
+        return cli_fail(run, EX_DATAERR, "--%s: '%s' is not a number", name, arg);
+    return 0;
+}
+
+int cli_common_option(cli_run *run, int opt, const char *arg)
+{
+    long v;
+    switch (opt) {
+    case OPT_SET:
+        if (run->n_sets == sizeof run->sets / sizeof run->sets[0])
+            return cli_fail(run, EX_USAGE, "too many --set options");
+        run->sets[run->n_sets++] = arg;
+        return 0;
+    case OPT_RTOL:
+        return number_option(run, "rtol", arg, &run->solver.rtol);
+    case OPT_ATOL:
+        return number_option(run, "atol", arg, &run->solver.atol);
+    case OPT_MAX_STEP:
+        return number_option(run, "max-step", arg, &run->solver.max_step);
+    case OPT_TMAX:
+        return number_option(run, "tmax", arg, &run->solver.t_max);
+    case OPT_METHOD:
+        if (strcmp(arg, "adams") == 0)
+            run->solver.method = SM_METHOD_ADAMS;
+        else if (strcmp(arg, "bdf") == 0)
+            run->solver.method = SM_METHOD_BDF;
+        else
+            return cli_fail(run, EX_USAGE, "--method is 'adams' or 'bdf', not '%s'", arg);
+        return 0;
+    case OPT_TOL:
+        return number_option(run, "tol", arg, &run->newton.tol);
+    case OPT_FD_STEP:
+        return number_option(run, "fd-step", arg, &run->newton.fd_step);
+    case OPT_CENTRAL:
+        run->newton.central = true;
+        return 0;
+    case OPT_MAX_ITER:
+        if (!cli_parse_long(arg, 0, 100000, &v))
+            return cli_fail(run, EX_DATAERR, "--max-iter takes a whole number from 0 to 100000, not '%s'", arg);
+        run->newton.max_iter = (int)v;
+        return 0;
+    case OPT_PERIOD:
+        if (!cli_parse_long(arg, 1, 1024, &v))
+            return cli_fail(run, EX_DATAERR, "--period takes a whole number from 1 to 1024, not '%s'", arg);
+        run->newton.period = (int)v;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+void cli_print_params(FILE *f, const sm_model *m, const double *p)
+{
+    for (size_t i = 0; i < m->n_params; i++)
+        fprintf(f, "%s%s = %.17g %s", i ? ", " : "", m->params[i].name, p[i], m->params[i].unit);
+}
+
+void cli_run_init(cli_run *run, const char *cmd)
+{
+    memset(run, 0, sizeof *run);
+    run->cmd = cmd;
+    sm_solver_options_default(&run->solver);
+    sm_newton_options_default(&run->newton);
+}
+
+int cli_finish(cli_run *run, int argc, char **argv)
+{
+    if (optind >= argc)
+        return cli_fail(run, EX_USAGE, "which model? (see 'stridemap models' and 'stridemap %s --help')",
+                        run->cmd);
+    if (optind + 1 < argc)
+        return cli_fail(run, EX_USAGE, "one model only; unexpected '%s'", argv[optind + 1]);
+    int rc = take_model(run, argv[optind]);
+    for (size_t i = 0; !rc && i < run->n_sets; i++) rc = apply_set(run, run->sets[i]);
+    if (!rc) rc = check_params(run);
+    if (!rc && run->state_text) rc = parse_state(run, run->state_option, run->state_text);
+    if (rc) return rc;
+    char why[256];
+    if (sm_solver_options_check(&run->solver, why, sizeof why) != SM_OK ||
+        sm_newton_options_check(&run->newton, why, sizeof why) != SM_OK)
+        return cli_fail(run, EX_DATAERR, "%s", why);
+    return 0;
+}

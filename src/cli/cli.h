@@ -1,0 +1,94 @@
+/* Shared pieces of the stridemap program: argument parsing, messages, exit
+ * codes.  The library never prints; everything a user reads comes from here. */
+#ifndef STRIDEMAP_CLI_H
+#define STRIDEMAP_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <sysexits.h>
+
+#include "stridemap/stridemap.h"
+
+/* Exit status when a computation ran but found no gait (or the walker fell). */
+#define CLI_EXIT_NO_GAIT 1
+
+/* Everything a subcommand learns from its arguments. */
+typedef struct {
+    const char *cmd;                  /* subcommand name, for messages */
+    const sm_model *model;
+    double params[SM_MAX_PARAMS];
+    sm_solver_options solver;
+    sm_newton_options newton;
+    bool have_x0;
+    double x0[SM_MAX_STATE];          /* --guess or --x0, full state */
+    bool json;
+
+    /* Held until the model is known: options may come before MODEL. */
+    const char *sets[SM_MAX_PARAMS * 4];
+    size_t n_sets;
+    const char *state_option, *state_text;
+} cli_run;
+
+/* Fills defaults for a subcommand's run. */
+void cli_run_init(cli_run *run, const char *cmd);
+
+/* After option parsing: takes MODEL from the one positional argument,
+ * applies --set, parses the state option, checks every setting.
+ * Returns 0 or an exit code. */
+int cli_finish(cli_run *run, int argc, char **argv);
+
+/* Prints "stridemap CMD: message" to stderr and returns code. */
+int cli_fail(const cli_run *run, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+
+/* Parses a whole finite-or-not double; false if text is not a number. */
+bool cli_parse_double(const char *text, double *out);
+
+/* Parses a whole integer in [lo, hi]. */
+bool cli_parse_long(const char *text, long lo, long hi, long *out);
+
+/* Handles the options shared by subcommands that integrate (solver and
+ * Newton settings, --set).  Returns 1 if opt was not one of them, 0 if
+ * handled, or an exit code >= 64 on a bad value. */
+int cli_common_option(cli_run *run, int opt, const char *arg);
+
+/* getopt_long codes and table entries for the shared options. */
+enum {
+    OPT_SET = 's',
+    OPT_HELP = 'h',
+    OPT_RTOL = 1000,
+    OPT_ATOL,
+    OPT_METHOD,
+    OPT_MAX_STEP,
+    OPT_TMAX,
+    OPT_TOL,
+    OPT_MAX_ITER,
+    OPT_FD_STEP,
+    OPT_CENTRAL,
+    OPT_PERIOD,
+    OPT_JSON,
+    OPT_GUESS,
+    OPT_X0,
+    OPT_STEPS,
+    OPT_OUT,
+    OPT_DT,
+};
+#define CLI_SOLVER_OPTIONS                                                                        \
+    {"set", required_argument, 0, OPT_SET}, {"rtol", required_argument, 0, OPT_RTOL},             \
+        {"atol", required_argument, 0, OPT_ATOL}, {"method", required_argument, 0, OPT_METHOD},   \
+        {"max-step", required_argument, 0, OPT_MAX_STEP}, {"tmax", required_argument, 0, OPT_TMAX}, \
+        {"help", no_argument, 0, OPT_HELP}
+
+/* Reports an unknown option or a missing value from getopt_long. */
+int cli_bad_option(const cli_run *run, char **argv);
+
+/* Writes `params` as "name = value unit" lines or a JSON-ready list. */
+void cli_print_params(FILE *f, const sm_model *m, const double *p);
+
+int cmd_models(int argc, char **argv);
+int cmd_params(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_fixed(int argc, char **argv);
+
+#endif

@@ -1,0 +1,183 @@
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
+    "                       [--rtol R] [--atol A] [--method adams|bdf] [--tol T]\n"
+    "                       [--max-iter K] [--fd-step H] [--central] [--tmax T]\n"
+    "                       [--max-step H] [--json]\n"
+    "\n"
+    "Finds a gait of MODEL: a fixed point x* = P^N(x*) of the stride map P, by\n"
+    "Newton-Raphson in the free coordinates of the Poincare section, and tells\n"
+    "whether it is stable from the eigenvalues of dP^N/dx (all inside the unit\n"
+    "circle means stable).  Finds unstable gaits as well as stable ones.\n"
+    "\n"
+    "  --set NAME=VALUE  change a parameter (see 'stridemap params MODEL')\n"
+    "  --guess LIST      starting state, all state variables in order, comma-separated;\n"
+    "                    its free coordinates are used (default: the model's guess)\n"
+    "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
+    "  --rtol, --atol    integration tolerances (default 1e-10 each)\n"
+    "  --method          CVODE's 'adams' (default) or 'bdf'\n"
+    "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
+    "  --max-iter K      Newton iterations (default 30)\n"
+    "  --fd-step H       finite-difference step (default sqrt(rtol))\n"
+    "  --central         central differences during Newton (default forward)\n"
+    "  --tmax T          stride time limit (default: the model's)\n"
+    "  --max-step H      largest integration step (default: no limit)\n"
+    "  --json            one JSON object on stdout\n"
+    "\n"
+    "exit status: 0 gait found, 1 no gait found, 64 bad usage, 65 bad values.\n"
+    "\n"
+    "examples:\n"
+    "  stridemap fixed simplest --set gamma=0.009 --json\n"
+    "  stridemap fixed simplest --guess 0.19,-0.2,0.38,-0.01   # the unstable gait\n"
+    "  stridemap fixed simplest --set gamma=0.016 --period 2\n";
+
+/* JSON has no NaN: undefined numbers become null. */
+static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+static json_t *vector(const double *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, number(v[i]));
+    return a;
+}
+
+static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
+{
+    const sm_model *m = run->model;
+    json_t *params = json_object(), *names = json_array(), *free_names = json_array();
+    for (size_t i = 0; i < m->n_params; i++) json_object_set_new(params, m->params[i].name, number(run->params[i]));
+    for (size_t i = 0; i < m->n_state; i++) json_array_append_new(names, json_string(m->state_names[i]));
+    for (size_t k = 0; k < m->n_free; k++)
+        json_array_append_new(free_names, json_string(m->state_names[m->free_index[k]]));
+
+    json_t *eig = json_array(), *jac = json_array();
+    const bool have_eig = r->converged && r->status == SM_OK;
+    for (size_t i = 0; have_eig && i < r->n_free; i++) {
+        json_array_append_new(eig, json_pack("[o, o]", number(r->eig_re[i]), number(r->eig_im[i])));
+        json_array_append_new(jac, vector(&r->jacobian[i * r->n_free], r->n_free));
+    }
+    json_t *doc = json_object();
+    json_object_set_new(doc, "model", json_string(m->name));
+    json_object_set_new(doc, "params", params);
+    json_object_set_new(doc, "period", json_integer(run->newton.period));
+    json_object_set_new(doc, "status", json_string(sm_status_name(r->status)));
+    json_object_set_new(doc, "message", json_string(sm_strerror(r->status)));
+    json_object_set_new(doc, "stride_status", json_string(sm_status_name(r->stride_status)));
+    json_object_set_new(doc, "converged", json_boolean(r->converged));
+    json_object_set_new(doc, "iterations", json_integer(r->iterations));
+    json_object_set_new(doc, "residual", number(r->residual));
+    json_object_set_new(doc, "stride_evaluations", json_integer(r->stride_evals));
+    json_object_set_new(doc, "state_names", names);
+    json_object_set_new(doc, "free_coordinates", free_names);
+    json_object_set_new(doc, "fixed_point", vector(r->x, m->n_state));
+    json_object_set_new(doc, "jacobian", jac);
+    json_object_set_new(doc, "eigenvalues", eig);
+    json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? number(r->max_abs_eig) : json_null());
+    json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
+    json_object_set_new(doc, "step_period", number(r->metrics.period));
+    json_object_set_new(doc, "step_length", number(r->metrics.step_length));
+    json_object_set_new(doc, "speed", number(r->metrics.speed));
+    json_object_set_new(doc, "impact_energy_loss", number(r->metrics.impact_energy_loss));
+    json_object_set_new(doc, "solver",
+                        json_pack("{s:s, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
+                                  run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "rtol",
+                                  run->solver.rtol, "atol", run->solver.atol, "newton_tol", run->newton.tol,
+                                  "fd_step",
+                                  run->newton.fd_step > 0 ? run->newton.fd_step : sqrt(run->solver.rtol),
+                                  "central_differences", run->newton.central, "max_iter",
+                                  run->newton.max_iter));
+    json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
+    return doc;
+}
+
+static void print_text(const cli_run *run, const sm_fixed_result *r)
+{
+    const sm_model *m = run->model;
+    printf("model        %s (%s)\n", m->name, m->title);
+    printf("params       ");
+    cli_print_params(stdout, m, run->params);
+    printf("\nperiod       %d\n", run->newton.period);
+    printf("status       %s: %s\n", sm_status_name(r->status), sm_strerror(r->status));
+    printf("newton       %d iterations, %ld strides, residual %.3g\n", r->iterations, r->stride_evals,
+           r->residual);
+    printf("%-12s", r->converged ? "fixed point" : "last iterate");
+    for (size_t i = 0; i < m->n_state; i++) printf(" %s=%.12g", m->state_names[i], r->x[i]);
+    printf("\n");
+    if (!r->converged || r->status != SM_OK) return;
+    printf("eigenvalues ");
+    for (size_t i = 0; i < r->n_free; i++)
+        printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
+    printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
+    printf("step         period %.10g, length %.10g, speed %.10g, impact energy loss %.6g\n",
+           r->metrics.period, r->metrics.step_length, r->metrics.speed, r->metrics.impact_energy_loss);
+}
+
+int cmd_fixed(int argc, char **argv)
+{
+    cli_run run;
+    cli_run_init(&run, "fixed");
+    static const struct option opts[] = {CLI_SOLVER_OPTIONS,
+                                         {"guess", required_argument, 0, OPT_GUESS},
+                                         {"period", required_argument, 0, OPT_PERIOD},
+                                         {"tol", required_argument, 0, OPT_TOL},
+                                         {"max-iter", required_argument, 0, OPT_MAX_ITER},
+                                         {"fd-step", required_argument, 0, OPT_FD_STEP},
+                                         {"central", no_argument, 0, OPT_CENTRAL},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {0, 0, 0, 0}};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "hs:", opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (c == '?' || c == ':') return cli_bad_option(&run, argv);
+        if (c == OPT_JSON) {
+            run.json = true;
+        } else if (c == OPT_GUESS) {
+            run.state_option = "--guess";
+            run.state_text = optarg;
+        } else {
+            int rc = cli_common_option(&run, c, optarg);
+            if (rc) return rc == 1 ? cli_bad_option(&run, argv) : rc;
+        }
+    }
+    int rc = cli_finish(&run, argc, argv);
+    if (rc) return rc;
+    const sm_model *m = run.model;
+    if (!run.have_x0) m->guess(run.x0, run.params);
+
+    sm_workspace *ws = NULL;
+    sm_status st = sm_workspace_create(m, &run.solver, &ws);
+    if (st != SM_OK) return cli_fail(&run, EX_SOFTWARE, "cannot set up the integrator: %s", sm_strerror(st));
+    sm_fixed_result r;
+    sm_fixed_point(ws, run.params, run.x0, &run.newton, &r);
+    sm_workspace_free(ws);
+
+    if (run.json) {
+        json_t *doc = result_json(&run, &r);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else {
+        print_text(&run, &r);
+    }
+    if (fflush(stdout) != 0) return cli_fail(&run, EX_IOERR, "could not write the result");
+    if (!r.converged) {
+        cli_fail(&run, CLI_EXIT_NO_GAIT, "no gait found: %s%s%s", sm_strerror(r.status),
+                 r.stride_status != SM_OK ? "; last failed stride: " : "",
+                 r.stride_status != SM_OK ? sm_status_name(r.stride_status) : "");
+        return CLI_EXIT_NO_GAIT;
+    }
+    if (r.status != SM_OK)
+        cli_fail(&run, CLI_EXIT_NO_GAIT, "gait found but its stability could not be computed: %s",
+                 sm_strerror(r.status));
+    return r.status == SM_OK ? 0 : CLI_EXIT_NO_GAIT;
+}

@@ -1,0 +1,69 @@
+#include <getopt.h>
+#include <jansson.h>
+
+#include "cli.h"
+
+static const char help[] =
+    "usage: stridemap params MODEL [--json]\n"
+    "\n"
+    "Lists MODEL's parameters with default, admissible range, unit and meaning,\n"
+    "and its state variables.  Any parameter can be changed with --set NAME=VALUE\n"
+    "in 'simulate' and 'fixed'.\n"
+    "\n"
+    "example:\n"
+    "  stridemap params rimless\n";
+
+int cmd_params(int argc, char **argv)
+{
+    cli_run run;
+    cli_run_init(&run, "params");
+    static const struct option opts[] = {
+        {"json", no_argument, 0, OPT_JSON}, {"help", no_argument, 0, OPT_HELP}, {0, 0, 0, 0}};
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (c == OPT_JSON)
+            run.json = true;
+        else
+            return cli_bad_option(&run, argv);
+    }
+    int rc = cli_finish(&run, argc, argv);
+    if (rc) return rc;
+    const sm_model *m = run.model;
+
+    if (run.json) {
+        json_t *params = json_array(), *states = json_array();
+        for (size_t i = 0; i < m->n_params; i++) {
+            const sm_param_def *d = &m->params[i];
+            json_array_append_new(params, json_pack("{s:s, s:f, s:f, s:f, s:s, s:s, s:b}", "name", d->name,
+                                                    "default", d->value, "min", d->min, "max", d->max,
+                                                    "unit", d->unit, "description", d->description,
+                                                    "integer", (d->flags & SM_PARAM_INTEGER) != 0));
+        }
+        for (size_t i = 0; i < m->n_state; i++) json_array_append_new(states, json_string(m->state_names[i]));
+        json_t *doc = json_pack("{s:s, s:o, s:o}", "model", m->name, "params", params, "state_names", states);
+        json_dumpf(doc, stdout, JSON_INDENT(2));
+        fputc('\n', stdout);
+        json_decref(doc);
+        return 0;
+    }
+    printf("%s: %s\n%s\n\n", m->name, m->title, m->reference);
+    printf("%-10s %-12s %-24s %-8s %s\n", "parameter", "default", "range", "unit", "description");
+    for (size_t i = 0; i < m->n_params; i++) {
+        const sm_param_def *d = &m->params[i];
+        char range[64];
+        snprintf(range, sizeof range, "[%g, %g]%s", d->min, d->max,
+                 (d->flags & SM_PARAM_INTEGER) ? " integer" : "");
+        printf("%-10s %-12g %-24s %-8s %s\n", d->name, d->value, range, d->unit, d->description);
+    }
+    printf("\nstate: ");
+    for (size_t i = 0; i < m->n_state; i++) printf("%s%s", i ? ", " : "", m->state_names[i]);
+    printf("\nfree on the section: ");
+    for (size_t k = 0; k < m->n_free; k++) printf("%s%s", k ? ", " : "", m->state_names[m->free_index[k]]);
+    printf("\n");
+    return 0;
+}
