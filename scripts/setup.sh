@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages stridemap needs, if any are missing.
+# Idempotent and silent when everything is already there.
+set -euo pipefail
+
+packages=(
+  gcc meson ninja-build pkg-config
+  libsundials-dev liblapacke-dev libopenblas-dev
+  libcmocka-dev libjansson-dev
+  libgsl-dev                 # bench/ baseline only
+  python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "setup: installing ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

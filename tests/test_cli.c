@@ -1,0 +1,286 @@
+/* The stridemap program as a user meets it: exit codes, one-line errors,
+ * JSON an analysis script can rely on, CSV that keeps every row up to a fall.
+ * The binary's path comes as argv[1]. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "assert_near.h"
+
+extern char **environ;
+
+static const char *exe;
+
+typedef struct {
+    int status;
+    char out[1 << 20];
+    char err[1 << 14];
+} run_result;
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* Runs stridemap with the NULL-terminated arguments. */
+static run_result *run(const char *first, ...)
+{
+    static run_result r;
+    const char *argv[64] = {exe, first};
+    size_t n = 2;
+    va_list ap;
+    va_start(ap, first);
+    while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL) n++;
+    va_end(ap);
+    argv[n] = NULL;
+
+    char out_path[] = "/tmp/sm_cli_outXXXXXX", err_path[] = "/tmp/sm_cli_errXXXXXX";
+    int fo = mkstemp(out_path), fe = mkstemp(err_path);
+    assert_true(fo >= 0 && fe >= 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fo, 1);
+    posix_spawn_file_actions_adddup2(&fa, fe, 2);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ), 0);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fo);
+    close(fe);
+    assert_true(WIFEXITED(ws)); /* never a crash */
+    r.status = WEXITSTATUS(ws);
+    slurp(out_path, r.out, sizeof r.out);
+    slurp(err_path, r.err, sizeof r.err);
+    unlink(out_path);
+    unlink(err_path);
+    return &r;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* An error is one line on stderr naming what to change, and a given code. */
+static void expect_error(run_result *r, int code, const char *needle)
+{
+    if (r->status != code || !strstr(r->err, needle))
+        print_error("exit %d, stderr: %s\n", r->status, r->err);
+    assert_int_equal(r->status, code);
+    assert_int_equal(count_lines(r->err), 1);
+    assert_non_null(strstr(r->err, needle));
+}
+
+static double num(json_t *doc, const char *key)
+{
+    json_t *v = json_object_get(doc, key);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+static void fixed_json_reports_the_published_gait(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "simplest", "--set", "gamma=0.009", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_error_t jerr;
+    json_t *doc = json_loads(r->out, 0, &jerr);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "model")), "simplest");
+    assert_string_equal(json_string_value(json_object_get(doc, "status")), "ok");
+    assert_true(json_is_true(json_object_get(doc, "converged")));
+    assert_true(json_is_true(json_object_get(doc, "stable")));
+    assert_near(num(json_object_get(doc, "params"), "gamma"), 0.009, 0);
+    json_t *names = json_object_get(doc, "state_names");
+    assert_int_equal(json_array_size(names), 4);
+    assert_string_equal(json_string_value(json_array_get(names, 0)), "theta");
+    json_t *x = json_object_get(doc, "fixed_point");
+    assert_int_equal(json_array_size(x), 4);
+    /* Garcia et al. (1998), Table 1. */
+    assert_near(json_number_value(json_array_get(x, 0)), 0.20031090049483, 1e-8);
+    assert_near(json_number_value(json_array_get(x, 1)), -0.19983247291764, 1e-8);
+    json_t *eig = json_object_get(doc, "eigenvalues");
+    assert_int_equal(json_array_size(eig), 2);
+    double max_abs = 0;
+    for (size_t i = 0; i < 2; i++) {
+        json_t *pair = json_array_get(eig, i);
+        max_abs = fmax(max_abs, hypot(json_number_value(json_array_get(pair, 0)),
+                                      json_number_value(json_array_get(pair, 1))));
+    }
+    assert_near(num(doc, "max_abs_eigenvalue"), max_abs, 1e-15);
+    assert_true(max_abs < 1.0);
+    assert_true(num(doc, "iterations") >= 1);
+    assert_true(num(doc, "residual") <= 1e-10);
+    /* Two legs of unit length at +-theta: step length 2 sin(theta*). */
+    assert_near(num(doc, "step_length"), 2 * sin(0.20031090049483), 1e-8);
+    assert_near(num(doc, "speed"), num(doc, "step_length") / num(doc, "step_period"), 1e-12);
+    json_decref(doc);
+}
+
+static void fixed_text_says_stable(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "simplest", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "stable       yes"));
+}
+
+static void the_unstable_gait_is_found_and_called_unstable(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "simplest", "--guess", "0.19,-0.2,0.38,-0.01", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    json_t *x = json_object_get(doc, "fixed_point");
+    assert_near(json_number_value(json_array_get(x, 0)), 0.19393736960624, 1e-8);
+    assert_near(json_number_value(json_array_get(x, 1)), -0.20386692731962, 1e-8);
+    assert_true(json_is_false(json_object_get(doc, "stable")));
+    assert_near(num(doc, "max_abs_eigenvalue"), 4.0, 0.01); /* published: 4.000 */
+    json_decref(doc);
+}
+
+static void hopeless_guess_is_no_gait_not_a_crash(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "simplest", "--guess", "1.2,3,2.4,0", "--json", NULL);
+    assert_int_equal(r->status, 1);
+    assert_int_equal(count_lines(r->err), 1);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    assert_true(json_is_false(json_object_get(doc, "converged")));
+    assert_string_equal(json_string_value(json_object_get(doc, "status")), "not_converged");
+    assert_int_equal(json_array_size(json_object_get(doc, "eigenvalues")), 0);
+    json_decref(doc);
+}
+
+static void bad_input_gets_one_line_and_a_sysexits_code(void **state)
+{
+    (void)state;
+    expect_error(run("fixed", "nosuch", NULL), 64, "unknown model 'nosuch'");
+    expect_error(run("fixed", "simplest", "--set", "beta=1", NULL), 64, "no parameter 'beta'");
+    expect_error(run("fixed", "simplest", "--set", "gamma", NULL), 64, "NAME=VALUE");
+    expect_error(run("fixed", "simplest", "--set", "gamma=nan", NULL), 65, "finite");
+    expect_error(run("fixed", "simplest", "--set", "gamma=inf", NULL), 65, "finite");
+    expect_error(run("fixed", "simplest", "--set", "gamma=5", NULL), 65, "[-0.5, 0.5]");
+    expect_error(run("fixed", "simplest", "--set", "gamma=0.01x", NULL), 65, "not a number");
+    expect_error(run("fixed", "rimless", "--set", "n=7.5", NULL), 65, "whole number");
+    expect_error(run("fixed", "simplest", "--guess", "0.2,abc,0,0", NULL), 65, "'abc'");
+    expect_error(run("fixed", "simplest", "--guess", "0.2,-0.2", NULL), 65, "needs 4");
+    expect_error(run("fixed", "simplest", "--guess", "0.2,-0.2,0,0,0", NULL), 65, "needs 4");
+    expect_error(run("fixed", "simplest", "--guess", "0.2,nan,0,0", NULL), 65, "finite");
+    expect_error(run("fixed", "simplest", "--rtol", "0", NULL), 65, "--rtol");
+    expect_error(run("fixed", "simplest", "--period", "0", NULL), 65, "--period");
+    expect_error(run("fixed", "simplest", "--method", "rk4", NULL), 64, "--method");
+    expect_error(run("fixed", "simplest", "--bogus", NULL), 64, "unknown option '--bogus'");
+    expect_error(run("fixed", "simplest", "--guess", NULL), 64, "needs a value");
+    expect_error(run("fixed", NULL), 64, "which model");
+    expect_error(run("fixed", "simplest", "rimless", NULL), 64, "one model only");
+    expect_error(run("walk", NULL), 64, "unknown command 'walk'");
+    expect_error(run("simulate", "simplest", "--steps", "0", NULL), 65, "--steps");
+    expect_error(run("simulate", "simplest", "--dt", "-1", NULL), 65, "--dt");
+}
+
+static void options_may_come_before_the_model(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "--set", "gamma=0.009", "--json", "simplest", NULL);
+    assert_int_equal(r->status, 0);
+}
+
+static void every_command_has_help_with_an_example(void **state)
+{
+    (void)state;
+    const char *cmds[] = {"models", "params", "simulate", "fixed"};
+    for (size_t i = 0; i < 4; i++) {
+        run_result *r = run(cmds[i], "--help", NULL);
+        assert_int_equal(r->status, 0);
+        assert_non_null(strstr(r->out, "usage: stridemap"));
+        assert_non_null(strstr(r->out, "example"));
+    }
+    assert_int_equal(run("--help", NULL)->status, 0);
+}
+
+static void models_and_params_list_what_exists(void **state)
+{
+    (void)state;
+    run_result *r = run("models", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "simplest"));
+    assert_non_null(strstr(r->out, "rimless"));
+    r = run("params", "rimless", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    json_t *params = json_object_get(doc, "params");
+    assert_int_equal(json_array_size(params), 4);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(params, 0), "name")), "n");
+    json_decref(doc);
+}
+
+static void simulate_writes_rows_and_keeps_them_when_the_walker_falls(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/sm_cli_csvXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    run_result *r = run("simulate", "simplest", "--steps", "2", "--out", path, NULL);
+    assert_int_equal(r->status, 0);
+    static char csv[1 << 20];
+    slurp(path, csv, sizeof csv);
+    assert_true(strncmp(csv, "kind,step,time,phase,event,theta,theta_dot,phi,phi_dot\n", 55) == 0);
+    assert_non_null(strstr(csv, "\npre,1,"));
+    assert_non_null(strstr(csv, "\npost,1,"));
+
+    /* Starting almost at rest, the stance leg rolls back. */
+    r = run("simulate", "simplest", "--x0", "0.2,-0.01,0.4,0", "--steps", "3", "--out", path, NULL);
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->err, "fell_backward"));
+    slurp(path, csv, sizeof csv);
+    assert_non_null(strstr(csv, "\nstart,0,0,"));
+    assert_non_null(strstr(csv, "\nfail,0,"));
+    assert_non_null(strstr(csv, "rolled_back"));
+    unlink(path);
+
+    expect_error(run("simulate", "simplest", "--out", "/nonexistent-dir/x.csv", NULL), 73, "cannot create");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_cli PATH-TO-STRIDEMAP\n");
+        return 2;
+    }
+    exe = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fixed_json_reports_the_published_gait),
+        cmocka_unit_test(fixed_text_says_stable),
+        cmocka_unit_test(the_unstable_gait_is_found_and_called_unstable),
+        cmocka_unit_test(hopeless_guess_is_no_gait_not_a_crash),
+        cmocka_unit_test(bad_input_gets_one_line_and_a_sysexits_code),
+        cmocka_unit_test(options_may_come_before_the_model),
+        cmocka_unit_test(every_command_has_help_with_an_example),
+        cmocka_unit_test(models_and_params_list_what_exists),
+        cmocka_unit_test(simulate_writes_rows_and_keeps_them_when_the_walker_falls),
+    };
+    return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
+}
