@@ -18,7 +18,7 @@ int cli_fail(const cli_run *run, int code, const char *fmt, ...)
     return code;
 }
 
-int cli_bad_option(const cli_run *run, char **argv)
+static int bad_option(const cli_run *run, char **argv)
 {
     const char *what = argv[optind - 1];
     if (optopt && optopt != '?')
@@ -125,7 +125,7 @@ static int number_option(cli_run *run, const char *name, const char *arg, double
     return 0;
 }
 
-int cli_common_option(cli_run *run, int opt, const char *arg)
+static int common_option(cli_run *run, int opt, const char *arg)
 {
     long v;
     switch (opt) {
@@ -186,7 +186,7 @@ void cli_run_init(cli_run *run, const char *cmd)
     sm_newton_options_default(&run->newton);
 }
 
-int cli_finish(cli_run *run, int argc, char **argv)
+static int finish(cli_run *run, int argc, char **argv)
 {
     if (optind >= argc)
         return cli_fail(run, EX_USAGE, "which model? (see 'stridemap models' and 'stridemap %s --help')",
@@ -203,4 +203,33 @@ int cli_finish(cli_run *run, int argc, char **argv)
         sm_newton_options_check(&run->newton, why, sizeof why) != SM_OK)
         return cli_fail(run, EX_DATAERR, "%s", why);
     return 0;
+}
+
+int cli_parse(cli_run *run, int argc, char **argv, const struct option *opts, const char *help,
+              cli_own_option_fn own, void *ctx, bool no_model)
+{
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "hs:", opts, NULL)) != -1) {
+        if (c == OPT_HELP) {
+            fputs(help, stdout);
+            return CLI_DONE;
+        }
+        if (c == '?' || c == ':') return bad_option(run, argv);
+        if (c == OPT_JSON) {
+            run->json = true;
+            continue;
+        }
+        int rc = common_option(run, c, optarg);
+        if (rc == 1 && own) rc = own(run, c, optarg, ctx);
+        if (rc == 1) return bad_option(run, argv);
+        if (rc) return rc;
+    }
+    if (no_model) {
+        if (optind < argc)
+            return cli_fail(run, EX_USAGE, "takes no arguments; unexpected '%s'", argv[optind]);
+        return 0;
+    }
+    return finish(run, argc, argv);
 }

@@ -4,6 +4,7 @@
 #define STRIDEMAP_CLI_H
 
 #include <stdbool.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <sysexits.h>
 
@@ -48,11 +49,6 @@ bool cli_parse_double(const char *text, double *out);
 /* Parses a whole integer in [lo, hi]. */
 bool cli_parse_long(const char *text, long lo, long hi, long *out);
 
-/* Handles the options shared by subcommands that integrate (solver and
- * Newton settings, --set).  Returns 1 if opt was not one of them, 0 if
- * handled, or an exit code >= 64 on a bad value. */
-int cli_common_option(cli_run *run, int opt, const char *arg);
-
 /* getopt_long codes and table entries for the shared options. */
 enum {
     OPT_SET = 's',
@@ -80,8 +76,17 @@ enum {
         {"max-step", required_argument, 0, OPT_MAX_STEP}, {"tmax", required_argument, 0, OPT_TMAX}, \
         {"help", no_argument, 0, OPT_HELP}
 
-/* Reports an unknown option or a missing value from getopt_long. */
-int cli_bad_option(const cli_run *run, char **argv);
+/* A subcommand's own options: return 0 if handled, 1 if not its option, or
+ * an exit code >= 64 for a bad value. */
+typedef int (*cli_own_option_fn)(cli_run *run, int opt, const char *arg, void *ctx);
+
+/* Runs getopt_long over argv with opts: --help prints help, --json sets
+ * run->json, the shared options are taken, the rest go to own (may be NULL).
+ * Then takes MODEL unless no_model.  Returns 0 to go on, CLI_DONE after
+ * --help, or an exit code. */
+#define CLI_DONE (-1)
+int cli_parse(cli_run *run, int argc, char **argv, const struct option *opts, const char *help,
+              cli_own_option_fn own, void *ctx, bool no_model);
 
 /* Writes `params` as "name = value unit" lines or a JSON-ready list. */
 void cli_print_params(FILE *f, const sm_model *m, const double *p);

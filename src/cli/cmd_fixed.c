@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <string.h>
@@ -118,6 +117,15 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
            r->metrics.period, r->metrics.step_length, r->metrics.speed, r->metrics.impact_energy_loss);
 }
 
+static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
+{
+    (void)ctx;
+    if (opt != OPT_GUESS) return 1;
+    run->state_option = "--guess";
+    run->state_text = arg;
+    return 0;
+}
+
 int cmd_fixed(int argc, char **argv)
 {
     cli_run run;
@@ -131,26 +139,8 @@ int cmd_fixed(int argc, char **argv)
                                          {"central", no_argument, 0, OPT_CENTRAL},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "hs:", opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        }
-        if (c == '?' || c == ':') return cli_bad_option(&run, argv);
-        if (c == OPT_JSON) {
-            run.json = true;
-        } else if (c == OPT_GUESS) {
-            run.state_option = "--guess";
-            run.state_text = optarg;
-        } else {
-            int rc = cli_common_option(&run, c, optarg);
-            if (rc) return rc == 1 ? cli_bad_option(&run, argv) : rc;
-        }
-    }
-    int rc = cli_finish(&run, argc, argv);
-    if (rc) return rc;
+    int rc = cli_parse(&run, argc, argv, opts, help, own_option, NULL, false);
+    if (rc) return rc == CLI_DONE ? 0 : rc;
     const sm_model *m = run.model;
     if (!run.have_x0) m->guess(run.x0, run.params);
 

@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -19,19 +18,8 @@ int cmd_models(int argc, char **argv)
     cli_run_init(&run, "models");
     static const struct option opts[] = {
         {"json", no_argument, 0, OPT_JSON}, {"help", no_argument, 0, OPT_HELP}, {0, 0, 0, 0}};
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        }
-        if (c == OPT_JSON)
-            run.json = true;
-        else
-            return cli_bad_option(&run, argv);
-    }
-    if (optind < argc) return cli_fail(&run, EX_USAGE, "takes no arguments; unexpected '%s'", argv[optind]);
+    int rc = cli_parse(&run, argc, argv, opts, help, NULL, NULL, true);
+    if (rc) return rc == CLI_DONE ? 0 : rc;
 
     if (run.json) {
         json_t *list = json_array();

@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <jansson.h>
 
 #include "cli.h"
@@ -19,20 +18,8 @@ int cmd_params(int argc, char **argv)
     cli_run_init(&run, "params");
     static const struct option opts[] = {
         {"json", no_argument, 0, OPT_JSON}, {"help", no_argument, 0, OPT_HELP}, {0, 0, 0, 0}};
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        }
-        if (c == OPT_JSON)
-            run.json = true;
-        else
-            return cli_bad_option(&run, argv);
-    }
-    int rc = cli_finish(&run, argc, argv);
-    if (rc) return rc;
+    int rc = cli_parse(&run, argc, argv, opts, help, NULL, NULL, false);
+    if (rc) return rc == CLI_DONE ? 0 : rc;
     const sm_model *m = run.model;
 
     if (run.json) {

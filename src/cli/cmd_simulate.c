@@ -1,4 +1,3 @@
-#include <getopt.h>
 #include <math.h>
 #include <string.h>
 
@@ -61,6 +60,36 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
     return ferror(s->f);
 }
 
+typedef struct {
+    long steps;
+    double dt;
+    const char *out;
+} sim_settings;
+
+static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
+{
+    sim_settings *set = ctx;
+    switch (opt) {
+    case OPT_X0:
+        run->state_option = "--x0";
+        run->state_text = arg;
+        return 0;
+    case OPT_STEPS:
+        if (!cli_parse_long(arg, 1, 1000000, &set->steps))
+            return cli_fail(run, EX_DATAERR, "--steps takes a whole number from 1 to 1000000, not '%s'", arg);
+        return 0;
+    case OPT_DT:
+        if (!cli_parse_double(arg, &set->dt) || !(set->dt > 0) || !isfinite(set->dt))
+            return cli_fail(run, EX_DATAERR, "--dt takes a positive number, not '%s'", arg);
+        return 0;
+    case OPT_OUT:
+        set->out = arg;
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 int cmd_simulate(int argc, char **argv)
 {
     cli_run run;
@@ -71,36 +100,12 @@ int cmd_simulate(int argc, char **argv)
                                          {"dt", required_argument, 0, OPT_DT},
                                          {"out", required_argument, 0, OPT_OUT},
                                          {0, 0, 0, 0}};
-    long steps = 10;
-    double dt = 0.0;
-    const char *out = NULL;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "hs:", opts, NULL)) != -1) {
-        if (c == OPT_HELP) {
-            fputs(help, stdout);
-            return 0;
-        }
-        if (c == '?' || c == ':') return cli_bad_option(&run, argv);
-        if (c == OPT_X0) {
-            run.state_option = "--x0";
-            run.state_text = optarg;
-        } else if (c == OPT_STEPS) {
-            if (!cli_parse_long(optarg, 1, 1000000, &steps))
-                return cli_fail(&run, EX_DATAERR, "--steps takes a whole number from 1 to 1000000, not '%s'",
-                                optarg);
-        } else if (c == OPT_DT) {
-            if (!cli_parse_double(optarg, &dt) || !(dt > 0) || !isfinite(dt))
-                return cli_fail(&run, EX_DATAERR, "--dt takes a positive number, not '%s'", optarg);
-        } else if (c == OPT_OUT) {
-            out = optarg;
-        } else {
-            int rc = cli_common_option(&run, c, optarg);
-            if (rc) return rc == 1 ? cli_bad_option(&run, argv) : rc;
-        }
-    }
-    int rc = cli_finish(&run, argc, argv);
-    if (rc) return rc;
+    sim_settings set = {.steps = 10};
+    int rc = cli_parse(&run, argc, argv, opts, help, own_option, &set, false);
+    if (rc) return rc == CLI_DONE ? 0 : rc;
+    const char *out = set.out;
+    double dt = set.dt;
+    const long steps = set.steps;
     const sm_model *m = run.model;
     if (!run.have_x0) m->guess(run.x0, run.params);
     if (dt == 0.0) dt = m->time_limit(run.params) / 2000.0;
