@@ -73,6 +73,10 @@ sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t 
 static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
     sm_workspace *ws = user;
+    /* A fatal model error stays fatal for the rest of the flow: CVODE's
+     * fixed-point solver treats a failed RHS as a convergence failure and
+     * would otherwise creep up to the failure point with ever smaller steps. */
+    if (ws->cb_status == SM_RHS_FAILED) return -1;
     ws->counters.rhs_evals++;
     double *d = N_VGetArrayPointer(ydot);
     int r = ws->phase->rhs(t, N_VGetArrayPointer(y), d, ws->p);
@@ -207,9 +211,9 @@ static sm_status failure_status(sm_workspace *ws, int flag)
     case CV_MEM_FAIL:
         return SM_NO_MEMORY;
     default:
-        /* A NaN that CVODE kept stepping around ends as a convergence or
-         * error-test failure; the callback knows the real reason. */
-        return ws->cb_status == SM_NONFINITE ? SM_NONFINITE : SM_INTEGRATOR_FAILED;
+        /* A model failure that CVODE met inside its nonlinear solver ends as
+         * a convergence or error-test failure; the callback knows why. */
+        return ws->cb_status != SM_OK ? ws->cb_status : SM_INTEGRATOR_FAILED;
     }
 }
 
