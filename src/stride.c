@@ -43,8 +43,9 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
         const sm_event *ev = &m->phases[phase].events[e];
         mt->n_events++;
         if (ev->outcome == SM_EVENT_FAIL) {
-            if (obs && obs->event) obs->event(obs->ctx, t, phase, ev->name, x, x);
             memcpy(x_out, x, n * sizeof *x);
+            if (obs && obs->event && obs->event(obs->ctx, t, phase, ev->name, x, x) != 0)
+                return SM_IO_ERROR;
             return ev->failure;
         }
         if (ev->reset) {
