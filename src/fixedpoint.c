@@ -168,9 +168,12 @@ static sm_status residual_at(sm_workspace *ws, const double *p, int period, cons
     return SM_OK;
 }
 
-static void finish(const sm_model *m, const double *p, const double *z, sm_fixed_result *r)
+/* Every exit reports the point its residual belongs to. */
+static sm_status give_up(const sm_model *m, const double *p, const double *z, sm_fixed_result *r,
+                         sm_status why)
 {
     lift_free(m, p, z, r->x);
+    return r->status = why;
 }
 
 sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_guess,
@@ -195,23 +198,23 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE];
     sm_step_metrics mt, mtt;
     free_of(m, x_guess, z);
-    finish(m, p, z, r);
+    lift_free(m, p, z, r->x);
 
     if (residual_at(ws, p, o->period, z, Pz, g, &mt, r) != SM_OK) return r->status;
     double norm = max_abs(g, n);
     r->residual = norm;
 
     while (norm > o->tol) {
-        if (r->iterations >= o->max_iter) return r->status = SM_NOT_CONVERGED;
+        if (r->iterations >= o->max_iter) return give_up(m, p, z, r, SM_NOT_CONVERGED);
         r->iterations++;
         sm_status st = sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, r->jacobian,
                                        &r->stride_evals);
         if (st != SM_OK) {
             r->stride_status = st;
-            return r->status = SM_NOT_CONVERGED;
+            return give_up(m, p, z, r, SM_NOT_CONVERGED);
         }
         st = newton_step(n, r->jacobian, g, dz);
-        if (st != SM_OK) return r->status = st;
+        if (st != SM_OK) return give_up(m, p, z, r, st);
 
         /* Backtrack until the residual falls: a full step from a poor guess
          * can land on a state that falls or walks off to another gait. */
@@ -222,10 +225,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
             trial = max_abs(gt, n);
             if (trial < norm) break;
         }
-        if (!(trial < norm)) {
-            finish(m, p, z, r);
-            return r->status = SM_NOT_CONVERGED;
-        }
+        if (!(trial < norm)) return give_up(m, p, z, r, SM_NOT_CONVERGED);
         memcpy(z, zt, n * sizeof *z);
         memcpy(Pz, Pzt, n * sizeof *z);
         memcpy(g, gt, n * sizeof *g);
@@ -234,7 +234,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         r->residual = norm;
     }
 
-    finish(m, p, z, r);
+    lift_free(m, p, z, r->x);
     r->metrics = mt;
     r->converged = true;
     r->status = SM_OK;
