@@ -1,0 +1,428 @@
+/* Gaits as fixed points and their stability (fixedpoint.h). */
+#include <stdbool.h>
+
+#include "test_util.h"
+
+/* ---- rimless wheel: closed form ----------------------------------------
+ * McGeer (1990); Coleman, Chatterjee & Ruina (1997):
+ *   theta_dot* = -cot(2 alpha) sqrt(4 (g/l) sin(alpha) sin(gamma)),
+ *   multiplier lambda = cos^2(2 alpha),  alpha = pi / n.
+ * A gait exists only if theta_dot*^2 > 2 (g/l) (1 - cos(alpha - gamma)),
+ * i.e. the wheel can vault over each spoke; the cases below all can. */
+static void check_rimless_gait(double n, double gamma, double g, double l)
+{
+    const sm_model *m = test_model("rimless");
+    const double p[4] = {n, gamma, g, l};
+    char why[256];
+    assert_status(sm_model_check_params(m, p, why, sizeof why), SM_OK);
+    const double alpha = M_PI / n, gl = g / l;
+    const double thd = -sqrt(4.0 * gl * sin(alpha) * sin(gamma)) / tan(2.0 * alpha);
+    const double lambda = pow(cos(2.0 * alpha), 2);
+    assert_true(thd * thd > 2.0 * gl * (1.0 - cos(alpha - gamma)));
+
+    /* Tighter than the default tolerances (1e-10): with those the fixed point
+     * is only good to ~2e-9 and the finite-difference multiplier to ~2e-9, so
+     * rtol = atol = 1e-13 and a finite-difference step of 1e-5 (the default
+     * would be sqrt(rtol) ~ 3e-7, too small for this noise level); measured
+     * errors are then below 1e-10. */
+    sm_solver_options so;
+    sm_solver_options_default(&so);
+    so.rtol = so.atol = 1e-13;
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(m, &so, &ws), SM_OK);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-12;
+    no.fd_step = 1e-5;
+    double x[2];
+    m->guess(x, p);
+    sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_true(r.converged);
+    assert_int_equal(r.n_free, 1);
+    assert_int_equal(r.n_state, 2);
+    assert_close(r.x[0], alpha, 1e-15);
+    assert_close(r.x[1], thd, 1e-9);
+    assert_close(r.eig_re[0], lambda, 1e-9);
+    assert_close(r.eig_im[0], 0.0, 0.0);
+    assert_close(r.max_abs_eig, lambda, 1e-9);
+    assert_close(r.jacobian[0], lambda, 1e-9);
+    assert_true(r.stable);
+    assert_true(r.residual <= 1e-12);
+    assert_close(r.metrics.step_length, 2.0 * l * sin(alpha), 1e-14);
+    sm_workspace_free(ws);
+}
+
+static void test_rimless_default_gait(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("rimless");
+    double p[4];
+    sm_model_default_params(m, p);
+    check_rimless_gait(p[0], p[1], p[2], p[3]);
+}
+
+static void test_rimless_other_gaits(void **state)
+{
+    (void)state;
+    check_rimless_gait(6, 0.3, 9.81, 1.0);
+    check_rimless_gait(16, 0.05, 1.0, 0.8);
+    check_rimless_gait(20, 0.02, 9.81, 0.5);
+    check_rimless_gait(8, 0.15, 3.7, 1.2);
+}
+
+/* P and dP/dz of the rimless wheel away from its gait, in closed form:
+ *   P(v) = -cos(2 alpha) sqrt(v^2 + K),  P'(v) = -cos(2 alpha) v / sqrt(v^2 + K). */
+static void test_rimless_poincare_and_jacobian(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("rimless");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    const double p[4] = {10, 0.08, 9.81, 1.0};
+    const double alpha = M_PI / 10, c = cos(2 * alpha), K = 4 * 9.81 * sin(alpha) * sin(0.08);
+    const double v = -2.5;
+    double Pv, x_end[2], P2v;
+    sm_step_metrics mt;
+    assert_status(sm_poincare(ws, p, 1, &v, &Pv, x_end, &mt), SM_OK);
+    assert_close(Pv, -c * sqrt(v * v + K), 1e-9);
+    assert_close(x_end[0], alpha, 1e-9);
+    assert_close(x_end[1], Pv, 0.0);
+    assert_true(mt.period > 0);
+    assert_status(sm_poincare(ws, p, 2, &v, &P2v, NULL, NULL), SM_OK);
+    assert_close(P2v, -c * sqrt(Pv * Pv + K), 1e-9);
+
+    const double dP = -c * v / sqrt(v * v + K);
+    double J;
+    long evals = 0;
+    assert_status(sm_map_jacobian(ws, p, 1, &v, NULL, 1e-5, true, &J, &evals), SM_OK);
+    assert_int_equal(evals, 2);
+    assert_close(J, dP, 1e-5);
+    evals = 0;
+    assert_status(sm_map_jacobian(ws, p, 1, &v, &Pv, 1e-5, false, &J, &evals), SM_OK);
+    assert_int_equal(evals, 1); /* forward differences reuse P(v) */
+    assert_close(J, dP, 1e-4);
+    sm_workspace_free(ws);
+}
+
+/* ---- simplest walker: Garcia et al. (1998) ---------------------------- */
+
+static void test_simplest_stable_gait(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    m->guess(x, p);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_true(r.converged);
+    assert_status(r.status, SM_OK);
+    assert_close(r.x[0], GARCIA_STABLE_THETA, 1e-8);
+    assert_close(r.x[1], GARCIA_STABLE_THETA_DOT, 1e-8);
+    assert_close(r.x[2], 2.0 * r.x[0], 1e-15);
+    assert_true(r.stride_evals <= 40);
+    assert_true(r.residual <= no.tol);
+    /* Stable, with a complex pair of modulus < 1. */
+    assert_true(r.stable);
+    assert_true(fabs(r.eig_im[0]) > 0.1);
+    assert_close(r.eig_im[1], -r.eig_im[0], 1e-15);
+    assert_close(r.eig_re[1], r.eig_re[0], 1e-15);
+    const double mod = hypot(r.eig_re[0], r.eig_im[0]);
+    assert_true(mod < 1.0);
+    assert_close(r.max_abs_eig, mod, 1e-15);
+    /* Near the published pair; the published values themselves are off by
+     * ~1e-3 (see test_simplest_oracle.c), so only loosely here. */
+    assert_close(r.eig_re[0], GARCIA_STABLE_EIG_RE, 5e-3);
+    assert_close(fabs(r.eig_im[0]), GARCIA_STABLE_EIG_IM, 5e-3);
+    /* Metrics of the gait's step. */
+    assert_true(r.metrics.period > 3.0 && r.metrics.period < 5.0);
+    assert_close(r.metrics.step_length, 2.0 * sin(GARCIA_STABLE_THETA), 1e-8);
+    print_message("stable gait (%.14f, %.14f), eigenvalues %.8f +- %.8fi, %ld strides\n", r.x[0], r.x[1],
+                  r.eig_re[0], fabs(r.eig_im[0]), r.stride_evals);
+    sm_workspace_free(ws);
+}
+
+static void check_unstable_gait(const sm_fixed_result *r)
+{
+    assert_true(r->converged);
+    assert_close(r->x[0], GARCIA_UNSTABLE_THETA, 1e-8);
+    assert_close(r->x[1], GARCIA_UNSTABLE_THETA_DOT, 1e-8);
+    assert_false(r->stable);
+    /* Two real eigenvalues, about 4.0 and 0.459 (Garcia et al. 1998). */
+    assert_close(r->eig_im[0], 0.0, 0.0);
+    assert_close(r->eig_im[1], 0.0, 0.0);
+    assert_close(r->eig_re[0], 4.0, 0.01);
+    assert_close(r->eig_re[1], 0.459, 0.002);
+}
+
+/* The second, unstable gait from (0.19, -0.2).  Its mid-stance scuff comes
+ * with theta < 0 (see test_stride.c); the library once took it for the
+ * heel-strike and Newton wandered off (regression test). */
+static void test_simplest_unstable_gait(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_result r;
+    simplest_on_section(0.19, -0.2, x);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    check_unstable_gait(&r);
+    print_message("unstable gait from (0.19, -0.2): (%.14f, %.14f), eigenvalues %.8f, %.8f, period %.8f, "
+                  "%ld strides\n",
+                  r.x[0], r.x[1], r.eig_re[0], r.eig_re[1], r.metrics.period, r.stride_evals);
+    assert_true(r.metrics.period > 3.0);
+    sm_workspace_free(ws);
+}
+
+/* P^2 has the period-1 gait as a fixed point, with the squared multipliers. */
+static void test_period_two_finds_period_one_gait(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    m->guess(x, p);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_result r1, r2;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r1), SM_OK);
+    no.period = 2;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r2), SM_OK);
+    assert_true(r2.converged);
+    assert_close(r2.x[0], GARCIA_STABLE_THETA, 1e-8);
+    assert_close(r2.x[1], GARCIA_STABLE_THETA_DOT, 1e-8);
+    /* It is a period-1 point: one stride already maps it to itself. */
+    double z[2] = {r2.x[0], r2.x[1]}, Pz[2];
+    assert_status(sm_poincare(ws, p, 1, z, Pz, NULL, NULL), SM_OK);
+    assert_close(Pz[0], z[0], 1e-8);
+    assert_close(Pz[1], z[1], 1e-8);
+    /* (a + bi)^2 = a^2 - b^2 + 2abi. */
+    const double a = r1.eig_re[0], b = fabs(r1.eig_im[0]);
+    assert_close(r2.eig_re[0], a * a - b * b, 1e-5);
+    assert_close(fabs(r2.eig_im[0]), fabs(2 * a * b), 1e-5);
+    assert_close(r2.max_abs_eig, r1.max_abs_eig * r1.max_abs_eig, 1e-5);
+    assert_true(r2.stable);
+    /* The first step's metrics, not the two steps'. */
+    assert_close(r2.metrics.period, r1.metrics.period, 1e-6);
+    sm_workspace_free(ws);
+}
+
+static void test_hopeless_guesses(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA};
+    const double guesses[][2] = {{1.2, 3.0}, {0.05, -0.001}, {0.2, -0.01}, {0.2, -2.0}};
+    const sm_status falls[] = {SM_FELL_BACKWARD, SM_FELL_BACKWARD, SM_FELL_BACKWARD, SM_FELL_FORWARD};
+    for (size_t i = 0; i < 4; i++) {
+        double x[4];
+        simplest_on_section(guesses[i][0], guesses[i][1], x);
+        sm_newton_options no;
+        sm_newton_options_default(&no);
+        sm_fixed_result r;
+        assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_NOT_CONVERGED);
+        assert_status(r.status, SM_NOT_CONVERGED);
+        assert_false(r.converged);
+        assert_false(r.stable);
+        assert_status(r.stride_status, falls[i]);
+        assert_true(r.stride_evals >= 1);
+        assert_true(isnan(r.max_abs_eig));
+        assert_true(!(r.residual <= no.tol));
+        for (int k = 0; k < 4; k++) assert_true(isfinite(r.x[k]));
+    }
+    sm_workspace_free(ws);
+}
+
+/* With max_iter = 0 nothing moves: the guess comes back with its residual. */
+static void test_zero_iterations(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    simplest_on_section(0.2, -0.2, x);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.max_iter = 0;
+    sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_NOT_CONVERGED);
+    assert_int_equal(r.iterations, 0);
+    assert_int_equal(r.stride_evals, 1);
+    assert_close(r.x[0], 0.2, 0.0);
+    assert_close(r.x[1], -0.2, 0.0);
+    double Pz[2];
+    assert_status(sm_poincare(ws, p, 1, r.x, Pz, NULL, NULL), SM_OK);
+    assert_close(r.residual, fmax(fabs(Pz[0] - 0.2), fabs(Pz[1] + 0.2)), 1e-12);
+    sm_workspace_free(ws);
+}
+
+/* ---- eigenvalues of known matrices ------------------------------------ */
+
+static void test_eigenvalues_known_matrices(void **state)
+{
+    (void)state;
+    double re[3], im[3];
+    /* Rotation-scaling: [[a, -b], [b, a]] has a +- bi. */
+    const double R[4] = {0.3, -0.4, 0.4, 0.3};
+    assert_status(sm_eigenvalues(2, R, re, im), SM_OK);
+    assert_close(re[0], 0.3, 1e-14);
+    assert_close(re[1], 0.3, 1e-14);
+    assert_close(fabs(im[0]), 0.4, 1e-14);
+    assert_close(im[1], -im[0], 1e-14);
+    assert_close(R[1], -0.4, 0.0); /* the input is left alone */
+
+    /* Upper triangular: the diagonal, by decreasing modulus. */
+    const double T[9] = {0.5, 7.0, -3.0, 0.0, -2.0, 1.0, 0.0, 0.0, 1.25};
+    assert_status(sm_eigenvalues(3, T, re, im), SM_OK);
+    assert_close(re[0], -2.0, 1e-13);
+    assert_close(re[1], 1.25, 1e-13);
+    assert_close(re[2], 0.5, 1e-13);
+    for (int i = 0; i < 3; i++) assert_close(im[i], 0.0, 1e-13);
+
+    /* Lower triangular. */
+    const double Lw[9] = {0.1, 0.0, 0.0, 5.0, -0.7, 0.0, 2.0, 3.0, 0.3};
+    assert_status(sm_eigenvalues(3, Lw, re, im), SM_OK);
+    assert_close(re[0], -0.7, 1e-13);
+    assert_close(re[1], 0.3, 1e-13);
+    assert_close(re[2], 0.1, 1e-13);
+
+    /* A real eigenvalue 2 and a pair of modulus 0.5, then of modulus 1. */
+    const double B[9] = {2.0, 0.0, 0.0, 0.0, 0.3, -0.4, 0.0, 0.4, 0.3};
+    assert_status(sm_eigenvalues(3, B, re, im), SM_OK);
+    assert_close(re[0], 2.0, 1e-14);
+    assert_close(im[0], 0.0, 0.0);
+    assert_close(hypot(re[1], im[1]), 0.5, 1e-14);
+    assert_close(hypot(re[2], im[2]), 0.5, 1e-14);
+    const double C[9] = {0.1, 0.0, 0.0, 0.0, 0.6, -0.8, 0.0, 0.8, 0.6};
+    assert_status(sm_eigenvalues(3, C, re, im), SM_OK);
+    assert_close(re[0], 0.6, 1e-14);
+    assert_close(fabs(im[0]), 0.8, 1e-14);
+    assert_close(im[1], -im[0], 1e-14);
+    assert_close(re[2], 0.1, 1e-14);
+
+    /* 1x1. */
+    const double one = -3.5;
+    assert_status(sm_eigenvalues(1, &one, re, im), SM_OK);
+    assert_close(re[0], -3.5, 0.0);
+}
+
+/* ---- options ---------------------------------------------------------- */
+
+static void expect_bad_newton(const sm_newton_options *o, const char *word)
+{
+    char why[256] = "";
+    assert_status(sm_newton_options_check(o, why, sizeof why), SM_BAD_OPTION);
+    if (!strstr(why, word)) fail_msg("message does not name %s: \"%s\"", word, why);
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    m->guess(x, p);
+    sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, o, &r), SM_BAD_OPTION);
+    assert_status(r.status, SM_BAD_OPTION);
+    assert_false(r.converged);
+    assert_int_equal(r.stride_evals, 0);
+    sm_workspace_free(ws);
+}
+
+static void test_bad_newton_options(void **state)
+{
+    (void)state;
+    sm_newton_options o;
+    char why[256];
+    sm_newton_options_default(&o);
+    assert_status(sm_newton_options_check(&o, why, sizeof why), SM_OK);
+    assert_int_equal(o.period, 1); /* the documented defaults */
+    assert_close(o.tol, 1e-10, 0.0);
+    assert_int_equal(o.max_iter, 30);
+
+    const int periods[] = {0, -1, 100000};
+    for (size_t i = 0; i < 3; i++) {
+        sm_newton_options_default(&o);
+        o.period = periods[i];
+        expect_bad_newton(&o, "period");
+    }
+    const double tols[] = {0.0, -1e-10, NAN, INFINITY};
+    for (size_t i = 0; i < 4; i++) {
+        sm_newton_options_default(&o);
+        o.tol = tols[i];
+        expect_bad_newton(&o, "tol");
+    }
+    sm_newton_options_default(&o);
+    o.max_iter = -1;
+    expect_bad_newton(&o, "max-iter");
+    sm_newton_options_default(&o);
+    o.fd_step = -1e-6;
+    expect_bad_newton(&o, "fd-step");
+    sm_newton_options_default(&o);
+    o.fd_step = NAN;
+    expect_bad_newton(&o, "fd-step");
+}
+
+static void test_bad_guess(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_result r;
+    simplest_on_section(NAN, -0.2, x);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_BAD_STATE);
+    assert_false(r.converged);
+    simplest_on_section(0.2, -INFINITY, x);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_BAD_STATE);
+    sm_workspace_free(ws);
+}
+
+/* Regression: when Newton gives up (iterations spent, a failed Jacobian
+ * stride, a singular matrix) the result used to keep the guess in r.x with
+ * the last iterate's residual.  fixedpoint.h: x is "the full section state
+ * at the returned point" and residual belongs to that same point. */
+static void test_residual_matches_returned_point(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    simplest_on_section(0.2, -0.2, x);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.max_iter = 1;
+    sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_NOT_CONVERGED);
+    assert_int_equal(r.iterations, 1);
+    double Pz[2];
+    assert_status(sm_poincare(ws, p, 1, r.x, Pz, NULL, NULL), SM_OK);
+    const double actual = fmax(fabs(Pz[0] - r.x[0]), fabs(Pz[1] - r.x[1]));
+    print_message("returned x = (%.10f, %.10f), reported residual %.3g, residual at x %.3g\n", r.x[0], r.x[1],
+                  r.residual, actual);
+    sm_workspace_free(ws); /* before asserting: a failed assertion leaves the test */
+    assert_close(r.residual, actual, 1e-9);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_residual_matches_returned_point),
+        cmocka_unit_test(test_rimless_default_gait),
+        cmocka_unit_test(test_rimless_other_gaits),
+        cmocka_unit_test(test_rimless_poincare_and_jacobian),
+        cmocka_unit_test(test_simplest_stable_gait),
+        cmocka_unit_test(test_simplest_unstable_gait),
+        cmocka_unit_test(test_period_two_finds_period_one_gait),
+        cmocka_unit_test(test_hopeless_guesses),
+        cmocka_unit_test(test_zero_iterations),
+        cmocka_unit_test(test_eigenvalues_known_matrices),
+        cmocka_unit_test(test_bad_newton_options),
+        cmocka_unit_test(test_bad_guess),
+    };
+    return cmocka_run_group_tests_name("fixedpoint", tests, NULL, NULL);
+}
