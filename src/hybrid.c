@@ -43,6 +43,7 @@ void sm_solver_options_default(sm_solver_options *o)
     o->max_step = 0.0;
     o->t_max = 0.0;
     o->max_num_steps = 1000000;
+    o->max_order = 0;
 }
 
 sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t why_len)
@@ -61,6 +62,12 @@ sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t 
     }
     if (!(o->t_max >= 0) || !isfinite(o->t_max)) {
         snprintf(why, why_len, "--tmax must be a finite number >= 0 (0: the model's own), not %g", o->t_max);
+        return SM_BAD_OPTION;
+    }
+    const int order_cap = o->method == SM_METHOD_BDF ? 5 : 12;
+    if (o->max_order < 0 || o->max_order > order_cap) {
+        snprintf(why, why_len, "--max-order must be from 1 to %d for this method (0: the largest), not %d",
+                 order_cap, o->max_order);
         return SM_BAD_OPTION;
     }
     if (o->max_num_steps < 1) {
@@ -162,6 +169,7 @@ sm_status sm_workspace_create(const sm_model *m, const sm_solver_options *o, sm_
     if (!bad) bad = CVodeSStolerances(ws->cvode, opt.rtol, opt.atol);
     if (!bad) bad = CVodeSetMaxNumSteps(ws->cvode, opt.max_num_steps);
     if (!bad && opt.max_step > 0) bad = CVodeSetMaxStep(ws->cvode, opt.max_step);
+    if (!bad && opt.max_order > 0) bad = CVodeSetMaxOrd(ws->cvode, opt.max_order);
     if (!bad) bad = CVodeSetNoInactiveRootWarn(ws->cvode);
     if (!bad && opt.method == SM_METHOD_ADAMS) {
         /* Adams on a non-stiff walker: fixed-point iteration needs no Jacobian. */

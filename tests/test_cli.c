@@ -190,6 +190,8 @@ static void bad_input_gets_one_line_and_a_sysexits_code(void **state)
     expect_error(run("fixed", "simplest", "--rtol", "0", NULL), 65, "--rtol");
     expect_error(run("fixed", "simplest", "--period", "0", NULL), 65, "--period");
     expect_error(run("fixed", "simplest", "--method", "rk4", NULL), 64, "--method");
+    expect_error(run("fixed", "simplest", "--method", "bdf", "--max-order", "7", NULL), 65, "--max-order");
+    expect_error(run("fixed", "simplest", "--max-order", "13", NULL), 65, "--max-order");
     expect_error(run("fixed", "simplest", "--bogus", NULL), 64, "unknown option '--bogus'");
     expect_error(run("fixed", "simplest", "--guess", NULL), 64, "needs a value");
     expect_error(run("fixed", NULL), 64, "which model");

@@ -22,6 +22,7 @@ typedef struct {
     double max_step;      /* largest internal step; 0 means no limit */
     double t_max;         /* stride time limit; 0 means the model's own */
     long max_num_steps;   /* internal steps allowed per phase */
+    int max_order;        /* largest method order; 0 means CVODE's (12 Adams, 5 BDF) */
 } sm_solver_options;
 
 /* Fills o with the defaults above. */

@@ -157,6 +157,11 @@ static int common_option(cli_run *run, int opt, const char *arg)
     case OPT_CENTRAL:
         run->newton.central = true;
         return 0;
+    case OPT_MAX_ORDER:
+        if (!cli_parse_long(arg, 0, 12, &v))
+            return cli_fail(run, EX_DATAERR, "--max-order takes a whole number from 0 to 12, not '%s'", arg);
+        run->solver.max_order = (int)v;
+        return 0;
     case OPT_MAX_ITER:
         if (!cli_parse_long(arg, 0, 100000, &v))
             return cli_fail(run, EX_DATAERR, "--max-iter takes a whole number from 0 to 100000, not '%s'", arg);

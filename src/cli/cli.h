@@ -69,11 +69,13 @@ enum {
     OPT_STEPS,
     OPT_OUT,
     OPT_DT,
+    OPT_MAX_ORDER,
 };
 #define CLI_SOLVER_OPTIONS                                                                        \
     {"set", required_argument, 0, OPT_SET}, {"rtol", required_argument, 0, OPT_RTOL},             \
         {"atol", required_argument, 0, OPT_ATOL}, {"method", required_argument, 0, OPT_METHOD},   \
         {"max-step", required_argument, 0, OPT_MAX_STEP}, {"tmax", required_argument, 0, OPT_TMAX}, \
+        {"max-order", required_argument, 0, OPT_MAX_ORDER},                                       \
         {"help", no_argument, 0, OPT_HELP}
 
 /* A subcommand's own options: return 0 if handled, 1 if not its option, or

@@ -6,7 +6,7 @@
 
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
-    "                       [--rtol R] [--atol A] [--method adams|bdf] [--tol T]\n"
+    "                       [--rtol R] [--atol A] [--method adams|bdf] [--max-order Q] [--tol T]\n"
     "                       [--max-iter K] [--fd-step H] [--central] [--tmax T]\n"
     "                       [--max-step H] [--json]\n"
     "\n"
@@ -21,6 +21,7 @@ static const char help[] =
     "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
     "  --rtol, --atol    integration tolerances (default 1e-10 each)\n"
     "  --method          CVODE's 'adams' (default) or 'bdf'\n"
+    "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF)\n"
     "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
     "  --max-iter K      Newton iterations (default 30)\n"
     "  --fd-step H       finite-difference step (default sqrt(rtol))\n"
@@ -84,8 +85,9 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "speed", number(r->metrics.speed));
     json_object_set_new(doc, "impact_energy_loss", number(r->metrics.impact_energy_loss));
     json_object_set_new(doc, "solver",
-                        json_pack("{s:s, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
-                                  run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "rtol",
+                        json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
+                                  run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
+                                  run->solver.max_order, "rtol",
                                   run->solver.rtol, "atol", run->solver.atol, "newton_tol", run->newton.tol,
                                   "fd_step",
                                   run->newton.fd_step > 0 ? run->newton.fd_step : sqrt(run->solver.rtol),
