@@ -313,7 +313,7 @@ int main(int argc, char **argv)
     sm_newton_options no;
     sm_newton_options_default(&no);
     double guess[SM_MAX_STATE];
-    m->guess(guess, p);
+    m->guess(guess, p, m->data);
 
     /* The floor mirrors the model's events: heel-strike, rolled back, hip
      * down in front, hip down behind, with the model's directions. */
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
     if (!rm) die("rimless", SM_UNKNOWN_MODEL);
     double rp[SM_MAX_PARAMS], rguess[SM_MAX_STATE];
     sm_model_default_params(rm, rp);
-    rm->guess(rguess, rp);
+    rm->guess(rguess, rp, rm->data);
     sm_workspace *rws = NULL;
     st = sm_workspace_create(rm, &so, &rws);
     if (st != SM_OK) die("sm_workspace_create (rimless)", st);

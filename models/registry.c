@@ -2,6 +2,7 @@
  * line here, one line in models/meson.build. */
 #include "stridemap/registry.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "models.h"
@@ -20,4 +21,17 @@ const sm_model *sm_registry_find(const char *name)
     for (size_t i = 0; i < sm_registry_count(); i++)
         if (strcmp(builtin[i]->name, name) == 0) return builtin[i];
     return NULL;
+}
+
+sm_status sm_registry_open(const char *name, const sm_model **out, char *why, size_t why_len)
+{
+    *out = sm_registry_find(name);
+    if (*out) return SM_OK;
+    snprintf(why, why_len, "unknown model '%s' (see 'stridemap models')", name);
+    return SM_UNKNOWN_MODEL;
+}
+
+void sm_registry_close(const sm_model *m)
+{
+    (void)m; /* built-ins are static */
 }

@@ -33,7 +33,7 @@ enum { N, GAMMA, G, L };
 
 static double half_angle(const double *p) { return M_PI / p[N]; }
 
-static int rhs(double t, const double *x, double *xd, const double *p)
+static int rhs(double t, const double *x, double *xd, const double *p, const void *data)
 {
     (void)t;
     xd[TH] = x[THD];
@@ -41,53 +41,53 @@ static int rhs(double t, const double *x, double *xd, const double *p)
     return 0;
 }
 
-static double next_spoke_gap(double t, const double *x, const double *p)
+static double next_spoke_gap(double t, const double *x, const double *p, const void *data)
 {
     (void)t;
     return x[TH] + half_angle(p);
 }
 
-static double stance_rate(double t, const double *x, const double *p)
+static double stance_rate(double t, const double *x, const double *p, const void *data)
 {
     (void)t, (void)p;
     return x[THD];
 }
 
-static double hub_height_behind(double t, const double *x, const double *p)
+static double hub_height_behind(double t, const double *x, const double *p, const void *data)
 {
     (void)t;
     return x[TH] - p[GAMMA] - M_PI_2;
 }
 
-static int strike(const double *xm, double *xp, const double *p)
+static int strike(const double *xm, double *xp, const double *p, const void *data)
 {
     xp[TH] = -xm[TH];
     xp[THD] = cos(2.0 * half_angle(p)) * xm[THD];
     return 0;
 }
 
-static void lift(double *x, const double *p) { x[TH] = half_angle(p); }
+static void lift(double *x, const double *p, const void *data) { x[TH] = half_angle(p); }
 
-static void guess(double *x, const double *p)
+static void guess(double *x, const double *p, const void *data)
 {
     x[THD] = -sqrt(p[G] / p[L]);
-    lift(x, p);
+    lift(x, p, data);
 }
 
-static double time_limit(const double *p) { return 100.0 * sqrt(p[L] / p[G]); }
+static double time_limit(const double *p, const void *data) { return 100.0 * sqrt(p[L] / p[G]); }
 
-static double kinetic(const double *x, const double *p)
+static double kinetic(const double *x, const double *p, const void *data)
 {
     (void)p;
     return 0.5 * x[THD] * x[THD];
 }
 
-static double potential(const double *x, const double *p)
+static double potential(const double *x, const double *p, const void *data)
 {
     return p[G] / p[L] * cos(x[TH] - p[GAMMA]);
 }
 
-static double step_length(const double *x, const double *p)
+static double step_length(const double *x, const double *p, const void *data)
 {
     (void)x;
     return 2.0 * p[L] * sin(half_angle(p));

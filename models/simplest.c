@@ -41,7 +41,7 @@
 enum { TH, THD, PH, PHD };
 enum { GAMMA };
 
-static int rhs(double t, const double *x, double *xd, const double *p)
+static int rhs(double t, const double *x, double *xd, const double *p, const void *data)
 {
     (void)t;
     const double s = sin(x[TH] - p[GAMMA]), c = cos(x[TH] - p[GAMMA]);
@@ -52,37 +52,37 @@ static int rhs(double t, const double *x, double *xd, const double *p)
     return 0;
 }
 
-static double heelstrike_surface(double t, const double *x, const double *p)
+static double heelstrike_surface(double t, const double *x, const double *p, const void *data)
 {
     (void)t, (void)p;
     return x[PH] - 2.0 * x[TH];
 }
 
-static bool stance_past_vertical(double t, const double *x, const double *p)
+static bool stance_past_vertical(double t, const double *x, const double *p, const void *data)
 {
     (void)t, (void)p;
     return x[TH] < 0.0;
 }
 
-static double stance_rate(double t, const double *x, const double *p)
+static double stance_rate(double t, const double *x, const double *p, const void *data)
 {
     (void)t, (void)p;
     return x[THD];
 }
 
-static double hip_height_front(double t, const double *x, const double *p)
+static double hip_height_front(double t, const double *x, const double *p, const void *data)
 {
     (void)t;
     return x[TH] - p[GAMMA] + M_PI_2;
 }
 
-static double hip_height_behind(double t, const double *x, const double *p)
+static double hip_height_behind(double t, const double *x, const double *p, const void *data)
 {
     (void)t;
     return x[TH] - p[GAMMA] - M_PI_2;
 }
 
-static int heelstrike(const double *xm, double *xp, const double *p)
+static int heelstrike(const double *xm, double *xp, const double *p, const void *data)
 {
     (void)p;
     const double c2 = cos(2.0 * xm[TH]);
@@ -93,7 +93,7 @@ static int heelstrike(const double *xm, double *xp, const double *p)
     return 0;
 }
 
-static void lift(double *x, const double *p)
+static void lift(double *x, const double *p, const void *data)
 {
     (void)p;
     x[PH] = 2.0 * x[TH];
@@ -101,29 +101,29 @@ static void lift(double *x, const double *p)
 }
 
 /* Garcia's scaling, stance angle ~ gamma^(1/3), from the known gait at 0.009. */
-static void guess(double *x, const double *p)
+static void guess(double *x, const double *p, const void *data)
 {
     const double th = p[GAMMA] > 0 ? 0.2 * cbrt(p[GAMMA] / 0.009) : 0.2;
     x[TH] = th;
     x[THD] = -th;
-    lift(x, p);
+    lift(x, p, data);
 }
 
-static double time_limit(const double *p)
+static double time_limit(const double *p, const void *data)
 {
     (void)p;
     return 20.0; /* the gaits take about 3.8 */
 }
 
-static double kinetic(const double *x, const double *p)
+static double kinetic(const double *x, const double *p, const void *data)
 {
     (void)p;
     return 0.5 * x[THD] * x[THD];
 }
 
-static double potential(const double *x, const double *p) { return cos(x[TH] - p[GAMMA]); }
+static double potential(const double *x, const double *p, const void *data) { return cos(x[TH] - p[GAMMA]); }
 
-static double step_length(const double *x, const double *p)
+static double step_length(const double *x, const double *p, const void *data)
 {
     (void)p;
     return fabs(2.0 * sin(x[TH]));

@@ -49,7 +49,7 @@ static void lift_free(const sm_model *m, const double *p, const double *z, doubl
 {
     memset(x, 0, m->n_state * sizeof *x);
     for (size_t k = 0; k < m->n_free; k++) x[m->free_index[k]] = z[k];
-    m->lift(x, p);
+    m->lift(x, p, m->data);
 }
 
 sm_status sm_poincare(sm_workspace *ws, const double *p, int period, const double *z, double *z_out,

@@ -86,7 +86,7 @@ static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     if (ws->cb_status == SM_RHS_FAILED) return -1;
     ws->counters.rhs_evals++;
     double *d = N_VGetArrayPointer(ydot);
-    int r = ws->phase->rhs(t, N_VGetArrayPointer(y), d, ws->p);
+    int r = ws->phase->rhs(t, N_VGetArrayPointer(y), d, ws->p, ws->model->data);
     if (r < 0) {
         ws->cb_status = SM_RHS_FAILED;
         return -1;
@@ -107,7 +107,7 @@ static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
     sm_workspace *ws = user;
     const double *x = N_VGetArrayPointer(y);
     for (size_t e = 0; e < ws->phase->n_events; e++) {
-        g[e] = ws->phase->events[e].value(t, x, ws->p);
+        g[e] = ws->phase->events[e].value(t, x, ws->p, ws->model->data);
         if (!isfinite(g[e])) {
             ws->cb_status = SM_NONFINITE;
             return -1;
@@ -269,7 +269,7 @@ sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double
             CVodeGetRootInfo(ws->cvode, rootsfound);
             size_t e = 0;
             while (e < P->n_events &&
-                   !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tret, y, p))))
+                   !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tret, y, p, m->data))))
                 e++;
             if (e == P->n_events) continue; /* crossings that do not count, e.g. a scuff */
             *event = e;

@@ -49,15 +49,16 @@ sm_status sm_model_check_params(const sm_model *m, const double *p, char *why, s
         sm_status s = sm_model_check_param(m, i, p[i], why, why_len);
         if (s != SM_OK) return s;
     }
-    if (m->check_params && !m->check_params(p, why, why_len)) return SM_BAD_PARAM;
+    if (m->check_params && !m->check_params(p, m->data, why, why_len)) return SM_BAD_PARAM;
     return SM_OK;
 }
 
 sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len)
 {
     if (!m->name || m->n_state == 0 || m->n_state > SM_MAX_STATE || m->n_params > SM_MAX_PARAMS ||
-        !m->state_names || (m->n_params && !m->params) || m->n_phases == 0 || !m->phases ||
-        m->start_phase >= m->n_phases || m->n_free == 0 || m->n_free > m->n_state ||
+        !m->state_names || (m->n_params && !m->params) ||
+        (!m->map && (m->n_phases == 0 || !m->phases || m->start_phase >= m->n_phases)) ||
+        m->n_free == 0 || m->n_free > m->n_state ||
         !m->free_index || !m->lift || !m->guess || !m->time_limit) {
         snprintf(why, why_len, "model '%s' is incomplete: sizes, phases, section or guess missing",
                  m->name ? m->name : "?");
@@ -68,6 +69,7 @@ sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len)
             snprintf(why, why_len, "model '%s': free index %zu is outside the state", m->name, k);
             return SM_BAD_OPTION;
         }
+    if (m->map) return SM_OK;
     bool has_section = false;
     for (size_t ph = 0; ph < m->n_phases; ph++) {
         const sm_phase *P = &m->phases[ph];
@@ -96,6 +98,6 @@ void sm_model_to_section(const sm_model *m, const double *p, const double *x, do
 {
     double y[SM_MAX_STATE] = {0};
     for (size_t k = 0; k < m->n_free; k++) y[m->free_index[k]] = x[m->free_index[k]];
-    m->lift(y, p);
+    m->lift(y, p, m->data);
     memcpy(x_section, y, m->n_state * sizeof *y);
 }

@@ -26,8 +26,17 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
     memmove(x_out, x_in, n * sizeof *x_out);
     if (!all_finite(x_in, n)) return SM_BAD_STATE;
 
+    if (m->map) {
+        double period = 1.0;
+        if (m->map(x_in, x_out, &period, p, m->data) < 0) return SM_RHS_FAILED;
+        if (!all_finite(x_out, n)) return SM_NONFINITE;
+        mt->period = period;
+        mt->n_events = 1;
+        return SM_OK;
+    }
+
     const double tlim = sm_workspace_options(ws)->t_max;
-    const double t_end = tlim > 0 ? tlim : m->time_limit(p);
+    const double t_end = tlim > 0 ? tlim : m->time_limit(p, m->data);
     double x[SM_MAX_STATE], x_plus[SM_MAX_STATE];
     memcpy(x, x_in, n * sizeof *x);
     double t = 0.0;
@@ -49,7 +58,7 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
             return ev->failure;
         }
         if (ev->reset) {
-            if (ev->reset(x, x_plus, p) < 0) {
+            if (ev->reset(x, x_plus, p, m->data) < 0) {
                 memcpy(x_out, x, n * sizeof *x);
                 return SM_RHS_FAILED;
             }
@@ -61,14 +70,14 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
             memcpy(x_plus, x, n * sizeof *x);
         }
         if (m->kinetic_energy)
-            mt->impact_energy_loss += m->kinetic_energy(x, p) - m->kinetic_energy(x_plus, p);
+            mt->impact_energy_loss += m->kinetic_energy(x, p, m->data) - m->kinetic_energy(x_plus, p, m->data);
         if (obs && obs->event && obs->event(obs->ctx, t, phase, ev->name, x, x_plus) != 0) {
             memcpy(x_out, x_plus, n * sizeof *x);
             return SM_IO_ERROR;
         }
         if (ev->outcome == SM_EVENT_SECTION) {
             mt->period = t;
-            if (m->step_length) mt->step_length = m->step_length(x, p);
+            if (m->step_length) mt->step_length = m->step_length(x, p, m->data);
             mt->speed = mt->step_length / mt->period;
             memcpy(x_out, x_plus, n * sizeof *x);
             return SM_OK;

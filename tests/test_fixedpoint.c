@@ -35,7 +35,7 @@ static void check_rimless_gait(double n, double gamma, double g, double l)
     no.tol = 1e-12;
     no.fd_step = 1e-5;
     double x[2];
-    m->guess(x, p);
+    m->guess(x, p, m->data);
     sm_fixed_result r;
     assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
     assert_true(r.converged);
@@ -112,7 +112,7 @@ static void test_simplest_stable_gait(void **state)
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[1] = {GARCIA_GAMMA}, x[4];
-    m->guess(x, p);
+    m->guess(x, p, m->data);
     sm_newton_options no;
     sm_newton_options_default(&no);
     sm_fixed_result r;
@@ -186,7 +186,7 @@ static void test_period_two_finds_period_one_gait(void **state)
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[1] = {GARCIA_GAMMA}, x[4];
-    m->guess(x, p);
+    m->guess(x, p, m->data);
     sm_newton_options no;
     sm_newton_options_default(&no);
     sm_fixed_result r1, r2;
@@ -322,7 +322,7 @@ static void expect_bad_newton(const sm_newton_options *o, const char *word)
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[1] = {GARCIA_GAMMA}, x[4];
-    m->guess(x, p);
+    m->guess(x, p, m->data);
     sm_fixed_result r;
     assert_status(sm_fixed_point(ws, p, x, o, &r), SM_BAD_OPTION);
     assert_status(r.status, SM_BAD_OPTION);

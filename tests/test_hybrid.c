@@ -23,7 +23,7 @@ static int energy_sample(void *ctx, double t, size_t phase, const double *x)
 {
     (void)phase;
     energy_watch *w = ctx;
-    double e = w->m->kinetic_energy(x, w->p) + w->m->potential_energy(x, w->p);
+    double e = w->m->kinetic_energy(x, w->p, NULL) + w->m->potential_energy(x, w->p, NULL);
     w->max_drift = fmax(w->max_drift, fabs(e - w->e0));
     w->max_formula_gap = fmax(w->max_formula_gap, fabs(e - w->energy(x, w->p)));
     if (!(t > w->t_last)) return 1; /* samples must move forward in time */
@@ -55,7 +55,7 @@ static void test_energy_conserved_simplest(void **state)
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
 
     energy_watch w = {.m = m, .p = p, .energy = simplest_energy, .t_last = 0.0};
-    w.e0 = m->kinetic_energy(x, p) + m->potential_energy(x, p);
+    w.e0 = m->kinetic_energy(x, p, NULL) + m->potential_energy(x, p, NULL);
     assert_close(w.e0, simplest_energy(x, p), 1e-15);
     sm_observer obs = {.dt = 0.01, .sample = energy_sample, .ctx = &w};
 
@@ -69,7 +69,7 @@ static void test_energy_conserved_simplest(void **state)
     assert_close(w.max_formula_gap, 0.0, 1e-15);
     print_message("simplest: %ld samples to t = %.6f, max |E - E0| = %.3g\n", w.samples, t, w.max_drift);
     assert_close(w.max_drift, 0.0, 1e-9);
-    double e_end = m->kinetic_energy(x, p) + m->potential_energy(x, p);
+    double e_end = m->kinetic_energy(x, p, NULL) + m->potential_energy(x, p, NULL);
     assert_close(e_end, w.e0, 1e-9);
     sm_workspace_free(ws);
 }
@@ -205,7 +205,7 @@ static void test_start_and_scuff_crossings_ignored(void **state)
 /* State (y, v): y' = 1, v' = 0 on [0, 1] (so y = t); after t = 1 the
  * right-hand side of each toy goes wrong in its own way.  The section event
  * y = 100 is never reached before the time limit 5. */
-static int rhs_nan_after_1(double t, const double *x, double *xd, const double *p)
+static int rhs_nan_after_1(double t, const double *x, double *xd, const double *p, const void *data)
 {
     (void)x, (void)p;
     xd[0] = 1.0;
@@ -213,7 +213,7 @@ static int rhs_nan_after_1(double t, const double *x, double *xd, const double *
     return 0;
 }
 
-static int rhs_fails_after_1(double t, const double *x, double *xd, const double *p)
+static int rhs_fails_after_1(double t, const double *x, double *xd, const double *p, const void *data)
 {
     (void)x, (void)p;
     xd[0] = 1.0;
@@ -221,7 +221,7 @@ static int rhs_fails_after_1(double t, const double *x, double *xd, const double
     return t > 1.0 ? -3 : 0;
 }
 
-static int rhs_fine(double t, const double *x, double *xd, const double *p)
+static int rhs_fine(double t, const double *x, double *xd, const double *p, const void *data)
 {
     (void)t, (void)x, (void)p;
     xd[0] = 1.0;
@@ -229,32 +229,32 @@ static int rhs_fine(double t, const double *x, double *xd, const double *p)
     return 0;
 }
 
-static double y_reaches_100(double t, const double *x, const double *p)
+static double y_reaches_100(double t, const double *x, const double *p, const void *data)
 {
     (void)t, (void)p;
     return x[0] - 100.0;
 }
 
-static double always_positive(double t, const double *x, const double *p)
+static double always_positive(double t, const double *x, const double *p, const void *data)
 {
     (void)t, (void)x, (void)p;
     return 1.0;
 }
 
-static void toy_lift(double *x, const double *p)
+static void toy_lift(double *x, const double *p, const void *data)
 {
     (void)p;
     x[0] = 0.0;
 }
 
-static void toy_guess(double *x, const double *p)
+static void toy_guess(double *x, const double *p, const void *data)
 {
     (void)p;
     x[0] = 0.0;
     x[1] = 0.0;
 }
 
-static double toy_time_limit(const double *p)
+static double toy_time_limit(const double *p, const void *data)
 {
     (void)p;
     return 5.0;

@@ -69,11 +69,11 @@ static void test_every_model_validates(void **state)
             assert_int_equal(sm_model_state_index(m, m->state_names[k]), (int)k);
         /* The guess is finite and already on the section. */
         double x[SM_MAX_STATE], y[SM_MAX_STATE];
-        m->guess(x, p);
+        m->guess(x, p, m->data);
         for (size_t k = 0; k < m->n_state; k++) assert_true(isfinite(x[k]));
         sm_model_to_section(m, p, x, y);
         for (size_t k = 0; k < m->n_state; k++) assert_close(y[k], x[k], 1e-15);
-        assert_true(m->time_limit(p) > 0);
+        assert_true(m->time_limit(p, m->data) > 0);
     }
 }
 
@@ -169,14 +169,14 @@ static void test_simplest_lift(void **state)
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     double x[4] = {0};
-    m->guess(x, p);
+    m->guess(x, p, m->data);
     assert_true(x[0] > 0 && x[1] < 0); /* leaning uphill, rolling forward */
     assert_close(x[2], 2.0 * x[0], 1e-15);
     assert_close(x[3], (1.0 - cos(2.0 * x[0])) * x[1], 1e-15);
 
     /* lift fills phi, phi_dot over whatever was there. */
     double y[4] = {0.3, -0.25, 99.0, -99.0};
-    m->lift(y, p);
+    m->lift(y, p, m->data);
     assert_close(y[0], 0.3, 0.0);
     assert_close(y[1], -0.25, 0.0);
     assert_close(y[2], 0.6, 1e-15);
@@ -195,7 +195,7 @@ static void test_simplest_lift(void **state)
     sm_model_default_params(r, p);
     p[0] = 8;
     double q[2] = {7.0, -1.0};
-    r->lift(q, p);
+    r->lift(q, p, r->data);
     assert_close(q[0], M_PI / 8, 1e-15);
     assert_close(q[1], -1.0, 0.0);
 }

@@ -238,7 +238,7 @@ static void test_library_gait_matches_oracle(void **state)
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[1] = {GARCIA_GAMMA}, x[4];
-    m->guess(x, p);
+    m->guess(x, p, m->data);
     sm_newton_options no;
     sm_newton_options_default(&no);
     sm_fixed_result r;

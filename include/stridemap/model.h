@@ -18,22 +18,32 @@
 
 /* Upper bounds that let the engine keep its scratch on the stack. */
 #define SM_MAX_STATE 32
-#define SM_MAX_PARAMS 64
+#define SM_MAX_PARAMS 256
+
+/* Every callback gets the parameter values p[n_params] and the model's own
+ * `data` (NULL for closed-form walkers; the linkage of a walker read from a
+ * file), so one set of functions can serve many loaded models. */
 
 /* xdot[n_state] = f(t, x[n_state]; p[n_params]). */
-typedef int (*sm_rhs_fn)(double t, const double *x, double *xdot, const double *p);
+typedef int (*sm_rhs_fn)(double t, const double *x, double *xdot, const double *p, const void *data);
 
 /* Scalar event function; the event happens where it crosses zero. */
-typedef double (*sm_event_fn)(double t, const double *x, const double *p);
+typedef double (*sm_event_fn)(double t, const double *x, const double *p, const void *data);
 
 /* True when a crossing is a real event (e.g. "stance leg past vertical"). */
-typedef bool (*sm_guard_fn)(double t, const double *x, const double *p);
+typedef bool (*sm_guard_fn)(double t, const double *x, const double *p, const void *data);
 
 /* x_plus[n_state] from x_minus[n_state] across an impact or a relabelling. */
-typedef int (*sm_reset_fn)(const double *x_minus, double *x_plus, const double *p);
+typedef int (*sm_reset_fn)(const double *x_minus, double *x_plus, const double *p, const void *data);
 
 /* Scalar function of the state, e.g. an energy or a step length. */
-typedef double (*sm_state_scalar_fn)(const double *x, const double *p);
+typedef double (*sm_state_scalar_fn)(const double *x, const double *p, const void *data);
+
+/* A whole stride in closed form, for models that are plain discrete maps
+ * (x_out = F(x_in)): no phases are integrated.  *period may be set to the
+ * map's notion of a step duration (1 if it has none). */
+typedef int (*sm_map_fn)(const double *x_in, double *x_out, double *period, const double *p,
+                         const void *data);
 
 typedef enum {
     SM_EVENT_TO_PHASE, /* continue in next_phase after reset */
@@ -81,18 +91,19 @@ typedef struct sm_model {
     const sm_param_def *params;       /* [n_params] */
 
     size_t n_phases;
-    const sm_phase *phases;           /* [n_phases] */
+    const sm_phase *phases;           /* [n_phases]; none for a map model */
     size_t start_phase;               /* the phase a stride starts in */
+    sm_map_fn map;                    /* set instead of phases for a plain discrete map */
 
     /* The Poincare section: which state components are free on it, and how
      * the others follow from them.  lift() receives x with the free
      * components set and fills the rest so that x lies on the section. */
     size_t n_free;
     const size_t *free_index;         /* [n_free] into the state */
-    void (*lift)(double *x, const double *p);
+    void (*lift)(double *x, const double *p, const void *data);
 
-    void (*guess)(double *x, const double *p);  /* a starting full state */
-    double (*time_limit)(const double *p);      /* default stride time limit */
+    void (*guess)(double *x, const double *p, const void *data); /* a starting full state */
+    double (*time_limit)(const double *p, const void *data);     /* default stride time limit */
 
     /* Optional: may be NULL.  Energies are per the model's own units. */
     sm_state_scalar_fn kinetic_energy;
@@ -100,7 +111,9 @@ typedef struct sm_model {
     sm_state_scalar_fn step_length;   /* evaluated just before the section event */
 
     /* Optional cross-parameter check; fills why and returns false if bad. */
-    bool (*check_params)(const double *p, char *why, size_t why_len);
+    bool (*check_params)(const double *p, const void *data, char *why, size_t why_len);
+
+    const void *data;                 /* handed to every callback */
 } sm_model;
 
 /* Index of the named parameter, or -1. */

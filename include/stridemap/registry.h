@@ -12,7 +12,16 @@ size_t sm_registry_count(void);
 /* The i-th model in listing order, or NULL past the end. */
 const sm_model *sm_registry_at(size_t i);
 
-/* The model called name, or NULL. */
+/* The built-in model called name, or NULL. */
 const sm_model *sm_registry_find(const char *name);
+
+/* Opens a model by name: a built-in walker, or a model file (a path ending
+ * in .yaml, or a name found as models/NAME.yaml) once the linkage engine can
+ * read one.  On failure *out is NULL and why says what to change.  Release
+ * with sm_registry_close. */
+sm_status sm_registry_open(const char *name, const sm_model **out, char *why, size_t why_len);
+
+/* Releases a model from sm_registry_open (built-ins are never freed). */
+void sm_registry_close(const sm_model *m);
 
 #endif

@@ -38,6 +38,9 @@ void cli_run_init(cli_run *run, const char *cmd);
  * Returns 0 or an exit code. */
 int cli_finish(cli_run *run, int argc, char **argv);
 
+/* Releases the model a command opened. */
+void cli_release(void);
+
 /* Prints "stridemap CMD: message" to stderr and returns code. */
 int cli_fail(const cli_run *run, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -144,7 +144,7 @@ int cmd_fixed(int argc, char **argv)
     int rc = cli_parse(&run, argc, argv, opts, help, own_option, NULL, false);
     if (rc) return rc == CLI_DONE ? 0 : rc;
     const sm_model *m = run.model;
-    if (!run.have_x0) m->guess(run.x0, run.params);
+    if (!run.have_x0) m->guess(run.x0, run.params, m->data);
 
     sm_workspace *ws = NULL;
     sm_status st = sm_workspace_create(m, &run.solver, &ws);

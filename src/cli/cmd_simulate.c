@@ -107,8 +107,8 @@ int cmd_simulate(int argc, char **argv)
     double dt = set.dt;
     const long steps = set.steps;
     const sm_model *m = run.model;
-    if (!run.have_x0) m->guess(run.x0, run.params);
-    if (dt == 0.0) dt = m->time_limit(run.params) / 2000.0;
+    if (!run.have_x0) m->guess(run.x0, run.params, m->data);
+    if (dt == 0.0) dt = m->time_limit(run.params, m->data) / 2000.0;
 
     FILE *f = stdout;
     if (out && strcmp(out, "-") != 0 && !(f = fopen(out, "w")))

@@ -46,7 +46,11 @@ int main(int argc, char **argv)
         {"fixed", cmd_fixed},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(cmd, commands[i].name) == 0) {
+            int rc = commands[i].run(argc - 1, argv + 1);
+            cli_release();
+            return rc;
+        }
     fprintf(stderr, "stridemap: unknown command '%s' (see 'stridemap --help')\n", cmd);
     return EX_USAGE;
 }
