@@ -8,8 +8,12 @@
 #include "models.h"
 
 static const sm_model *const builtin[] = {
+    &sm_model_compass,
     &sm_model_rimless,
     &sm_model_simplest,
+    &sm_model_logistic,
+    &sm_model_foldmap,
+    &sm_model_delayed_logistic,
 };
 
 size_t sm_registry_count(void) { return sizeof builtin / sizeof builtin[0]; }

@@ -1,0 +1,280 @@
+/* compass: the compass-gait biped.
+ *
+ * Goswami, Thuilot & Espiau (1996), "Compass-like biped robot Part I:
+ * stability and bifurcation of passive gaits", INRIA RR-2996; and (1998)
+ * Int. J. Robot. Res. 17(12):1282-1301.
+ *
+ * Two straight legs of length l = a + b with point feet; each leg is a point
+ * mass m at distance a from its foot (b from the hip); a point mass mh at
+ * the hip; gravity g; a slope of angle gamma descending in the direction of
+ * walking.
+ *
+ * Angle convention.  Both angles are measured from the vertical (gravity),
+ * each as the direction from a leg's foot to the hip, positive when that
+ * direction leans forward (downhill).  With the stance foot at the origin,
+ * x forward and y up:
+ *   hip        H = l (sin th_st, cos th_st)
+ *   swing foot F = H - l (sin th_sw, cos th_sw)
+ * At the start of a step the stance leg leans back (th_st < 0) and the
+ * trailing swing leg forward (th_sw > 0); at heel-strike the other way round.
+ * These are Goswami's theta_s and theta_ns.
+ *
+ * State (th_st, th_sw, dth_st, dth_sw).
+ *
+ * Swing phase, M(q) q'' + C(q, q') q' + G(q) = 0 (Lagrange):
+ *   M = [ m a^2 + (m + mh) l^2      -m l b cos(th_st - th_sw) ]
+ *       [ -m l b cos(th_st - th_sw)  m b^2                    ]
+ *   C q' = [ -m l b sin(th_st - th_sw) dth_sw^2 ]
+ *          [  m l b sin(th_st - th_sw) dth_st^2 ]
+ *   G = [ -(m a + (m + mh) l) g sin th_st ]
+ *       [  m b g sin th_sw                ]
+ *
+ * Heel-strike.  The swing foot's height above the slope is
+ *   l (cos(th_st - gamma) - cos(th_sw - gamma))
+ *     = -2 l sin((th_st + th_sw)/2 - gamma) sin((th_st - th_sw)/2),
+ * zero when the legs coincide (the mid-stance scuff) or when they are
+ * symmetric about the slope normal: th_st + th_sw = 2 gamma.  The event is
+ * th_st + th_sw - 2 gamma crossing zero rising, with the stance leg past the
+ * slope normal (th_st > gamma).  The surface is also crossed at the start of
+ * every step (the guard rejects it) and near mid-stance, falling, as the
+ * swing leg passes the stance leg (the direction rejects it).
+ *
+ * Impact: plastic, at the swing foot; the trailing foot leaves the ground
+ * without impulse.  Angular momentum is conserved (1) for the whole walker
+ * about the new contact point and (2) for the trailing leg about the hip.
+ * The legs then swap: th_st+ = th_sw-, th_sw+ = th_st-, and the two
+ * conservation laws give (dth_st+, dth_sw+) by a 2x2 solve built from the
+ * masses' positions and velocity directions (no hand-inverted formula).
+ *
+ * Poincare section: just after heel-strike, where th_sw = 2 gamma - th_st.
+ * Free coordinates (th_st, dth_st, dth_sw).
+ *
+ * Failures: the stance leg stops before passing the slope normal and rolls
+ * back; the hip reaches the ground in front or behind. */
+#include <math.h>
+
+#include "models.h"
+
+enum { ST, SW, DST, DSW };
+enum { M, MH, A, B, GAMMA, G };
+
+static double leg(const double *p) { return p[A] + p[B]; }
+
+static void mass_matrix(const double *x, const double *p, double Mq[2][2])
+{
+    const double l = leg(p), c = cos(x[ST] - x[SW]);
+    Mq[0][0] = p[M] * p[A] * p[A] + (p[M] + p[MH]) * l * l;
+    Mq[0][1] = Mq[1][0] = -p[M] * l * p[B] * c;
+    Mq[1][1] = p[M] * p[B] * p[B];
+}
+
+/* q'' from the swing-phase equations. */
+static void accelerations(const double *x, const double *p, double qdd[2])
+{
+    const double l = leg(p), s = sin(x[ST] - x[SW]);
+    double Mq[2][2];
+    mass_matrix(x, p, Mq);
+    const double f0 = p[M] * l * p[B] * s * x[DSW] * x[DSW] + (p[M] * p[A] + (p[M] + p[MH]) * l) * p[G] * sin(x[ST]);
+    const double f1 = -p[M] * l * p[B] * s * x[DST] * x[DST] - p[M] * p[B] * p[G] * sin(x[SW]);
+    const double det = Mq[0][0] * Mq[1][1] - Mq[0][1] * Mq[1][0];
+    qdd[0] = (Mq[1][1] * f0 - Mq[0][1] * f1) / det;
+    qdd[1] = (Mq[0][0] * f1 - Mq[1][0] * f0) / det;
+}
+
+static int rhs(double t, const double *x, double *xd, const double *p, const void *data)
+{
+    double qdd[2];
+    accelerations(x, p, qdd);
+    xd[ST] = x[DST];
+    xd[SW] = x[DSW];
+    xd[DST] = qdd[0];
+    xd[DSW] = qdd[1];
+    return 0;
+}
+
+/* Unit vector of a leg's direction (foot to hip) and its derivative per
+ * unit angle: the velocity direction of points on that leg. */
+static void dir(double th, double u[2]) { u[0] = sin(th), u[1] = cos(th); }
+static void ddir(double th, double v[2]) { v[0] = cos(th), v[1] = -sin(th); }
+static double cross(const double r[2], const double v[2]) { return r[0] * v[1] - r[1] * v[0]; }
+
+/* Positions (stance foot at the origin) of the stance-leg mass, the hip and
+ * the swing-leg mass, and the swing foot. */
+static void positions(const double *x, const double *p, double r1[2], double h[2], double r2[2], double f[2])
+{
+    const double l = leg(p);
+    double us[2], uw[2];
+    dir(x[ST], us);
+    dir(x[SW], uw);
+    for (int k = 0; k < 2; k++) {
+        r1[k] = p[A] * us[k];
+        h[k] = l * us[k];
+        r2[k] = h[k] - p[B] * uw[k];
+        f[k] = h[k] - l * uw[k];
+    }
+}
+
+/* Velocities of the same points, linear in the rates: v = Js dth_st + Jw dth_sw. */
+static void velocity_parts(const double *x, const double *p, double js[3][2], double jw[3][2])
+{
+    const double l = leg(p);
+    double es[2], ew[2];
+    ddir(x[ST], es);
+    ddir(x[SW], ew);
+    for (int k = 0; k < 2; k++) {
+        js[0][k] = p[A] * es[k], jw[0][k] = 0.0;    /* stance-leg mass */
+        js[1][k] = l * es[k], jw[1][k] = 0.0;       /* hip */
+        js[2][k] = l * es[k], jw[2][k] = -p[B] * ew[k]; /* swing-leg mass */
+    }
+}
+
+static int heelstrike(const double *xm, double *xp, const double *p, const void *data)
+{
+    double r[3][2], f[2];
+    positions(xm, p, r[0], r[1], r[2], f);
+    const double mass[3] = {p[M], p[MH], p[M]};
+    double js[3][2], jw[3][2], v[3][2];
+    velocity_parts(xm, p, js, jw);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 2; k++) v[i][k] = js[i][k] * xm[DST] + jw[i][k] * xm[DSW];
+
+    /* Before: (1) all masses about the swing foot, (2) the old stance leg's
+     * mass about the hip. */
+    double L1 = 0.0, L2;
+    for (int i = 0; i < 3; i++) {
+        const double rel[2] = {r[i][0] - f[0], r[i][1] - f[1]};
+        L1 += mass[i] * cross(rel, v[i]);
+    }
+    const double rh[2] = {r[0][0] - r[1][0], r[0][1] - r[1][1]};
+    L2 = mass[0] * cross(rh, v[0]);
+
+    /* After: the old swing leg stands at f; the old stance leg swings.  In
+     * the new labels the old swing-leg mass is the stance-leg mass (point 0)
+     * and the old stance-leg mass the swing-leg mass (point 2). */
+    xp[ST] = xm[SW];
+    xp[SW] = xm[ST];
+    double ks[3][2], kw[3][2];
+    velocity_parts(xp, p, ks, kw);
+    const int old_of_new[3] = {2, 1, 0};
+    double A11 = 0, A12 = 0, A21 = 0, A22 = 0;
+    for (int i = 0; i < 3; i++) {
+        const double *ri = r[old_of_new[i]];
+        const double mi = mass[old_of_new[i]];
+        const double rel[2] = {ri[0] - f[0], ri[1] - f[1]};
+        A11 += mi * cross(rel, ks[i]);
+        A12 += mi * cross(rel, kw[i]);
+    }
+    A21 = mass[0] * cross(rh, ks[2]);
+    A22 = mass[0] * cross(rh, kw[2]);
+    const double det = A11 * A22 - A12 * A21;
+    if (det == 0.0) return -1;
+    xp[DST] = (L1 * A22 - A12 * L2) / det;
+    xp[DSW] = (A11 * L2 - A21 * L1) / det;
+    return 0;
+}
+
+static double heelstrike_surface(double t, const double *x, const double *p, const void *data)
+{
+    return x[ST] + x[SW] - 2.0 * p[GAMMA];
+}
+
+static bool stance_past_normal(double t, const double *x, const double *p, const void *data)
+{
+    return x[ST] > p[GAMMA];
+}
+
+static double stance_rate(double t, const double *x, const double *p, const void *data) { return x[DST]; }
+
+static double hip_down_front(double t, const double *x, const double *p, const void *data)
+{
+    return M_PI_2 - (x[ST] - p[GAMMA]);
+}
+
+static double hip_down_behind(double t, const double *x, const double *p, const void *data)
+{
+    return M_PI_2 + (x[ST] - p[GAMMA]);
+}
+
+static void lift(double *x, const double *p, const void *data) { x[SW] = 2.0 * p[GAMMA] - x[ST]; }
+
+/* Near the gait Goswami et al. report for the default walker at 3 degrees. */
+static void guess(double *x, const double *p, const void *data)
+{
+    x[ST] = -0.22;
+    x[DST] = 1.1 * sqrt(p[G] / 9.81);
+    x[DSW] = 0.4 * sqrt(p[G] / 9.81);
+    lift(x, p, data);
+}
+
+static double time_limit(const double *p, const void *data) { return 20.0 * sqrt(leg(p) / p[G]); }
+
+static double kinetic(const double *x, const double *p, const void *data)
+{
+    double Mq[2][2];
+    mass_matrix(x, p, Mq);
+    return 0.5 * (Mq[0][0] * x[DST] * x[DST] + 2 * Mq[0][1] * x[DST] * x[DSW] + Mq[1][1] * x[DSW] * x[DSW]);
+}
+
+static double potential(const double *x, const double *p, const void *data)
+{
+    return p[G] * ((p[M] * p[A] + (p[M] + p[MH]) * leg(p)) * cos(x[ST]) - p[M] * p[B] * cos(x[SW]));
+}
+
+static double step_length(const double *x, const double *p, const void *data)
+{
+    return fabs(2.0 * leg(p) * sin(0.5 * (x[ST] - x[SW])));
+}
+
+static bool check_params(const double *p, const void *data, char *why, size_t why_len)
+{
+    return true;
+}
+
+static const sm_event events[] = {
+    {.name = "heelstrike", .value = heelstrike_surface, .direction = +1, .guard = stance_past_normal,
+     .outcome = SM_EVENT_SECTION, .reset = heelstrike},
+    {.name = "rolled_back", .value = stance_rate, .direction = -1, .outcome = SM_EVENT_FAIL,
+     .failure = SM_FELL_BACKWARD},
+    {.name = "hip_down_front", .value = hip_down_front, .direction = -1, .outcome = SM_EVENT_FAIL,
+     .failure = SM_FELL_FORWARD},
+    {.name = "hip_down_behind", .value = hip_down_behind, .direction = -1, .outcome = SM_EVENT_FAIL,
+     .failure = SM_FELL_BACKWARD},
+};
+
+static const sm_phase phases[] = {
+    {.name = "swing", .rhs = rhs, .n_events = 4, .events = events},
+};
+
+static const char *const state_names[] = {"th_st", "th_sw", "dth_st", "dth_sw"};
+static const size_t free_index[] = {ST, DST, DSW};
+
+static const sm_param_def params[] = {
+    {"m", 5.0, 1e-6, 1e6, "kg", "mass of each leg (a point mass on the leg)", 0},
+    {"mh", 10.0, 0.0, 1e6, "kg", "hip mass", 0},
+    {"a", 0.5, 1e-6, 1e3, "m", "distance from a foot to its leg's mass", 0},
+    {"b", 0.5, 1e-6, 1e3, "m", "distance from a leg's mass to the hip", 0},
+    {"gamma", 0.05235987755982988, -0.5, 0.5, "rad", "slope angle of the ramp (default 3 degrees)", 0},
+    {"g", 9.81, 1e-3, 1e3, "m/s^2", "gravitational acceleration", 0},
+};
+
+const sm_model sm_model_compass = {
+    .name = "compass",
+    .title = "The compass-gait biped (point-mass legs and hip)",
+    .reference = "Goswami, Thuilot & Espiau (1998), Int. J. Robot. Res. 17(12):1282-1301",
+    .n_state = 4,
+    .state_names = state_names,
+    .n_params = 6,
+    .params = params,
+    .n_phases = 1,
+    .phases = phases,
+    .start_phase = 0,
+    .n_free = 3,
+    .free_index = free_index,
+    .lift = lift,
+    .guess = guess,
+    .time_limit = time_limit,
+    .kinetic_energy = kinetic,
+    .potential_energy = potential,
+    .step_length = step_length,
+    .check_params = check_params,
+};
