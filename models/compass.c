@@ -50,7 +50,13 @@
  * Free coordinates (th_st, dth_st, dth_sw).
  *
  * Failures: the stance leg stops before passing the slope normal and rolls
- * back; the hip reaches the ground in front or behind. */
+ * back; the hip reaches the ground in front or behind.
+ *
+ * Gait measures in the slope's frame (x forward along the slope, y normal):
+ * swing-foot height l (cos(th_st - gamma) - cos(th_sw - gamma)), negative
+ * only in the mid-stance scuff window; ground reaction
+ * R = sum m_i a_i + (2m + mh) g (0, 1) rotated into the slope's frame;
+ * momentum sum m_i v_i; weight (2m + mh) g. */
 #include <math.h>
 
 #include "models.h"
@@ -173,6 +179,54 @@ static int heelstrike(const double *xm, double *xp, const double *p, const void 
     return 0;
 }
 
+/* World (x forward, y up) to slope frame (along, normal). */
+static void to_slope(const double w[2], double gamma, double s[2])
+{
+    s[0] = w[0] * cos(gamma) - w[1] * sin(gamma);
+    s[1] = w[0] * sin(gamma) + w[1] * cos(gamma);
+}
+
+static double foot_clearance(const double *x, const double *p, const void *data)
+{
+    return leg(p) * (cos(x[ST] - p[GAMMA]) - cos(x[SW] - p[GAMMA]));
+}
+
+static bool in_scuff_window(const double *x, const double *p, const void *data)
+{
+    return foot_clearance(x, p, data) < 0.0;
+}
+
+static void momentum(const double *x, const double *p, const void *data, double P[2])
+{
+    double js[3][2], jw[3][2], w[2] = {0, 0};
+    const double mass[3] = {p[M], p[MH], p[M]};
+    velocity_parts(x, p, js, jw);
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 2; k++) w[k] += mass[i] * (js[i][k] * x[DST] + jw[i][k] * x[DSW]);
+    to_slope(w, p[GAMMA], P);
+}
+
+/* R = sum m_i a_i - (total mass) g_vector; a point at distance d along a leg
+ * at angle th accelerates d th'' (cos th, -sin th) - d th'^2 (sin th, cos th). */
+static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+{
+    double qdd[2];
+    accelerations(x, p, qdd);
+    const double l = leg(p);
+    double es[2], ew[2], us[2], uw[2];
+    ddir(x[ST], es), ddir(x[SW], ew), dir(x[ST], us), dir(x[SW], uw);
+    double w[2];
+    for (int k = 0; k < 2; k++) {
+        const double a_st = qdd[0] * es[k] - x[DST] * x[DST] * us[k];
+        const double a_sw = qdd[1] * ew[k] - x[DSW] * x[DSW] * uw[k];
+        w[k] = p[M] * p[A] * a_st + p[MH] * l * a_st + p[M] * (l * a_st - p[B] * a_sw);
+    }
+    w[1] += (2 * p[M] + p[MH]) * p[G];
+    to_slope(w, p[GAMMA], R);
+}
+
+static double weight(const double *p, const void *data) { return (2 * p[M] + p[MH]) * p[G]; }
+
 static double heelstrike_surface(double t, const double *x, const double *p, const void *data)
 {
     return x[ST] + x[SW] - 2.0 * p[GAMMA];
@@ -225,11 +279,6 @@ static double step_length(const double *x, const double *p, const void *data)
     return fabs(2.0 * leg(p) * sin(0.5 * (x[ST] - x[SW])));
 }
 
-static bool check_params(const double *p, const void *data, char *why, size_t why_len)
-{
-    return true;
-}
-
 static const sm_event events[] = {
     {.name = "heelstrike", .value = heelstrike_surface, .direction = +1, .guard = stance_past_normal,
      .outcome = SM_EVENT_SECTION, .reset = heelstrike},
@@ -276,5 +325,9 @@ const sm_model sm_model_compass = {
     .kinetic_energy = kinetic,
     .potential_energy = potential,
     .step_length = step_length,
-    .check_params = check_params,
+    .foot_clearance = foot_clearance,
+    .in_scuff_window = in_scuff_window,
+    .ground_reaction = ground_reaction,
+    .momentum = momentum,
+    .weight = weight,
 };

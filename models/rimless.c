@@ -22,7 +22,12 @@
  *   theta_dot* = -cot(2 alpha) sqrt(4 (g/l) sin(alpha) sin(gamma)),
  *   lambda = cos^2(2 alpha).
  *
- * Energies per m l^2: E = theta_dot^2 / 2 + (g/l) cos(theta - gamma). */
+ * Energies, forces and momenta per unit hub mass:
+ *   E = l^2 theta_dot^2 / 2 + g l cos(theta - gamma);
+ *   the stance spoke pushes along itself with T = g cos(theta - gamma) - l theta_dot^2,
+ *   so the ground reaction in the slope's frame (x forward, y normal) is
+ *   T (-sin theta, cos theta); momentum l theta_dot (-cos theta, -sin theta);
+ *   weight g.  A wheel has no swing foot. */
 #include <math.h>
 #include <stdio.h>
 
@@ -78,14 +83,28 @@ static double time_limit(const double *p, const void *data) { return 100.0 * sqr
 
 static double kinetic(const double *x, const double *p, const void *data)
 {
-    (void)p;
-    return 0.5 * x[THD] * x[THD];
+    return 0.5 * p[L] * p[L] * x[THD] * x[THD];
 }
 
 static double potential(const double *x, const double *p, const void *data)
 {
-    return p[G] / p[L] * cos(x[TH] - p[GAMMA]);
+    return p[G] * p[L] * cos(x[TH] - p[GAMMA]);
 }
+
+static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+{
+    const double T = p[G] * cos(x[TH] - p[GAMMA]) - p[L] * x[THD] * x[THD];
+    R[0] = -T * sin(x[TH]);
+    R[1] = T * cos(x[TH]);
+}
+
+static void momentum(const double *x, const double *p, const void *data, double P[2])
+{
+    P[0] = -p[L] * x[THD] * cos(x[TH]);
+    P[1] = -p[L] * x[THD] * sin(x[TH]);
+}
+
+static double weight(const double *p, const void *data) { return p[G]; }
 
 static double step_length(const double *x, const double *p, const void *data)
 {
@@ -136,4 +155,7 @@ const sm_model sm_model_rimless = {
     .kinetic_energy = kinetic,
     .potential_energy = potential,
     .step_length = step_length,
+    .ground_reaction = ground_reaction,
+    .momentum = momentum,
+    .weight = weight,
 };

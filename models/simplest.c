@@ -33,7 +33,17 @@
  * the hip reaches the ground in front or behind (theta - gamma = -+ pi/2).
  *
  * Energies per M l^2 (g = l = 1): the feet carry no energy in the limit, so
- * E = theta_dot^2 / 2 + cos(theta - gamma) is conserved in the swing phase. */
+ * E = theta_dot^2 / 2 + cos(theta - gamma) is conserved in the swing phase.
+ *
+ * Gait measures, in the slope's frame (x forward along the slope, y normal;
+ * positive theta leans the stance leg back, so the hip is at
+ * (-sin theta, cos theta) from the stance foot):
+ *   swing-foot height  cos(theta) - cos(theta - phi), negative exactly where
+ *     phi (phi - 2 theta) < 0: the mid-stance scuff window;
+ *   ground reaction    the massless leg pushes along itself with
+ *     T = cos(theta - gamma) - theta_dot^2, so R = T (-sin theta, cos theta);
+ *   momentum           the hip's, theta_dot (-cos theta, -sin theta);
+ *   weight             1 (M g). */
 #include <math.h>
 
 #include "models.h"
@@ -129,6 +139,31 @@ static double step_length(const double *x, const double *p, const void *data)
     return fabs(2.0 * sin(x[TH]));
 }
 
+static double foot_clearance(const double *x, const double *p, const void *data)
+{
+    return cos(x[TH]) - cos(x[TH] - x[PH]);
+}
+
+static bool in_scuff_window(const double *x, const double *p, const void *data)
+{
+    return x[PH] * (x[PH] - 2.0 * x[TH]) < 0.0;
+}
+
+static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+{
+    const double T = cos(x[TH] - p[GAMMA]) - x[THD] * x[THD];
+    R[0] = -T * sin(x[TH]);
+    R[1] = T * cos(x[TH]);
+}
+
+static void momentum(const double *x, const double *p, const void *data, double P[2])
+{
+    P[0] = -x[THD] * cos(x[TH]);
+    P[1] = -x[THD] * sin(x[TH]);
+}
+
+static double weight(const double *p, const void *data) { return 1.0; }
+
 static const sm_event events[] = {
     {.name = "heelstrike", .value = heelstrike_surface, .direction = +1,
      .guard = stance_past_vertical, .outcome = SM_EVENT_SECTION, .reset = heelstrike},
@@ -170,4 +205,9 @@ const sm_model sm_model_simplest = {
     .kinetic_energy = kinetic,
     .potential_energy = potential,
     .step_length = step_length,
+    .foot_clearance = foot_clearance,
+    .in_scuff_window = in_scuff_window,
+    .ground_reaction = ground_reaction,
+    .momentum = momentum,
+    .weight = weight,
 };

@@ -238,6 +238,15 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->metrics = mt;
     r->converged = true;
     r->status = SM_OK;
+    /* One more stride from the gait, sampled, for the measures that need the
+     * whole trajectory (clearance, ground forces). */
+    if (isfinite(mt.period) && mt.period > 0) {
+        double x_end[SM_MAX_STATE];
+        sm_step_metrics measured;
+        if (sm_stride_measured(ws, p, r->x, x_end, &measured, NULL, mt.period / SM_MEASURE_SAMPLES) == SM_OK)
+            r->metrics = measured;
+        r->stride_evals++;
+    }
     sm_status st =
         sm_map_jacobian(ws, p, o->period, z, NULL, h, true, r->jacobian, &r->stride_evals);
     if (st == SM_OK) st = sm_eigenvalues(n, r->jacobian, r->eig_re, r->eig_im);

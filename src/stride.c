@@ -1,7 +1,25 @@
 #include "stridemap/stride.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+
+const sm_metric_field sm_metric_fields[] = {
+#define FIELD(name) {#name, offsetof(sm_step_metrics, name)}
+    FIELD(period),
+    FIELD(step_length),
+    FIELD(speed),
+    FIELD(impact_energy_loss),
+    FIELD(heelstrike_impulse),
+    FIELD(cost_of_transport),
+    FIELD(min_foot_clearance),
+    FIELD(max_foot_clearance),
+    FIELD(min_normal_force),
+    FIELD(max_friction_ratio),
+#undef FIELD
+};
+const size_t sm_metric_field_count = sizeof sm_metric_fields / sizeof sm_metric_fields[0];
 
 static bool all_finite(const double *x, size_t n)
 {
@@ -21,6 +39,12 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
     mt->step_length = NAN;
     mt->speed = NAN;
     mt->impact_energy_loss = m->kinetic_energy ? 0.0 : NAN;
+    mt->heelstrike_impulse = NAN;
+    mt->cost_of_transport = NAN;
+    mt->min_foot_clearance = NAN;
+    mt->max_foot_clearance = NAN;
+    mt->min_normal_force = NAN;
+    mt->max_friction_ratio = NAN;
     mt->n_events = 0;
 
     memmove(x_out, x_in, n * sizeof *x_out);
@@ -79,6 +103,14 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
             mt->period = t;
             if (m->step_length) mt->step_length = m->step_length(x, p, m->data);
             mt->speed = mt->step_length / mt->period;
+            if (m->momentum) {
+                double before[2], after[2];
+                m->momentum(x, p, m->data, before);
+                m->momentum(x_plus, p, m->data, after);
+                mt->heelstrike_impulse = hypot(after[0] - before[0], after[1] - before[1]);
+            }
+            if (m->weight)
+                mt->cost_of_transport = mt->impact_energy_loss / (m->weight(p, m->data) * mt->step_length);
             memcpy(x_out, x_plus, n * sizeof *x);
             return SM_OK;
         }
@@ -87,4 +119,116 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
     }
     memcpy(x_out, x, n * sizeof *x);
     return SM_EVENT_ORDER;
+}
+
+/* What a measured stride collects from its samples. */
+typedef struct {
+    const sm_model *m;
+    const double *p;
+    const sm_observer *user;
+    double *t, *h;           /* clearance samples, NaN inside the scuff window */
+    size_t n, cap;
+    double f[3], r_max;      /* last three normal forces, worst friction ratio */
+    size_t nf;
+    double f_min;
+} measure_ctx;
+
+/* The minimum of a parabola through three equally spaced samples whose
+ * middle one is the smallest. */
+static double parabola_min(double a, double b, double c)
+{
+    const double curv = a - 2 * b + c;
+    return curv > 0 ? b - (c - a) * (c - a) / (8 * curv) : b;
+}
+
+static void measure_state(measure_ctx *c, double t, const double *x)
+{
+    const sm_model *m = c->m;
+    if (m->foot_clearance && c->n < c->cap) {
+        const bool hidden = m->in_scuff_window && m->in_scuff_window(x, c->p, m->data);
+        c->t[c->n] = t;
+        c->h[c->n++] = hidden ? NAN : m->foot_clearance(x, c->p, m->data);
+    }
+    if (m->ground_reaction) {
+        double R[2];
+        m->ground_reaction(t, x, c->p, m->data, R);
+        c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
+        c->nf++;
+        double lowest = R[1];
+        if (c->nf >= 3 && c->f[1] <= c->f[0] && c->f[1] <= c->f[2])
+            lowest = parabola_min(c->f[0], c->f[1], c->f[2]);
+        c->f_min = fmin(c->f_min, lowest);
+        if (R[1] > 0) c->r_max = fmax(c->r_max, fabs(R[0] / R[1]));
+    }
+}
+
+static int measure_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    measure_ctx *c = ctx;
+    measure_state(c, t, x);
+    return c->user && c->user->sample ? c->user->sample(c->user->ctx, t, phase, x) : 0;
+}
+
+/* The state just before an event belongs to the step too: extremes of
+ * forces often sit exactly there. */
+static int measure_event(void *ctx, double t, size_t phase, const char *name, const double *xm,
+                         const double *xp)
+{
+    measure_ctx *c = ctx;
+    measure_state(c, t, xm);
+    return c->user && c->user->event ? c->user->event(c->user->ctx, t, phase, name, xm, xp) : 0;
+}
+
+/* Clearance extremes over the samples outside the scuff window and the
+ * step's first and last 5 %, where the foot leaves and meets the ground. */
+static void clearance_extremes(const measure_ctx *c, double period, sm_step_metrics *mt)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!(c->t[i] >= 0.05 * period && c->t[i] <= 0.95 * period) || isnan(c->h[i])) continue;
+        double v = c->h[i];
+        if (i > 0 && i + 1 < c->n && !isnan(c->h[i - 1]) && !isnan(c->h[i + 1]) && v <= c->h[i - 1] &&
+            v <= c->h[i + 1])
+            v = parabola_min(c->h[i - 1], v, c->h[i + 1]);
+        lo = fmin(lo, v);
+        hi = fmax(hi, c->h[i]);
+    }
+    if (isfinite(lo)) mt->min_foot_clearance = lo;
+    if (isfinite(hi)) mt->max_foot_clearance = hi;
+}
+
+sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
+                             sm_step_metrics *metrics, const sm_observer *obs, double dt)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    if (m->map || !(dt > 0)) return sm_stride(ws, p, x_in, x_out, metrics, obs);
+    const double tlim = sm_workspace_options(ws)->t_max;
+    const double t_end = tlim > 0 ? tlim : m->time_limit(p, m->data);
+    measure_ctx c = {.m = m, .p = p, .user = obs, .f_min = INFINITY, .r_max = 0.0};
+    if (m->foot_clearance) {
+        c.cap = (size_t)fmin(t_end / dt + 2, 2e6);
+        c.t = malloc(c.cap * sizeof *c.t);
+        c.h = malloc(c.cap * sizeof *c.h);
+        if (!c.t || !c.h) {
+            free(c.t);
+            free(c.h);
+            return SM_NO_MEMORY;
+        }
+    }
+    c.f[0] = c.f[1] = c.f[2] = INFINITY;
+    measure_state(&c, 0.0, x_in);
+    sm_observer mine = {.dt = dt, .sample = measure_sample, .event = measure_event, .ctx = &c};
+    sm_step_metrics local;
+    sm_step_metrics *mt = metrics ? metrics : &local;
+    sm_status st = sm_stride(ws, p, x_in, x_out, mt, &mine);
+    if (st == SM_OK) {
+        if (m->foot_clearance) clearance_extremes(&c, mt->period, mt);
+        if (m->ground_reaction && c.nf > 0) {
+            mt->min_normal_force = c.f_min;
+            mt->max_friction_ratio = c.r_max;
+        }
+    }
+    free(c.t);
+    free(c.h);
+    return st;
 }

@@ -135,6 +135,27 @@ static void fixed_json_reports_the_published_gait(void **state)
     json_decref(doc);
 }
 
+static void contact_checks_follow_mu(void **state)
+{
+    (void)state;
+    /* The simplest walker's stance leg leans up to theta* = 0.2003, so it
+     * needs |Ft/Fn| = tan(0.2003) = 0.2030: enough with mu = 1, not 0.1. */
+    for (int k = 0; k < 2; k++) {
+        run_result *r = run("fixed", "simplest", "--json", "--mu", k == 0 ? "1" : "0.1", NULL);
+        assert_int_equal(r->status, 0);
+        json_t *doc = json_loads(r->out, 0, NULL);
+        assert_non_null(doc);
+        json_t *contact = json_object_get(doc, "contact");
+        assert_true(json_is_true(json_object_get(contact, "unilateral")));
+        assert_true(json_is_boolean(json_object_get(contact, "no_slip")));
+        assert_int_equal(json_is_true(json_object_get(contact, "no_slip")), k == 0);
+        assert_close(num(doc, "max_friction_ratio"), tan(0.20031090049483), 1e-8);
+        assert_close(num(doc, "cost_of_transport"), sin(0.009), 1e-7);
+        json_decref(doc);
+    }
+    expect_error(run("fixed", "simplest", "--mu", "-1", NULL), 65, "--mu");
+}
+
 static void fixed_text_says_stable(void **state)
 {
     (void)state;
@@ -276,6 +297,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixed_json_reports_the_published_gait),
         cmocka_unit_test(fixed_text_says_stable),
+        cmocka_unit_test(contact_checks_follow_mu),
         cmocka_unit_test(the_unstable_gait_is_found_and_called_unstable),
         cmocka_unit_test(hopeless_guess_is_no_gait_not_a_crash),
         cmocka_unit_test(bad_input_gets_one_line_and_a_sysexits_code),

@@ -187,8 +187,17 @@ static void test_rimless_closed_form_stride(void **state)
             assert_close(y[0], alpha, 1e-9);
             assert_close(mt.step_length, 2.0 * p[3] * sin(alpha), 1e-14);
             assert_close(mt.speed, mt.step_length / mt.period, 1e-14);
-            /* Kinetic energy lost at the strike (per m l^2). */
-            assert_close(mt.impact_energy_loss, 0.5 * thd_m * thd_m * (1.0 - pow(cos(2.0 * alpha), 2)), 1e-12);
+            /* Kinetic energy lost at the strike, per unit hub mass. */
+            const double l = p[3];
+            assert_close(mt.impact_energy_loss, 0.5 * l * l * thd_m * thd_m * (1.0 - pow(cos(2.0 * alpha), 2)),
+                         1e-12 * l * l);
+            /* The impulse is the jump of the hub's momentum, l (thd+ - thd-) along
+             * the spoke-normal directions: |l thd- (cos 2a e_- ... )|, written out. */
+            const double vm[2] = {-l * thd_m * cos(-alpha), -l * thd_m * sin(-alpha)};
+            const double vp[2] = {-l * y[1] * cos(alpha), -l * y[1] * sin(alpha)};
+            assert_close(mt.heelstrike_impulse, hypot(vp[0] - vm[0], vp[1] - vm[1]), 1e-12 * l);
+            /* Cost of transport: the energy lost per weight and distance. */
+            assert_close(mt.cost_of_transport, mt.impact_energy_loss / (p[2] * mt.step_length), 1e-15);
         }
     }
     /* Too slow to vault over the spoke: it rolls back. */

@@ -110,6 +110,19 @@ typedef struct sm_model {
     sm_state_scalar_fn potential_energy;
     sm_state_scalar_fn step_length;   /* evaluated just before the section event */
 
+    /* Optional gait measures (NULL: not reported).  Forces and momenta are in
+     * the slope's frame: [0] along the slope (forward), [1] normal to it. */
+    sm_state_scalar_fn foot_clearance;  /* swing-foot height above the ground */
+    /* True where the swing foot may pass below the ground without it
+     * counting, e.g. the mid-stance scuff of straight legs. */
+    bool (*in_scuff_window)(const double *x, const double *p, const void *data);
+    /* Ground reaction on the stance foot (needs the accelerations). */
+    void (*ground_reaction)(double t, const double *x, const double *p, const void *data, double R[2]);
+    /* Total linear momentum: its jump at heel-strike is the impulse. */
+    void (*momentum)(const double *x, const double *p, const void *data, double P[2]);
+    /* Total weight (mass times g), in the units the energies use per length. */
+    double (*weight)(const double *p, const void *data);
+
     /* Optional cross-parameter check; fills why and returns false if bad. */
     bool (*check_params)(const double *p, const void *data, char *why, size_t why_len);
 

@@ -13,18 +13,45 @@
  * between phases, which the model does not allow. */
 #define SM_MAX_EVENTS_PER_STRIDE 64
 
+/* What a step did.  NaN marks a measure the model does not define; the
+ * sampled measures (clearance, forces) come only from sm_stride_measured. */
 typedef struct {
     double period;             /* time from section to section */
-    double step_length;        /* model's step length at the section event; NaN if undefined */
+    double step_length;        /* model's step length at the section event */
     double speed;              /* step_length / period */
-    double impact_energy_loss; /* kinetic energy lost over all resets of the stride; NaN if undefined */
+    double impact_energy_loss; /* kinetic energy lost over all resets of the stride */
+    double heelstrike_impulse; /* |jump of linear momentum| at the section event */
+    double cost_of_transport;  /* impact_energy_loss / (weight * step_length) */
+    double min_foot_clearance; /* outside the scuff window and the first/last 5 % of the step */
+    double max_foot_clearance;
+    double min_normal_force;   /* at the stance foot */
+    double max_friction_ratio; /* max |F_tangential / F_normal| at the stance foot */
     int n_events;              /* events that counted, the section event included */
 } sm_step_metrics;
+
+/* Samples per step that sm_fixed_point uses for the sampled measures. */
+#define SM_MEASURE_SAMPLES 1000
 
 /* x_out[n_state] = P(x_in[n_state]); x_in should lie on the section.  On a
  * failure x_out holds the state where the stride ended, for diagnosis.
  * metrics and obs may be NULL. */
 sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
                     sm_step_metrics *metrics, const sm_observer *obs);
+
+/* sm_stride that also samples the gait measures every dt along the step
+ * (minima refined by a parabola through the neighbouring samples).  obs, if
+ * given, sees the same samples. */
+sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
+                             sm_step_metrics *metrics, const sm_observer *obs, double dt);
+
+/* The gait measures of a step, as (name, offset) pairs, for writers of
+ * tables and JSON: every column a metric has, in one place. */
+typedef struct {
+    const char *name;
+    size_t offset; /* of a double in sm_step_metrics */
+} sm_metric_field;
+
+extern const sm_metric_field sm_metric_fields[];
+extern const size_t sm_metric_field_count;
 
 #endif

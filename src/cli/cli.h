@@ -23,6 +23,7 @@ typedef struct {
     bool have_x0;
     double x0[SM_MAX_STATE];          /* --guess or --x0, full state */
     bool json;
+    double mu;                        /* friction coefficient for contact checks */
 
     /* Held until the model is known: options may come before MODEL. */
     const char *sets[SM_MAX_PARAMS * 4];
@@ -73,6 +74,7 @@ enum {
     OPT_OUT,
     OPT_DT,
     OPT_MAX_ORDER,
+    OPT_MU,
 };
 #define CLI_SOLVER_OPTIONS                                                                        \
     {"set", required_argument, 0, OPT_SET}, {"rtol", required_argument, 0, OPT_RTOL},             \
@@ -100,5 +102,7 @@ int cmd_models(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_fixed(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -28,6 +28,7 @@ static const char help[] =
     "  --central         central differences during Newton (default forward)\n"
     "  --tmax T          stride time limit (default: the model's)\n"
     "  --max-step H      largest integration step (default: no limit)\n"
+    "  --mu MU           friction coefficient for the no-slip check (default 1)\n"
     "  --json            one JSON object on stdout\n"
     "\n"
     "exit status: 0 gait found, 1 no gait found, 64 bad usage, 65 bad values.\n"
@@ -45,6 +46,15 @@ static json_t *vector(const double *v, size_t n)
     json_t *a = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(a, number(v[i]));
     return a;
+}
+
+/* The unilateral-contact and no-slip checks of a step (seed 000, eqs. 25-26):
+ * the stance foot must be pushed, not pulled, and |Ft/Fn| may not exceed mu. */
+static json_t *contact_json(const sm_step_metrics *mt, double mu)
+{
+    if (isnan(mt->min_normal_force)) return json_null();
+    return json_pack("{s:b, s:b, s:f}", "unilateral", mt->min_normal_force > 0, "no_slip",
+                     mt->min_normal_force > 0 && mt->max_friction_ratio <= mu, "mu", mu);
 }
 
 static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
@@ -80,10 +90,12 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "eigenvalues", eig);
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? number(r->max_abs_eig) : json_null());
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
-    json_object_set_new(doc, "step_period", number(r->metrics.period));
-    json_object_set_new(doc, "step_length", number(r->metrics.step_length));
-    json_object_set_new(doc, "speed", number(r->metrics.speed));
-    json_object_set_new(doc, "impact_energy_loss", number(r->metrics.impact_energy_loss));
+    for (size_t i = 0; i < sm_metric_field_count; i++) {
+        const sm_metric_field *f = &sm_metric_fields[i];
+        const double v = *(const double *)((const char *)&r->metrics + f->offset);
+        json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, number(v));
+    }
+    json_object_set_new(doc, "contact", contact_json(&r->metrics, run->mu));
     json_object_set_new(doc, "solver",
                         json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
@@ -115,13 +127,31 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
     for (size_t i = 0; i < r->n_free; i++)
         printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
     printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
-    printf("step         period %.10g, length %.10g, speed %.10g, impact energy loss %.6g\n",
-           r->metrics.period, r->metrics.step_length, r->metrics.speed, r->metrics.impact_energy_loss);
+    const sm_step_metrics *mt = &r->metrics;
+    printf("step         period %.10g, length %.10g, speed %.10g\n", mt->period, mt->step_length, mt->speed);
+    printf("energy       lost at impact %.6g, heel-strike impulse %.6g, cost of transport %.6g\n",
+           mt->impact_energy_loss, mt->heelstrike_impulse, mt->cost_of_transport);
+    if (!isnan(mt->min_foot_clearance) || !isnan(mt->max_foot_clearance))
+        printf("clearance    swing foot min %.6g, max %.6g (outside the scuff window)\n", mt->min_foot_clearance,
+               mt->max_foot_clearance);
+    if (!isnan(mt->min_normal_force)) {
+        printf("contact      min normal force %.6g, max |Ft/Fn| %.6g\n", mt->min_normal_force,
+               mt->max_friction_ratio);
+        if (!(mt->min_normal_force > 0))
+            printf("warning      the stance foot would have to be pulled: the gait needs a bilateral contact\n");
+        else if (mt->max_friction_ratio > run->mu)
+            printf("warning      the gait needs more friction than mu = %g: it would slip\n", run->mu);
+    }
 }
 
 static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
 {
     (void)ctx;
+    if (opt == OPT_MU) {
+        if (!cli_parse_double(arg, &run->mu) || !(run->mu >= 0) || !isfinite(run->mu))
+            return cli_fail(run, EX_DATAERR, "--mu takes a friction coefficient >= 0, not '%s'", arg);
+        return 0;
+    }
     if (opt != OPT_GUESS) return 1;
     run->state_option = "--guess";
     run->state_text = arg;
@@ -139,6 +169,7 @@ int cmd_fixed(int argc, char **argv)
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"central", no_argument, 0, OPT_CENTRAL},
+                                         {"mu", required_argument, 0, OPT_MU},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, argv, opts, help, own_option, NULL, false);
