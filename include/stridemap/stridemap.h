@@ -2,9 +2,11 @@
 #ifndef STRIDEMAP_H
 #define STRIDEMAP_H
 
+#include "stridemap/continuation.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/hybrid.h"
 #include "stridemap/model.h"
+#include "stridemap/orbit.h"
 #include "stridemap/registry.h"
 #include "stridemap/status.h"
 #include "stridemap/stride.h"

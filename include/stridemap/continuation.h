@@ -1,0 +1,139 @@
+/* Following a gait as a parameter changes, and where it changes character.
+ *
+ * Pseudo-arclength continuation of the fixed points of P^N in (z, mu), with
+ * z the section's free coordinates and mu one model parameter: a secant
+ * predictor, Newton on the augmented system
+ *     P^N(z; mu) - z = 0,   t . (y - y_pred) = 0     (y = (z, mu), t the secant)
+ * with finite-difference Jacobians (d/dmu included), and a step that grows
+ * when Newton is quick and shrinks when it struggles or a stride fails.
+ * Because mu is an unknown, the branch goes round folds.
+ *
+ * Along the branch three test functions watch the multipliers (eigenvalues
+ * of dP^N/dz): det(J - I) (a real multiplier through +1: fold, LP),
+ * det(J + I) (through -1: period doubling, PD), and the number of complex
+ * multipliers outside the unit circle (Neimark-Sacker, NS).  A sign change
+ * is located by regula falsi (Illinois) on the arclength between the two
+ * points, each trial corrected back onto the branch.
+ *
+ * Kuznetsov (2004), Elements of Applied Bifurcation Theory, ch. 4 and 10;
+ * Doedel, Keller & Kernevez (1991), Int. J. Bifurcation Chaos 1:493 (the
+ * point labels EP, LP, PD, NS, MX are AUTO's).  The library never prints:
+ * every point goes to a callback. */
+#ifndef STRIDEMAP_CONTINUATION_H
+#define STRIDEMAP_CONTINUATION_H
+
+#include <stdbool.h>
+
+#include "stridemap/fixedpoint.h"
+#include "stridemap/hybrid.h"
+#include "stridemap/model.h"
+#include "stridemap/stride.h"
+
+typedef enum {
+    SM_POINT_REGULAR, /* an ordinary point of the branch */
+    SM_POINT_EP,      /* end point: the start, a bound, the last point */
+    SM_POINT_LP,      /* limit point (fold): a real multiplier through +1 */
+    SM_POINT_PD,      /* period doubling (flip): a real multiplier through -1 */
+    SM_POINT_NS,      /* Neimark-Sacker: a complex pair through the unit circle */
+    SM_POINT_MX       /* failure: no gait here (the stride failed or Newton did not converge) */
+} sm_point_type;
+
+/* AUTO's label: "", "EP", "LP", "PD", "NS" or "MX". */
+const char *sm_point_label(sm_point_type t);
+
+/* Why a continuation ended. */
+typedef enum {
+    SM_STOP_BOUND,        /* the parameter reached lo or hi */
+    SM_STOP_MAX_POINTS,   /* max_points were computed */
+    SM_STOP_START_FAILED, /* no gait at the start */
+    SM_STOP_FAILED,       /* the step shrank below h_min: strides fail or Newton diverges ahead */
+    SM_STOP_CALLBACK      /* the callback asked to stop */
+} sm_cont_stop;
+
+/* Stable snake_case name: "bound", "max_points", "start_failed", "failed", "callback". */
+const char *sm_cont_stop_name(sm_cont_stop s);
+
+typedef struct {
+    size_t param;      /* index of the continued parameter */
+    double lo, hi;     /* the branch is followed while lo <= mu <= hi */
+    int direction;     /* +1: set off towards larger mu, -1: smaller */
+    int period;        /* N: fixed points of P^N (default 1) */
+    double h0;         /* first arclength step (default 1e-3) */
+    double h_min;      /* smallest step before giving up (default 1e-8) */
+    double h_max;      /* largest step (default 0.05) */
+    int max_points;    /* regular points computed, start included (default 500) */
+    double tol;        /* corrector: max |P^N(z) - z| <= tol (default 1e-10) */
+    int max_iter;      /* corrector iterations per step (default 8) */
+    int fast_iter;     /* at most this many iterations: grow the step (default 3) */
+    double fd_step;    /* finite-difference step; 0 means sqrt(rtol) */
+    double weight;     /* the parameter's weight in the arclength norm (default 1) */
+    bool locate;       /* detect and locate LP, PD, NS (default true) */
+    double locate_tol; /* a bifurcation is located when its bracket in mu is this narrow (default 1e-10) */
+    sm_newton_options start; /* Newton at the start point (its period is overridden by `period`) */
+    double orient[SM_MAX_STATE + 1]; /* if non-zero: the first tangent t in (z, w mu) has t . orient > 0
+                                       (overrides direction; set by sm_cont_switch_pd) */
+} sm_cont_options;
+
+/* Fills o with the defaults above for parameter index `param`, lo and hi
+ * from the parameter's admissible range. */
+void sm_cont_options_default(sm_cont_options *o, const sm_model *m, size_t param);
+
+/* Checks the options against the model; why gets a line naming the bad one. */
+sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, char *why, size_t why_len);
+
+/* One point of a branch. */
+typedef struct {
+    sm_point_type type;
+    int period;                 /* N */
+    size_t n_state, n_free;
+    double mu;                  /* the continued parameter's value */
+    double x[SM_MAX_STATE];     /* full section state, [n_state] */
+    double eig_re[SM_MAX_STATE], eig_im[SM_MAX_STATE]; /* multipliers of P^N, by decreasing modulus */
+    double max_abs_eig;
+    bool stable;                /* every |multiplier| < 1 */
+    sm_step_metrics metrics;    /* of the first step from x */
+    int iterations;             /* corrector iterations */
+    double residual;            /* max |P^N(z) - z| */
+    double arclength;           /* from the start of the branch */
+    sm_status status;           /* SM_OK, or why there is no gait (MX) */
+    double eigvec[SM_MAX_STATE]; /* PD and LP: unit eigenvector of the critical multiplier, [n_free] */
+    double tangent[SM_MAX_STATE + 1]; /* unit direction of the branch in (z, mu) */
+} sm_cont_point;
+
+/* Receives every point in branch order, bifurcations included.  A non-zero
+ * return stops the continuation (SM_STOP_CALLBACK). */
+typedef int (*sm_cont_fn)(void *ctx, const sm_cont_point *pt);
+
+#define SM_CONT_MAX_SPECIAL 64
+
+typedef struct {
+    sm_cont_stop stop;
+    sm_status status;          /* SM_OK unless the run failed (start, or a stall) */
+    sm_status stride_status;   /* the last failed stride's status, SM_OK if none */
+    double stop_mu;            /* where it stopped: the last good point's mu */
+    int n_points;              /* points handed to the callback */
+    long stride_evals;
+    sm_cont_point last;        /* the last good point */
+    int n_special;             /* LP, PD and NS points found, at most SM_CONT_MAX_SPECIAL kept */
+    sm_cont_point special[SM_CONT_MAX_SPECIAL];
+} sm_cont_result;
+
+/* Follows the branch of P^N fixed points through x_guess at p (a full
+ * state; p[o->param] is the start value) until a bound, max_points or a
+ * failure.  The start point is found with Newton at fixed p.  Returns r->status. */
+sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess,
+                      const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r);
+
+/* From a period-doubling point pd of a period-N branch (p: the parameters,
+ * p[o->param] ignored), a point of the period-2N branch: solves
+ * P^2N(z; mu) = z with v . (z - z_pd) = amplitude (v the eigenvector of -1),
+ * so it works on either side of the bifurcation, and checks the result is
+ * not the period-N point.  Fills x (full state), *mu, and *next: o with
+ * period 2N and the first tangent pointed away from the PD, ready for
+ * sm_continue(ws, p with p[param] = *mu, x, next, ...).  amplitude 0 means
+ * 1e-3 of the state's scale (at least 1e-4). */
+sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_point *pd,
+                            const sm_cont_options *o, double amplitude, double *x, double *mu,
+                            sm_cont_options *next);
+
+#endif

@@ -1,0 +1,718 @@
+#include "stridemap/continuation.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* All vectors of the branch live in scaled coordinates u = (z, w mu), so the
+ * arclength is the Euclidean norm of u and w (o->weight) trades the
+ * parameter against the state. */
+#define MAXU (SM_MAX_STATE + 1)
+
+const char *sm_point_label(sm_point_type t)
+{
+    switch (t) {
+    case SM_POINT_EP: return "EP";
+    case SM_POINT_LP: return "LP";
+    case SM_POINT_PD: return "PD";
+    case SM_POINT_NS: return "NS";
+    case SM_POINT_MX: return "MX";
+    default: return "";
+    }
+}
+
+const char *sm_cont_stop_name(sm_cont_stop s)
+{
+    switch (s) {
+    case SM_STOP_BOUND: return "bound";
+    case SM_STOP_MAX_POINTS: return "max_points";
+    case SM_STOP_START_FAILED: return "start_failed";
+    case SM_STOP_FAILED: return "failed";
+    case SM_STOP_CALLBACK: return "callback";
+    }
+    return "?";
+}
+
+void sm_cont_options_default(sm_cont_options *o, const sm_model *m, size_t param)
+{
+    memset(o, 0, sizeof *o);
+    o->param = param;
+    o->lo = param < m->n_params ? m->params[param].min : -INFINITY;
+    o->hi = param < m->n_params ? m->params[param].max : INFINITY;
+    o->direction = +1;
+    o->period = 1;
+    o->h0 = 1e-3;
+    o->h_min = 1e-8;
+    o->h_max = 0.05;
+    o->max_points = 500;
+    o->tol = 1e-10;
+    o->max_iter = 8;
+    o->fast_iter = 3;
+    o->fd_step = 0.0;
+    o->weight = 1.0;
+    o->locate = true;
+    o->locate_tol = 1e-10;
+    sm_newton_options_default(&o->start);
+}
+
+sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, char *why, size_t why_len)
+{
+#define BAD(...) return snprintf(why, why_len, __VA_ARGS__), SM_BAD_OPTION
+    if (o->param >= m->n_params) BAD("model '%s' has no parameter number %zu", m->name, o->param);
+    if (!(o->lo <= o->hi) || isnan(o->lo) || isnan(o->hi)) BAD("the parameter bounds must satisfy lo <= hi");
+    if (o->direction != 1 && o->direction != -1) BAD("the direction must be +1 or -1");
+    if (o->period < 1 || o->period > 1024) BAD("--period must be a whole number from 1 to 1024, not %d", o->period);
+    if (!(o->h_min > 0 && o->h_min <= o->h0 && o->h0 <= o->h_max && isfinite(o->h_max)))
+        BAD("the steps must satisfy 0 < h_min <= --step <= h_max (got %g, %g, %g)", o->h_min, o->h0, o->h_max);
+    if (o->max_points < 1) BAD("--max-points must be at least 1, not %d", o->max_points);
+    if (!(o->tol > 0) || !isfinite(o->tol)) BAD("--tol must be a positive number, not %g", o->tol);
+    if (o->max_iter < 1) BAD("the corrector needs at least one iteration");
+    if (!(o->fd_step >= 0 && o->fd_step < 1)) BAD("--fd-step must be in [0, 1) (0: sqrt(rtol)), not %g", o->fd_step);
+    if (!(o->weight > 0) || !isfinite(o->weight)) BAD("--weight must be a positive number, not %g", o->weight);
+    if (!(o->locate_tol > 0)) BAD("the location tolerance must be positive, not %g", o->locate_tol);
+#undef BAD
+    return SM_OK;
+}
+
+/* ---- small dense linear algebra ------------------------------------------- */
+
+/* Determinant of the n x n row-major matrix A (copied). */
+static double det(size_t n, const double *A)
+{
+    double a[MAXU * MAXU];
+    memcpy(a, A, n * n * sizeof *a);
+    double d = 1.0;
+    for (size_t k = 0; k < n; k++) {
+        size_t piv = k;
+        for (size_t i = k + 1; i < n; i++)
+            if (fabs(a[i * n + k]) > fabs(a[piv * n + k])) piv = i;
+        if (a[piv * n + k] == 0.0) return 0.0;
+        if (piv != k) {
+            for (size_t j = 0; j < n; j++) {
+                double t = a[k * n + j];
+                a[k * n + j] = a[piv * n + j];
+                a[piv * n + j] = t;
+            }
+            d = -d;
+        }
+        d *= a[k * n + k];
+        for (size_t i = k + 1; i < n; i++) {
+            double f = a[i * n + k] / a[k * n + k];
+            for (size_t j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
+        }
+    }
+    return d;
+}
+
+/* Solves the m x m system A x = b in place of b. */
+static sm_status solve(size_t m, const double *A, double *b)
+{
+    double a[MAXU * MAXU];
+    lapack_int ipiv[MAXU];
+    memcpy(a, A, m * m * sizeof *a);
+    lapack_int info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)m, 1, a, (lapack_int)m, ipiv, b, 1);
+    if (info > 0) return SM_SINGULAR_JACOBIAN;
+    if (info < 0) return SM_LAPACK_FAILED;
+    for (size_t i = 0; i < m; i++)
+        if (!isfinite(b[i])) return SM_SINGULAR_JACOBIAN;
+    return SM_OK;
+}
+
+static double norm2(const double *v, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
+    return sqrt(s);
+}
+
+static double dot(const double *a, const double *b, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+static double max_abs(const double *v, size_t n)
+{
+    double a = 0.0;
+    for (size_t i = 0; i < n; i++) a = fmax(a, fabs(v[i]));
+    return isnan(a) ? INFINITY : a;
+}
+
+/* Null vector of the n x (n+1) row-major matrix A by signed cofactors:
+ * t_j = (-1)^j det(A without column j), normalised. */
+static bool null_vector(size_t n, const double *A, double *t)
+{
+    double sub[MAXU * MAXU];
+    for (size_t j = 0; j <= n; j++) {
+        for (size_t i = 0; i < n; i++)
+            for (size_t k = 0, c = 0; k <= n; k++)
+                if (k != j) sub[i * n + c++] = A[i * (n + 1) + k];
+        t[j] = ((j % 2) ? -1.0 : 1.0) * det(n, sub);
+    }
+    double s = norm2(t, n + 1);
+    if (!(s > 0) || !isfinite(s)) return false;
+    for (size_t j = 0; j <= n; j++) t[j] /= s;
+    return true;
+}
+
+/* ---- the branch's working context ---------------------------------------- */
+
+typedef struct {
+    sm_workspace *ws;
+    const sm_model *m;
+    const sm_cont_options *o;
+    double p[SM_MAX_PARAMS];
+    size_t n;      /* free coordinates */
+    int period;    /* N of P^N */
+    double h;      /* finite-difference step */
+    double w;      /* parameter weight */
+    long evals;
+    sm_status stride_status;
+} branch;
+
+static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_cont_options *o, int period)
+{
+    memset(b, 0, sizeof *b);
+    b->ws = ws;
+    b->m = sm_workspace_model(ws);
+    b->o = o;
+    memcpy(b->p, p, b->m->n_params * sizeof *p);
+    b->n = b->m->n_free;
+    b->period = period;
+    b->h = o->fd_step > 0 ? o->fd_step : sqrt(sm_workspace_options(ws)->rtol);
+    b->w = o->weight;
+}
+
+static double mu_of(const branch *b, const double *u) { return u[b->n] / b->w; }
+
+/* F(u) = P^N(z; mu) - z. */
+static sm_status residual(branch *b, const double *u, double *F, sm_step_metrics *mt)
+{
+    double Pz[SM_MAX_STATE];
+    b->p[b->o->param] = mu_of(b, u);
+    sm_status st = sm_poincare(b->ws, b->p, b->period, u, Pz, NULL, mt);
+    b->evals++;
+    if (st != SM_OK) {
+        b->stride_status = st;
+        return st;
+    }
+    for (size_t i = 0; i < b->n; i++) F[i] = Pz[i] - u[i];
+    return SM_OK;
+}
+
+/* dF/dmu (scaled: per unit of w mu) by a one-sided difference, stepping
+ * inward from the parameter's range and away from failures. */
+static sm_status dF_dmu(branch *b, const double *u, const double *F, double *col)
+{
+    const sm_param_def *d = &b->m->params[b->o->param];
+    const double mu = mu_of(b, u);
+    double hm = b->h * fmax(1.0, fabs(mu));
+    if (mu + hm > d->max) hm = -hm;
+    double up[MAXU], Fp[SM_MAX_STATE];
+    memcpy(up, u, (b->n + 1) * sizeof *u);
+    up[b->n] = (mu + hm) * b->w;
+    sm_status st = residual(b, up, Fp, NULL);
+    if (st != SM_OK && mu - fabs(hm) >= d->min) {
+        hm = -hm;
+        up[b->n] = (mu + hm) * b->w;
+        st = residual(b, up, Fp, NULL);
+    }
+    if (st != SM_OK) return st;
+    for (size_t i = 0; i < b->n; i++) col[i] = (Fp[i] - F[i]) / (hm * b->w);
+    return SM_OK;
+}
+
+/* A[n x (n+1)] = dF/du: forward (or central) differences in z, then mu. */
+static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool central, double *A)
+{
+    const size_t n = b->n;
+    double J[SM_MAX_STATE * SM_MAX_STATE], Pz[SM_MAX_STATE], col[SM_MAX_STATE];
+    for (size_t i = 0; i < n; i++) Pz[i] = F[i] + u[i];
+    b->p[b->o->param] = mu_of(b, u);
+    sm_status st = sm_map_jacobian(b->ws, b->p, b->period, u, Pz, b->h, central, J, &b->evals);
+    if (st != SM_OK) return b->stride_status = st;
+    st = dF_dmu(b, u, F, col);
+    if (st != SM_OK) return st;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) A[i * (n + 1) + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
+        A[i * (n + 1) + n] = col[i];
+    }
+    return SM_OK;
+}
+
+/* Newton on F(u) = 0, a . u = c from u (in place).  Fails if the iterate
+ * strays further than `radius` from where it started. */
+static sm_status correct(branch *b, double *u, const double *a, double c, double radius, double *F,
+                         int *iters, double *res)
+{
+    const size_t n = b->n, m = n + 1;
+    double u0[MAXU], A[SM_MAX_STATE * MAXU], M[MAXU * MAXU], du[MAXU], ut[MAXU], Ft[SM_MAX_STATE];
+    memcpy(u0, u, m * sizeof *u);
+    *iters = 0;
+    sm_status st = residual(b, u, F, NULL);
+    if (st != SM_OK) return st;
+    double norm = max_abs(F, n);
+    for (;;) {
+        const double cons = dot(a, u, m) - c;
+        *res = norm;
+        if (norm <= b->o->tol && fabs(cons) <= 1e-12 * (1.0 + fabs(c))) return SM_OK;
+        if (*iters >= b->o->max_iter) return SM_NOT_CONVERGED;
+        (*iters)++;
+        st = jacobian_aug(b, u, F, false, A);
+        if (st != SM_OK) return st;
+        for (size_t i = 0; i < n; i++) {
+            memcpy(&M[i * m], &A[i * m], m * sizeof *A);
+            du[i] = -F[i];
+        }
+        memcpy(&M[n * m], a, m * sizeof *a);
+        du[n] = -cons;
+        st = solve(m, M, du);
+        if (st != SM_OK) return st;
+        /* Halve a step that throws the walker into a fall. */
+        double lambda = 1.0;
+        for (int k = 0;; k++, lambda *= 0.5) {
+            for (size_t i = 0; i < m; i++) ut[i] = u[i] + lambda * du[i];
+            st = residual(b, ut, Ft, NULL);
+            if (st == SM_OK || k >= 6) break;
+        }
+        if (st != SM_OK) return st;
+        double tn = max_abs(Ft, n);
+        if (*iters > 2 && tn > 2.0 * norm) return SM_NOT_CONVERGED; /* diverging */
+        memcpy(u, ut, m * sizeof *u);
+        memcpy(F, Ft, n * sizeof *F);
+        norm = tn;
+        double dist[MAXU];
+        for (size_t i = 0; i < m; i++) dist[i] = u[i] - u0[i];
+        if (norm2(dist, m) > radius) return SM_NOT_CONVERGED;
+    }
+}
+
+/* A converged point with its multipliers and test functions. */
+typedef struct {
+    double u[MAXU];
+    double F[SM_MAX_STATE];
+    double J[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, central differences */
+    double psi_lp, psi_pd;  /* det(J - I), det(J + I) */
+    int ns_out;             /* complex multipliers outside the unit circle */
+    double psi_ns;          /* |lambda| - 1 of the complex multiplier nearest the circle (NAN if none) */
+    sm_cont_point pt;
+} node;
+
+/* Unit eigenvector of J for its real eigenvalue nearest target. */
+static void critical_eigvec(size_t n, const double *J, double target, double *v)
+{
+    double a[SM_MAX_STATE * SM_MAX_STATE], wr[SM_MAX_STATE], wi[SM_MAX_STATE], vr[SM_MAX_STATE * SM_MAX_STATE];
+    memcpy(a, J, n * n * sizeof *a);
+    memset(v, 0, n * sizeof *v);
+    if (LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)n, a, (lapack_int)n, wr, wi, NULL, 1, vr,
+                      (lapack_int)n) != 0)
+        return;
+    size_t best = n;
+    for (size_t k = 0; k < n; k++)
+        if (wi[k] == 0.0 && (best == n || fabs(wr[k] - target) < fabs(wr[best] - target))) best = k;
+    if (best == n) return;
+    for (size_t i = 0; i < n; i++) v[i] = vr[i * n + best];
+    double s = norm2(v, n);
+    /* A fixed sign: the largest component positive. */
+    size_t big = 0;
+    for (size_t i = 1; i < n; i++)
+        if (fabs(v[i]) > fabs(v[big])) big = i;
+    if (v[big] < 0) s = -s;
+    for (size_t i = 0; i < n; i++) v[i] /= s;
+}
+
+/* Multipliers, stability, metrics and test functions at a converged u. */
+static sm_status analyse(branch *b, node *nd, int iters, double res)
+{
+    const size_t n = b->n;
+    sm_cont_point *pt = &nd->pt;
+    memset(pt, 0, sizeof *pt);
+    pt->period = b->period;
+    pt->n_state = b->m->n_state;
+    pt->n_free = n;
+    pt->mu = mu_of(b, nd->u);
+    pt->iterations = iters;
+    pt->residual = res;
+    pt->max_abs_eig = NAN;
+    b->p[b->o->param] = pt->mu;
+    double Pz[SM_MAX_STATE];
+    sm_status st = sm_poincare(b->ws, b->p, b->period, nd->u, Pz, NULL, &pt->metrics);
+    b->evals++;
+    sm_model_to_section(b->m, b->p, (double[SM_MAX_STATE]){0}, pt->x);
+    for (size_t k = 0; k < n; k++) pt->x[b->m->free_index[k]] = nd->u[k];
+    b->m->lift(pt->x, b->p, b->m->data);
+    if (st == SM_OK) st = sm_map_jacobian(b->ws, b->p, b->period, nd->u, NULL, b->h, true, nd->J, &b->evals);
+    if (st == SM_OK) st = sm_eigenvalues(n, nd->J, pt->eig_re, pt->eig_im);
+    if (st != SM_OK) {
+        b->stride_status = st;
+        return pt->status = st;
+    }
+    double I_minus[SM_MAX_STATE * SM_MAX_STATE], I_plus[SM_MAX_STATE * SM_MAX_STATE];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            I_minus[i * n + j] = nd->J[i * n + j] - (i == j);
+            I_plus[i * n + j] = nd->J[i * n + j] + (i == j);
+        }
+    nd->psi_lp = det(n, I_minus);
+    nd->psi_pd = det(n, I_plus);
+    nd->ns_out = 0;
+    nd->psi_ns = NAN;
+    pt->max_abs_eig = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        const double mod = hypot(pt->eig_re[k], pt->eig_im[k]);
+        pt->max_abs_eig = fmax(pt->max_abs_eig, mod);
+        if (pt->eig_im[k] != 0.0) {
+            nd->ns_out += mod > 1.0;
+            if (isnan(nd->psi_ns) || fabs(mod - 1.0) < fabs(nd->psi_ns)) nd->psi_ns = mod - 1.0;
+        }
+    }
+    pt->stable = pt->max_abs_eig < 1.0;
+    pt->status = SM_OK;
+    return SM_OK;
+}
+
+static double sgn(double v) { return (v > 0) - (v < 0); }
+
+static double test_value(const node *nd, sm_point_type t)
+{
+    return t == SM_POINT_LP ? nd->psi_lp : t == SM_POINT_PD ? nd->psi_pd : nd->psi_ns;
+}
+
+/* Locates the zero of one test function between converged nodes a and b by
+ * the Illinois method on the arclength along the chord, each trial point
+ * corrected back onto the branch across the chord.  out gets the point. */
+static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type type, node *out)
+{
+    const size_t m = b->n + 1;
+    double d[MAXU];
+    for (size_t i = 0; i < m; i++) d[i] = nb->u[i] - na->u[i];
+    const double L = norm2(d, m);
+    for (size_t i = 0; i < m; i++) d[i] /= L;
+    double sa = 0.0, sb = L, fa = test_value(na, type), fb = test_value(nb, type);
+    if (type == SM_POINT_NS) {
+        /* The nearest complex pair at each end; both ends have one. */
+        if (isnan(fa) || isnan(fb)) fa = nb->ns_out > na->ns_out ? -1.0 : 1.0, fb = -fa;
+    }
+    *out = fabs(fa) < fabs(fb) ? *na : *nb;
+    int side = 0;
+    double s_prev = NAN;
+    sm_status st = SM_NOT_CONVERGED;
+    for (int k = 0; k < 80; k++) {
+        double s = (sa * fb - sb * fa) / (fb - fa);
+        if (!(s > sa && s < sb)) s = 0.5 * (sa + sb);
+        node t;
+        for (size_t i = 0; i < m; i++) t.u[i] = na->u[i] + s * d[i];
+        int iters = 0;
+        double res = 0.0;
+        sm_status cs = correct(b, t.u, d, dot(d, t.u, m), L, t.F, &iters, &res);
+        if (cs == SM_OK) cs = analyse(b, &t, iters, res);
+        if (cs != SM_OK) return st;
+        double fs = test_value(&t, type);
+        if (isnan(fs)) return st;
+        *out = t;
+        st = SM_OK;
+        if (fs == 0.0 || sb - sa < b->o->locate_tol || fabs(s - s_prev) < 1e-2 * b->o->locate_tol) break;
+        s_prev = s;
+        if (sgn(fs) == sgn(fb)) {
+            sb = s, fb = fs;
+            if (side == -1) fa *= 0.5;
+            side = -1;
+        } else {
+            sa = s, fa = fs;
+            if (side == +1) fb *= 0.5;
+            side = +1;
+        }
+    }
+    out->pt.type = type;
+    if (type == SM_POINT_PD) critical_eigvec(b->n, out->J, -1.0, out->pt.eigvec);
+    if (type == SM_POINT_LP) critical_eigvec(b->n, out->J, 1.0, out->pt.eigvec);
+    return st;
+}
+
+/* ---- the continuation ------------------------------------------------------ */
+
+typedef struct {
+    sm_cont_fn cb;
+    void *ctx;
+    sm_cont_result *r;
+    double arclength;
+} emitter;
+
+static int emit(emitter *e, sm_cont_point *pt)
+{
+    e->r->n_points++;
+    if (pt->type == SM_POINT_LP || pt->type == SM_POINT_PD || pt->type == SM_POINT_NS) {
+        if (e->r->n_special < SM_CONT_MAX_SPECIAL) e->r->special[e->r->n_special] = *pt;
+        e->r->n_special++;
+    }
+    return e->cb ? e->cb(e->ctx, pt) : 0;
+}
+
+/* Bifurcations between two consecutive nodes, located and in branch order. */
+static int find_special(branch *b, const node *na, const node *nb, node *sp, double *s_of)
+{
+    int k = 0;
+    const sm_point_type types[3] = {SM_POINT_LP, SM_POINT_PD, SM_POINT_NS};
+    for (int i = 0; i < 3; i++) {
+        bool change;
+        if (types[i] == SM_POINT_NS)
+            change = na->ns_out != nb->ns_out;
+        else
+            change = sgn(test_value(na, types[i])) * sgn(test_value(nb, types[i])) < 0;
+        if (!change) continue;
+        if (locate(b, na, nb, types[i], &sp[k]) != SM_OK) {
+            sp[k] = *nb;
+            sp[k].pt.type = types[i];
+            sp[k].pt.status = SM_NOT_CONVERGED;
+        }
+        double d[MAXU];
+        for (size_t j = 0; j <= b->n; j++) d[j] = sp[k].u[j] - na->u[j];
+        s_of[k] = norm2(d, b->n + 1);
+        k++;
+    }
+    /* Sort by arclength from na. */
+    for (int i = 1; i < k; i++)
+        for (int j = i; j > 0 && s_of[j] < s_of[j - 1]; j--) {
+            node t = sp[j];
+            sp[j] = sp[j - 1], sp[j - 1] = t;
+            double s = s_of[j];
+            s_of[j] = s_of[j - 1], s_of[j - 1] = s;
+        }
+    return k;
+}
+
+sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
+                      sm_cont_fn cb, void *ctx, sm_cont_result *r)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    memset(r, 0, sizeof *r);
+    r->stop = SM_STOP_START_FAILED;
+    r->stop_mu = p[o->param < m->n_params ? o->param : 0];
+    char why[200];
+    if (sm_cont_options_check(o, m, why, sizeof why) != SM_OK) return r->status = SM_BAD_OPTION;
+
+    branch b;
+    branch_init(&b, ws, p, o, o->period);
+    const size_t n = b.n, mm = n + 1;
+    emitter e = {cb, ctx, r, 0.0};
+    node nodes[2];
+    node *prev = &nodes[0], *next = &nodes[1];
+    memset(prev, 0, sizeof *prev);
+
+    /* The start: Newton at fixed parameter. */
+    sm_newton_options no = o->start;
+    no.period = o->period;
+    if (no.fd_step == 0) no.fd_step = o->fd_step;
+    sm_fixed_result fr;
+    sm_status st = sm_fixed_point(ws, p, x_guess, &no, &fr);
+    r->stride_evals += fr.stride_evals;
+    if (st != SM_OK || !fr.converged) {
+        sm_cont_point *pt = &prev->pt;
+        pt->type = SM_POINT_MX;
+        pt->period = o->period;
+        pt->n_state = m->n_state;
+        pt->n_free = n;
+        pt->mu = p[o->param];
+        memcpy(pt->x, fr.x, m->n_state * sizeof *fr.x);
+        pt->max_abs_eig = NAN;
+        pt->residual = fr.residual;
+        pt->iterations = fr.iterations;
+        pt->metrics = fr.metrics;
+        pt->status = fr.status == SM_OK ? SM_NOT_CONVERGED : fr.status;
+        for (size_t k = 0; k < n; k++) pt->eig_re[k] = pt->eig_im[k] = NAN;
+        r->status = pt->status;
+        r->stride_status = fr.stride_status;
+        r->last = *pt;
+        emit(&e, pt);
+        return r->status;
+    }
+    for (size_t k = 0; k < n; k++) prev->u[k] = fr.x[m->free_index[k]];
+    prev->u[n] = p[o->param] * b.w;
+    st = residual(&b, prev->u, prev->F, NULL);
+    if (st == SM_OK) st = analyse(&b, prev, fr.iterations, fr.residual);
+    if (st != SM_OK) {
+        r->status = st;
+        r->stride_status = b.stride_status;
+        return st;
+    }
+    prev->pt.type = SM_POINT_EP;
+
+    /* The first tangent: the null vector of dF/du, pointing the asked way
+     * (or along o's orientation hint, for a branch leaving a bifurcation). */
+    double t[MAXU];
+    {
+        double A[SM_MAX_STATE * MAXU];
+        st = jacobian_aug(&b, prev->u, prev->F, true, A);
+        if (st == SM_OK && !null_vector(n, A, t)) st = SM_SINGULAR_JACOBIAN;
+        if (st != SM_OK) {
+            r->status = st;
+            r->stride_status = b.stride_status;
+            r->last = prev->pt;
+            emit(&e, &prev->pt);
+            r->stop = SM_STOP_FAILED;
+            return st;
+        }
+        double orient = t[n] * o->direction;
+        if (norm2(o->orient, mm) > 0) orient = dot(t, o->orient, mm);
+        if (orient < 0)
+            for (size_t i = 0; i < mm; i++) t[i] = -t[i];
+        memcpy(prev->pt.tangent, t, mm * sizeof *t);
+    }
+    r->stride_evals = b.evals + fr.stride_evals;
+
+    /* The pending point is handed out once the next one is known, so the
+     * last point can be marked EP. */
+    double h = o->h0;
+    int computed = 1;
+    sm_cont_stop stop = SM_STOP_MAX_POINTS;
+    sm_status why_stop = SM_OK;
+    const double lo_s = o->lo * b.w, hi_s = o->hi * b.w;
+    node special[3];
+    double s_of[3];
+
+    while (computed < o->max_points) {
+        /* Predict; clip to the bound and land on it exactly. */
+        double up[MAXU], a[MAXU], c;
+        for (size_t i = 0; i < mm; i++) up[i] = prev->u[i] + h * t[i];
+        bool at_bound = false;
+        if (up[n] > hi_s || up[n] < lo_s) {
+            const double bound = up[n] > hi_s ? hi_s : lo_s;
+            const double hb = (bound - prev->u[n]) / t[n];
+            for (size_t i = 0; i < mm; i++) up[i] = prev->u[i] + hb * t[i];
+            up[n] = bound;
+            memset(a, 0, sizeof a);
+            a[n] = 1.0;
+            c = bound;
+            at_bound = true;
+        } else {
+            memcpy(a, t, mm * sizeof *t);
+            c = dot(t, up, mm);
+        }
+        memcpy(next->u, up, mm * sizeof *up);
+        int iters = 0;
+        double res = INFINITY;
+        st = correct(&b, next->u, a, c, fmax(2.0 * h, 10 * o->h_min), next->F, &iters, &res);
+        if (st == SM_OK) st = analyse(&b, next, iters, res);
+        double sec[MAXU], len = 0;
+        if (st == SM_OK) {
+            for (size_t i = 0; i < mm; i++) sec[i] = next->u[i] - prev->u[i];
+            len = norm2(sec, mm);
+            /* A corrector that went backwards or nowhere jumped branches. */
+            if (!(len > 0) || dot(sec, t, mm) <= 0) st = SM_NOT_CONVERGED;
+        }
+        if (st != SM_OK) {
+            why_stop = st;
+            h *= 0.5;
+            if (h < o->h_min) {
+                stop = SM_STOP_FAILED;
+                break;
+            }
+            continue;
+        }
+        computed++;
+        e.arclength += len;
+        for (size_t i = 0; i < mm; i++) t[i] = sec[i] / len;
+        next->pt.arclength = e.arclength;
+        memcpy(next->pt.tangent, t, mm * sizeof *t);
+
+        int k = o->locate ? find_special(&b, prev, next, special, s_of) : 0;
+        if (emit(&e, &prev->pt)) {
+            stop = SM_STOP_CALLBACK;
+            r->last = prev->pt;
+            r->stop_mu = prev->pt.mu;
+            goto done;
+        }
+        for (int i = 0; i < k; i++) {
+            special[i].pt.arclength = e.arclength - len + s_of[i];
+            memcpy(special[i].pt.tangent, t, mm * sizeof *t);
+            if (emit(&e, &special[i].pt)) {
+                stop = SM_STOP_CALLBACK;
+                r->last = next->pt;
+                r->stop_mu = next->pt.mu;
+                goto done;
+            }
+        }
+        node *tmp = prev;
+        prev = next, next = tmp;
+        why_stop = SM_OK;
+        if (at_bound) {
+            stop = SM_STOP_BOUND;
+            break;
+        }
+        /* Adapt the step to Newton's effort. */
+        if (iters <= o->fast_iter)
+            h = fmin(1.5 * h, o->h_max);
+        else if (iters >= o->max_iter - 1)
+            h = fmax(0.5 * h, o->h_min);
+    }
+
+    /* The last good point closes the branch; a failure ahead is an MX. */
+    prev->pt.type = SM_POINT_EP;
+    r->last = prev->pt;
+    r->stop_mu = prev->pt.mu;
+    if (emit(&e, &prev->pt)) stop = SM_STOP_CALLBACK;
+    if (stop == SM_STOP_FAILED) {
+        sm_cont_point mx = prev->pt;
+        mx.type = SM_POINT_MX;
+        mx.status = why_stop == SM_OK ? SM_NOT_CONVERGED : why_stop;
+        mx.stable = false;
+        emit(&e, &mx);
+        r->status = mx.status;
+        r->stride_status = b.stride_status;
+    }
+done:
+    r->stop = stop;
+    r->stride_evals = b.evals + fr.stride_evals;
+    return r->status;
+}
+
+sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_point *pd,
+                            const sm_cont_options *o, double amplitude, double *x, double *mu,
+                            sm_cont_options *next)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    const size_t n = m->n_free, mm = n + 1;
+    *next = *o;
+    next->period = 2 * pd->period;
+    if (pd->type != SM_POINT_PD || next->period > 1024) return SM_BAD_OPTION;
+    branch b;
+    branch_init(&b, ws, p, next, next->period);
+    double z0[SM_MAX_STATE], scale = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        z0[k] = pd->x[m->free_index[k]];
+        scale = fmax(scale, fabs(z0[k]));
+    }
+    if (!(amplitude > 0)) amplitude = 1e-3 * fmax(scale, 0.1);
+    const double *v = pd->eigvec;
+    if (!(norm2(v, n) > 0.5)) return SM_SINGULAR_JACOBIAN;
+    /* Unknowns u = (z, w mu): P^2N(z) = z and v . z = v . z_pd + amplitude. */
+    double u[MAXU], a[MAXU], F[SM_MAX_STATE];
+    for (size_t k = 0; k < n; k++) u[k] = z0[k] + amplitude * v[k];
+    u[n] = pd->mu * b.w;
+    memcpy(a, v, n * sizeof *v);
+    a[n] = 0.0;
+    int iters = 0;
+    double res = 0.0;
+    sm_status st = correct(&b, u, a, dot(v, z0, n) + amplitude, 1e3 * amplitude + 1.0, F, &iters, &res);
+    if (st != SM_OK) return st;
+    /* It must be a true period-2N orbit, not the period-N point again. */
+    double Pz[SM_MAX_STATE];
+    b.p[o->param] = mu_of(&b, u);
+    st = sm_poincare(ws, b.p, pd->period, u, Pz, NULL, NULL);
+    if (st != SM_OK) return st;
+    double gap = 0;
+    for (size_t k = 0; k < n; k++) gap = fmax(gap, fabs(Pz[k] - u[k]));
+    if (gap < 0.1 * amplitude) return SM_NOT_CONVERGED;
+    *mu = mu_of(&b, u);
+    memset(x, 0, m->n_state * sizeof *x);
+    for (size_t k = 0; k < n; k++) x[m->free_index[k]] = u[k];
+    m->lift(x, b.p, m->data);
+    next->direction = *mu >= pd->mu ? +1 : -1;
+    /* Leave the bifurcation: further out along v. */
+    memset(next->orient, 0, sizeof next->orient);
+    memcpy(next->orient, v, n * sizeof *v);
+    (void)mm;
+    return SM_OK;
+}

@@ -1,0 +1,263 @@
+/* Continuation, bifurcations and branch switching (continuation.h), held to
+ * maps whose bifurcations are known exactly (models/maps.c), then to the
+ * simplest walker's published gait. */
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "test_util.h"
+
+/* Every point of a run, kept for the checks. */
+typedef struct {
+    int n;
+    sm_cont_point pts[2048];
+} trace;
+
+static int keep(void *ctx, const sm_cont_point *pt)
+{
+    trace *t = ctx;
+    if (t->n < 2048) t->pts[t->n++] = *pt;
+    return 0;
+}
+
+static int count_type(const trace *t, sm_point_type type)
+{
+    int k = 0;
+    for (int i = 0; i < t->n; i++) k += t->pts[i].type == type;
+    return k;
+}
+
+static const sm_cont_point *first_of(const trace *t, sm_point_type type)
+{
+    for (int i = 0; i < t->n; i++)
+        if (t->pts[i].type == type) return &t->pts[i];
+    fail_msg("no %s point on the branch", sm_point_label(type));
+    return NULL;
+}
+
+/* Runs a continuation of model `name` in its parameter `param` from `from`
+ * towards `to`. */
+static sm_status run(const char *name, const char *param, double from, double to, int period,
+                     const double *x0, trace *t, sm_cont_result *r, sm_cont_options *o_out)
+{
+    const sm_model *m = test_model(name);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, param);
+    assert_true(ip >= 0);
+    p[ip] = from;
+    sm_cont_options o;
+    sm_cont_options_default(&o, m, (size_t)ip);
+    o.lo = fmin(from, to);
+    o.hi = fmax(from, to);
+    o.direction = to >= from ? +1 : -1;
+    o.period = period;
+    o.h_max = 0.05;
+    double x[SM_MAX_STATE];
+    if (x0)
+        memcpy(x, x0, m->n_state * sizeof *x);
+    else
+        m->guess(x, p, m->data);
+    t->n = 0;
+    sm_status st = sm_continue(ws, p, x, &o, keep, t, r);
+    if (o_out) *o_out = o;
+    sm_workspace_free(ws);
+    return st;
+}
+
+/* Logistic map: PD at r = 3 on the fixed point x* = 1 - 1/r, and the
+ * branch follows x* exactly. */
+static void test_logistic_first_period_doubling(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    assert_status(run("logistic", "r", 2.5, 3.3, 1, NULL, &t, &r, NULL), SM_OK);
+    assert_int_equal(r.stop, SM_STOP_BOUND);
+    assert_int_equal(count_type(&t, SM_POINT_PD), 1);
+    assert_int_equal(count_type(&t, SM_POINT_LP), 0);
+    assert_int_equal(count_type(&t, SM_POINT_NS), 0);
+    const sm_cont_point *pd = first_of(&t, SM_POINT_PD);
+    assert_close(pd->mu, 3.0, 1e-8);
+    assert_close(pd->x[0], 2.0 / 3.0, 1e-8);
+    assert_close(pd->eig_re[0], -1.0, 1e-7);
+    assert_close(fabs(pd->eigvec[0]), 1.0, 1e-12);
+    for (int i = 0; i < t.n; i++) {
+        const sm_cont_point *q = &t.pts[i];
+        assert_close(q->x[0], 1.0 - 1.0 / q->mu, 1e-9);
+        assert_close(q->eig_re[0], 2.0 - q->mu, 1e-6);
+        assert_true(q->stable == (q->mu < 3.0) || fabs(q->mu - 3.0) < 1e-6);
+    }
+    assert_int_equal(t.pts[0].type, SM_POINT_EP);
+    assert_int_equal(t.pts[t.n - 1].type, SM_POINT_EP);
+    assert_close(t.pts[t.n - 1].mu, 3.3, 1e-12);
+    assert_close(t.pts[0].mu, 2.5, 1e-12);
+}
+
+/* Branch switching: r = 3 -> period 2 -> PD at 1 + sqrt 6 -> period 4 ->
+ * PD at 3.5440903595519... */
+static void test_logistic_switch_to_period_2_and_4(void **state)
+{
+    static trace t, t2, t4;
+    sm_cont_result r, r2, r4;
+    sm_cont_options o, o2, o4;
+    const sm_model *m = test_model("logistic");
+    assert_status(run("logistic", "r", 2.8, 3.2, 1, NULL, &t, &r, &o), SM_OK);
+    const sm_cont_point *pd = first_of(&t, SM_POINT_PD);
+
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {pd->mu}, x[1], mu;
+    o.hi = 3.5;
+    assert_status(sm_cont_switch_pd(ws, p, pd, &o, 0, x, &mu, &o2), SM_OK);
+    assert_int_equal(o2.period, 2);
+    assert_int_equal(o2.direction, +1);
+    /* The period-2 orbit: x = ((r+1) +- sqrt((r+1)(r-3))) / (2r). */
+    const double disc = sqrt((mu + 1) * (mu - 3));
+    const double xa = ((mu + 1) + disc) / (2 * mu), xb = ((mu + 1) - disc) / (2 * mu);
+    /* Near the PD the 2-cycle is ill-conditioned in r (multiplier ~ 1), so
+     * only loosely: */
+    if (!(fabs(x[0] - xa) < 1e-5 || fabs(x[0] - xb) < 1e-5)) fail_msg("x %.17g mu %.17g xa %.17g xb %.17g", x[0], mu, xa, xb);
+    p[0] = mu;
+    t2.n = 0;
+    assert_status(sm_continue(ws, p, x, &o2, keep, &t2, &r2), SM_OK);
+    assert_int_equal(r2.stop, SM_STOP_BOUND);
+    const sm_cont_point *pd2 = first_of(&t2, SM_POINT_PD);
+    assert_int_equal(pd2->period, 2);
+    assert_close(pd2->mu, 1.0 + sqrt(6.0), 1e-8);
+    for (int i = 0; i < t2.n; i++) {
+        const double q = t2.pts[i].mu;
+        /* multiplier of the 2-cycle: -r^2 + 2r + 4 */
+        if (t2.pts[i].type != SM_POINT_EP) assert_close(t2.pts[i].eig_re[0], -q * q + 2 * q + 4, 1e-5);
+    }
+
+    o2.hi = 3.56;
+    assert_status(sm_cont_switch_pd(ws, p, pd2, &o2, 0, x, &mu, &o4), SM_OK);
+    assert_int_equal(o4.period, 4);
+    p[0] = mu;
+    t4.n = 0;
+    assert_status(sm_continue(ws, p, x, &o4, keep, &t4, &r4), SM_OK);
+    const sm_cont_point *pd4 = first_of(&t4, SM_POINT_PD);
+    assert_close(pd4->mu, 3.5440903595519228, 1e-8);
+    sm_workspace_free(ws);
+}
+
+/* foldmap x' = x + mu - x^2: from the unstable branch x = -sqrt(mu) round
+ * the fold at mu = 0 onto x = +sqrt(mu) and on to its PD at mu = 1. */
+static void test_fold_and_back(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    const double x0[1] = {-sqrt(0.5)};
+    /* Start decreasing mu; the bound is [-1, 1.5]. */
+    const sm_model *m = test_model("foldmap");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {0.5};
+    sm_cont_options o;
+    sm_cont_options_default(&o, m, 0);
+    o.lo = -1.0;
+    o.hi = 1.5;
+    o.direction = -1;
+    t.n = 0;
+    assert_status(sm_continue(ws, p, x0, &o, keep, &t, &r), SM_OK);
+    sm_workspace_free(ws);
+    assert_int_equal(r.stop, SM_STOP_BOUND);
+    assert_int_equal(count_type(&t, SM_POINT_LP), 1);
+    assert_int_equal(count_type(&t, SM_POINT_PD), 1);
+    const sm_cont_point *lp = first_of(&t, SM_POINT_LP), *pd = first_of(&t, SM_POINT_PD);
+    assert_close(lp->mu, 0.0, 1e-8);
+    assert_close(lp->x[0], 0.0, 1e-6); /* x ~ sqrt(mu): the fold's x is sqrt-sensitive */
+    assert_close(lp->eig_re[0], 1.0, 1e-6);
+    assert_close(pd->mu, 1.0, 1e-8);
+    assert_close(pd->x[0], 1.0, 1e-8);
+    assert_true(lp < pd); /* the fold comes first */
+    for (int i = 0; i < t.n; i++) assert_close(t.pts[i].x[0] * t.pts[i].x[0], t.pts[i].mu, 1e-9);
+    /* It ends at the upper bound on the stable-then-flipped branch. */
+    assert_close(t.pts[t.n - 1].mu, 1.5, 1e-12);
+    assert_true(t.pts[t.n - 1].x[0] > 0);
+}
+
+/* Delayed logistic map: Neimark-Sacker at r = 2, multipliers exp(+-i pi/3). */
+static void test_neimark_sacker(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    assert_status(run("delayed_logistic", "r", 1.5, 2.5, 1, NULL, &t, &r, NULL), SM_OK);
+    assert_int_equal(count_type(&t, SM_POINT_NS), 1);
+    assert_int_equal(count_type(&t, SM_POINT_PD), 0);
+    assert_int_equal(count_type(&t, SM_POINT_LP), 0);
+    const sm_cont_point *ns = first_of(&t, SM_POINT_NS);
+    assert_close(ns->mu, 2.0, 1e-8);
+    assert_close(ns->x[0], 0.5, 1e-8);
+    assert_close(ns->eig_re[0], 0.5, 1e-6);
+    assert_close(fabs(ns->eig_im[0]), sqrt(3.0) / 2.0, 1e-6);
+    assert_close(ns->max_abs_eig, 1.0, 1e-8);
+}
+
+/* The simplest walker from a small slope passes through gamma = 0.009 on
+ * the published gait (Garcia et al. 1998). */
+static void test_simplest_through_garcia_gait(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    assert_status(run("simplest", "gamma", 0.004, GARCIA_GAMMA, 1, NULL, &t, &r, NULL), SM_OK);
+    assert_int_equal(r.stop, SM_STOP_BOUND);
+    const sm_cont_point *end = &t.pts[t.n - 1];
+    assert_int_equal(end->type, SM_POINT_EP);
+    assert_close(end->mu, GARCIA_GAMMA, 1e-15);
+    assert_close(end->x[0], GARCIA_STABLE_THETA, 1e-8);
+    assert_close(end->x[1], GARCIA_STABLE_THETA_DOT, 1e-8);
+    assert_true(end->stable);
+    assert_close(end->max_abs_eig, 0.589114, 1e-4);
+    for (int i = 0; i < t.n; i++) assert_true(t.pts[i].stable);
+    assert_int_equal(count_type(&t, SM_POINT_PD) + count_type(&t, SM_POINT_LP) + count_type(&t, SM_POINT_NS), 0);
+}
+
+/* No gait at the start: one MX point saying why, and a stop. */
+static void test_failed_start_says_why(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    /* A start that falls backwards: far too slow. */
+    const double x0[4] = {0.2, -0.01, 0.4, 0.0};
+    sm_status st = run("simplest", "gamma", 0.009, 0.012, 1, x0, &t, &r, NULL);
+    assert_true(st != SM_OK);
+    assert_int_equal(r.stop, SM_STOP_START_FAILED);
+    assert_int_equal(t.n, 1);
+    assert_int_equal(t.pts[0].type, SM_POINT_MX);
+    assert_true(t.pts[0].status != SM_OK);
+    assert_status(r.stride_status, SM_FELL_BACKWARD);
+    assert_close(t.pts[0].mu, 0.009, 0.0);
+}
+
+static void test_labels_and_options(void **state)
+{
+    assert_string_equal(sm_point_label(SM_POINT_EP), "EP");
+    assert_string_equal(sm_point_label(SM_POINT_LP), "LP");
+    assert_string_equal(sm_point_label(SM_POINT_PD), "PD");
+    assert_string_equal(sm_point_label(SM_POINT_NS), "NS");
+    assert_string_equal(sm_point_label(SM_POINT_MX), "MX");
+    assert_string_equal(sm_point_label(SM_POINT_REGULAR), "");
+    assert_string_equal(sm_cont_stop_name(SM_STOP_BOUND), "bound");
+    const sm_model *m = test_model("logistic");
+    sm_cont_options o;
+    char why[200];
+    sm_cont_options_default(&o, m, 0);
+    assert_status(sm_cont_options_check(&o, m, why, sizeof why), SM_OK);
+    o.h0 = 0;
+    assert_status(sm_cont_options_check(&o, m, why, sizeof why), SM_BAD_OPTION);
+    sm_cont_options_default(&o, m, 3);
+    assert_status(sm_cont_options_check(&o, m, why, sizeof why), SM_BAD_OPTION);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_labels_and_options),
+        cmocka_unit_test(test_logistic_first_period_doubling),
+        cmocka_unit_test(test_logistic_switch_to_period_2_and_4),
+        cmocka_unit_test(test_fold_and_back),
+        cmocka_unit_test(test_neimark_sacker),
+        cmocka_unit_test(test_simplest_through_garcia_gait),
+        cmocka_unit_test(test_failed_start_says_why),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
