@@ -156,6 +156,32 @@ static void contact_checks_follow_mu(void **state)
     expect_error(run("fixed", "simplest", "--mu", "-1", NULL), 65, "--mu");
 }
 
+static void a_limping_gait_at_0016(void **state)
+{
+    (void)state;
+    /* Garcia et al. (1998): past gamma ~ 0.015 the period-1 gait is unstable
+     * and a stable period-2 gait takes over; its two steps differ. */
+    run_result *r = run("fixed", "simplest", "--set", "gamma=0.016", "--period", "2", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    assert_int_equal((int)num(doc, "period"), 2);
+    assert_true(json_is_true(json_object_get(doc, "stable")));
+    json_t *orbit = json_object_get(doc, "orbit");
+    assert_int_equal(json_array_size(orbit), 2);
+    const double th0 = json_number_value(json_array_get(json_array_get(orbit, 0), 0));
+    const double th1 = json_number_value(json_array_get(json_array_get(orbit, 1), 0));
+    assert_true(fabs(th0 - th1) > 1e-3);
+    json_decref(doc);
+    /* The period-1 gait there exists but is unstable, with a multiplier past -1. */
+    r = run("fixed", "simplest", "--set", "gamma=0.016", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    doc = json_loads(r->out, 0, NULL);
+    assert_true(json_is_false(json_object_get(doc, "stable")));
+    assert_true(json_number_value(json_array_get(json_array_get(json_object_get(doc, "eigenvalues"), 0), 0)) < -1);
+    json_decref(doc);
+}
+
 static void fixed_text_says_stable(void **state)
 {
     (void)state;
@@ -297,6 +323,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixed_json_reports_the_published_gait),
         cmocka_unit_test(fixed_text_says_stable),
+        cmocka_unit_test(a_limping_gait_at_0016),
         cmocka_unit_test(contact_checks_follow_mu),
         cmocka_unit_test(the_unstable_gait_is_found_and_called_unstable),
         cmocka_unit_test(hopeless_guess_is_no_gait_not_a_crash),

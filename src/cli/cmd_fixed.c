@@ -57,8 +57,28 @@ static json_t *contact_json(const sm_step_metrics *mt, double mu)
                      mt->min_normal_force > 0 && mt->max_friction_ratio <= mu, "mu", mu);
 }
 
+/* The N states of a period-N gait, each just after its heel-strike. */
+static json_t *orbit_json(const cli_run *run, const sm_fixed_result *r)
+{
+    const sm_model *m = run->model;
+    json_t *orbit = json_array();
+    json_array_append_new(orbit, vector(r->x, m->n_state));
+    if (!r->converged || run->newton.period == 1) return orbit;
+    sm_workspace *ws = NULL;
+    if (sm_workspace_create(m, &run->solver, &ws) != SM_OK) return orbit;
+    double x[SM_MAX_STATE];
+    memcpy(x, r->x, m->n_state * sizeof *x);
+    for (int k = 1; k < run->newton.period; k++) {
+        if (sm_stride(ws, run->params, x, x, NULL, NULL) != SM_OK) break;
+        json_array_append_new(orbit, vector(x, m->n_state));
+    }
+    sm_workspace_free(ws);
+    return orbit;
+}
+
 static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
 {
+    json_t *orbit = orbit_json(run, r);
     const sm_model *m = run->model;
     json_t *params = json_object(), *names = json_array(), *free_names = json_array();
     for (size_t i = 0; i < m->n_params; i++) json_object_set_new(params, m->params[i].name, number(run->params[i]));
@@ -86,6 +106,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "state_names", names);
     json_object_set_new(doc, "free_coordinates", free_names);
     json_object_set_new(doc, "fixed_point", vector(r->x, m->n_state));
+    json_object_set_new(doc, "orbit", orbit);
     json_object_set_new(doc, "jacobian", jac);
     json_object_set_new(doc, "eigenvalues", eig);
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? number(r->max_abs_eig) : json_null());

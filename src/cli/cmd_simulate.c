@@ -16,7 +16,7 @@ static const char help[] =
     "  kind,step,time,phase,event,<state names...>\n"
     "where kind is start, sample, pre (just before an event), post (just after\n"
     "its reset) or fail.  time runs on across steps.  A one-line summary per step\n"
-    "(period, length, speed) goes to standard error.  If the walker falls, every\n"
+    "(period, length, speed and the other gait measures) goes to standard error.  If the walker falls, every\n"
     "row up to the fall is kept, the failure is reported, and the exit status is 1.\n"
     "\n"
     "example:\n"
@@ -133,10 +133,13 @@ int cmd_simulate(int argc, char **argv)
     st = SM_OK;
     for (sink.step = 0; sink.step < steps; sink.step++) {
         sm_step_metrics mt;
-        st = sm_stride(ws, run.params, x, x, &mt, &obs);
+        st = sm_stride_measured(ws, run.params, x, x, &mt, &obs, dt);
         if (st != SM_OK) break;
-        fprintf(stderr, "step %ld: period %.10g, length %.10g, speed %.10g\n", sink.step, mt.period,
-                mt.step_length, mt.speed);
+        fprintf(stderr, "step %ld:", sink.step);
+        for (size_t i = 0; i < sm_metric_field_count; i++)
+            fprintf(stderr, " %s %.10g", sm_metric_fields[i].name,
+                    *(const double *)((const char *)&mt + sm_metric_fields[i].offset));
+        fputc('\n', stderr);
         sink.t0 += mt.period;
     }
     const char *detail = sm_workspace_detail(ws);
