@@ -10,6 +10,7 @@
 #include "stridemap/registry.h"
 #include "stridemap/status.h"
 #include "stridemap/stride.h"
+#include "stridemap/sweep.h"
 
 #define STRIDEMAP_VERSION "0.1.0"
 

@@ -14,6 +14,8 @@ static const char usage[] =
     "  params MODEL           list a walker's parameters with defaults, ranges and units\n"
     "  simulate MODEL         integrate steps and write the trajectory as CSV\n"
     "  fixed MODEL            find a gait (fixed point of the stride map) and its stability\n"
+    "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
+    "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
     "\n"
     "Each command takes --help.  Example:\n"
     "  stridemap fixed simplest --set gamma=0.009 --json\n"
@@ -44,6 +46,8 @@ int main(int argc, char **argv)
         {"params", cmd_params},
         {"simulate", cmd_simulate},
         {"fixed", cmd_fixed},
+        {"sweep", cmd_sweep},
+        {"merge", cmd_merge},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0) {

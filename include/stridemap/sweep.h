@@ -1,0 +1,163 @@
+/* Parameter sweeps: the gait and its stability at every point of a grid.
+ *
+ * A grid has up to SM_SWEEP_MAX_AXES axes NAME=LO:HI:N (N evenly spaced
+ * values from LO to HI).  Points are numbered with the first axis fastest:
+ * index = i0 + n0 * (i1 + n1 * (i2 + ...)).  A "line" is the n0 points that
+ * share i1, i2, ...; line l holds the indices l*n0 ... l*n0 + n0 - 1.
+ *
+ * Seeding (deterministic, independent of threads, shards and ranks): the
+ * points with i0 = 0 form the "spine", solved in index order, each from the
+ * last converged spine point before it; every other point is solved from the
+ * last converged point before it on its own line (its spine point first).
+ * With no converged predecessor, or if Newton fails from it, the model's own
+ * guess is used.  Lines are independent once their spine point is known, so
+ * they are the unit of parallel work.
+ *
+ * Output: DIR/part-TAG.csv, one CSV row per point, appended with one write()
+ * per row in whatever order points finish.  A point whose row is in any
+ * part-*.csv of DIR is not computed again (--resume).  sm_sweep_merge joins
+ * the parts into one table sorted by index. */
+#ifndef STRIDEMAP_SWEEP_H
+#define STRIDEMAP_SWEEP_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stridemap/fixedpoint.h"
+#include "stridemap/hybrid.h"
+#include "stridemap/model.h"
+
+#define SM_SWEEP_MAX_AXES 8
+
+typedef struct {
+    char name[64];  /* the model parameter swept */
+    size_t param;   /* its index in the model's parameter table */
+    double lo, hi;  /* lo <= hi */
+    long n;         /* >= 1; n == 1 needs lo == hi */
+} sm_sweep_axis;
+
+typedef struct {
+    size_t n_axes;
+    sm_sweep_axis axis[SM_SWEEP_MAX_AXES];
+} sm_sweep_grid;
+
+/* Parses "NAME=LO:HI:N" for model m; why gets one line on failure
+ * (SM_UNKNOWN_PARAM for an unknown name, SM_BAD_OPTION otherwise). */
+sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis *a, char *why,
+                              size_t why_len);
+
+/* Appends an axis; refuses a parameter swept twice or too many axes. */
+sm_status sm_sweep_grid_add(sm_sweep_grid *g, const sm_sweep_axis *a, char *why, size_t why_len);
+
+/* Number of points (product of the n), and of lines (points / n0). */
+long sm_sweep_grid_points(const sm_sweep_grid *g);
+long sm_sweep_grid_lines(const sm_sweep_grid *g);
+
+/* The i-th value of an axis: lo + (hi - lo) i / (n - 1). */
+double sm_sweep_axis_value(const sm_sweep_axis *a, long i);
+
+/* values[n_axes] at point index. */
+void sm_sweep_grid_values(const sm_sweep_grid *g, long index, double *values);
+
+/* What a row says about its point, coarsely (for maps and counts). */
+typedef enum {
+    SM_OUTCOME_STABLE,        /* converged, every |eigenvalue| < 1 */
+    SM_OUTCOME_UNSTABLE,      /* converged, some |eigenvalue| >= 1 */
+    SM_OUTCOME_FELL,          /* no gait: the walker fell on the last stride tried */
+    SM_OUTCOME_NOT_CONVERGED, /* no gait for another reason */
+    SM_OUTCOME_NO_STABILITY   /* converged, eigenvalues could not be computed */
+} sm_sweep_outcome;
+
+const char *sm_sweep_outcome_name(sm_sweep_outcome o);
+
+typedef enum { SM_SEED_GUESS, SM_SEED_NEIGHBOUR, SM_SEED_GUESS_RETRY } sm_sweep_seed;
+
+/* One computed point. */
+typedef struct {
+    long index;
+    double values[SM_SWEEP_MAX_AXES];
+    sm_fixed_result r;
+    sm_sweep_seed seed;
+    double wall;      /* seconds spent on this point (the only column that varies between runs) */
+} sm_sweep_point;
+
+sm_sweep_outcome sm_sweep_point_outcome(const sm_sweep_point *pt);
+
+/* The CSV header line (with '\n') for model m and grid g into buf; returns
+ * its length, or 0 if it does not fit. */
+size_t sm_sweep_csv_header(const sm_model *m, const sm_sweep_grid *g, char *buf, size_t len);
+
+/* One CSV row (with '\n') into buf; returns its length, or 0 if it does not fit. */
+size_t sm_sweep_csv_row(const sm_model *m, const sm_sweep_grid *g, const sm_sweep_point *pt, char *buf,
+                        size_t len);
+
+/* Everything a sweep needs. */
+typedef struct {
+    const sm_model *model;
+    double params[SM_MAX_PARAMS];  /* the fixed values; swept ones are overwritten per point */
+    sm_sweep_grid grid;
+    sm_solver_options solver;
+    sm_newton_options newton;
+    int jobs;                      /* worker threads (>= 1) */
+    long shard_k, shard_n;         /* this process owns lines l with l % shard_n == shard_k */
+    bool external_lines;           /* lines come from sm_sweep_push_line (MPI), not the shard rule */
+    long stop_after;               /* testing aid: stop after this many new rows (0: never) */
+    volatile sig_atomic_t *stop;   /* non-zero: finish the current points and stop (may be NULL) */
+} sm_sweep_config;
+
+/* Fills defaults: one job, one shard, default solver and Newton options. */
+void sm_sweep_config_default(sm_sweep_config *c, const sm_model *m);
+
+typedef struct sm_sweep sm_sweep;
+
+/* Counts for a progress line. */
+typedef struct {
+    long total;      /* points in the grid */
+    long owned;      /* points this process is responsible for (total for MPI) */
+    long loaded;     /* of those, rows already present in DIR */
+    long written;    /* rows written by this run */
+    long failed;     /* of those, rows without a gait */
+    long spine;      /* spine points solved so far (seeds, written with their line) */
+    bool finished;   /* every worker has stopped */
+} sm_sweep_stats;
+
+/* Prepares a sweep into dir: creates dir if missing, proves it writable
+ * (a probe write with fsync, and room for about a megabyte), reads every
+ * row already in dir/part-*.csv (a torn last line of the own part file is
+ * cut off), and opens dir/part-TAG.csv for appending.  Without resume, an
+ * existing non-empty own part file is an error.  Nothing is computed yet. */
+sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *tag, bool resume,
+                        sm_sweep **out, char *why, size_t why_len);
+
+/* Starts the worker threads (returns at once). */
+sm_status sm_sweep_start(sm_sweep *s, char *why, size_t why_len);
+
+/* With external_lines: hands line l to the workers; close when there are no more. */
+void sm_sweep_push_line(sm_sweep *s, long l);
+void sm_sweep_close_lines(sm_sweep *s);
+/* Lines waiting for a worker (for prefetching in the MPI driver). */
+long sm_sweep_queued_lines(sm_sweep *s);
+
+void sm_sweep_stats_get(sm_sweep *s, sm_sweep_stats *st);
+
+/* Waits for the workers; SM_OK, or the first write error (why says). */
+sm_status sm_sweep_wait(sm_sweep *s, char *why, size_t why_len);
+
+/* True if this process owns line l (shard rule). */
+bool sm_sweep_owns_line(const sm_sweep_config *c, long l);
+
+/* True if every point of line l already has a row in dir (after open). */
+bool sm_sweep_line_done(const sm_sweep *s, long l);
+
+/* Frees the sweep and closes its file; NULL is fine. */
+void sm_sweep_free(sm_sweep *s);
+
+/* Joins dir/part-*.csv into out_path (written to a temporary file, then
+ * renamed): one header, every complete row once, sorted by index.  *rows
+ * gets the number of rows; *missing the points of 0..total-1 without one
+ * (when total > 0). */
+sm_status sm_sweep_merge(const char *dir, const char *out_path, long total, long *rows, long *missing,
+                         char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,44 @@
+/* The sweep's pieces of the stridemap program: sidecars, merging, MPI. */
+#ifndef STRIDEMAP_SWEEP_CLI_H
+#define STRIDEMAP_SWEEP_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "cli.h"
+
+/* The run's JSON sidecar: command line, model, parameters, grid, options,
+ * version, host, SLURM ids, and "signature" (what must match to resume). */
+json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, char **argv, const char *tag,
+                      bool resume);
+
+/* Refuses a DIR whose part-*.json describe another sweep.  0 or an exit code. */
+int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar);
+
+/* Writes DIR/part-TAG.json (through a temporary file).  0 or an exit code. */
+int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar);
+
+/* Joins DIR/part-*.csv into DIR/sweep.csv and the sidecars into
+ * DIR/sweep.json.  0 when every point has its row, 1 when some are missing,
+ * or an exit code. */
+int cli_merge_dir(const cli_run *run, const char *dir, bool quiet);
+
+/* MPI, when built with -Dmpi=enabled and run under mpirun; otherwise one
+ * rank and every function does nothing. */
+typedef struct {
+    int rank, size;
+    long next_line;      /* rank 0: the next line to hand out */
+    int closed;          /* rank 0: ranks told there is no more work */
+    bool exhausted;      /* no more lines for this rank */
+    bool initialised;
+} sweep_mpi;
+
+int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi);
+/* Called by the main thread while the workers run: hands out and fetches lines. */
+void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping);
+/* After the workers: rank 0 serves the others until all are done; every rank
+ * gets the worst exit code of all.  Returns it. */
+int sweep_mpi_finish(sweep_mpi *mpi, int rc);
+void sweep_mpi_end(sweep_mpi *mpi);
+
+#endif

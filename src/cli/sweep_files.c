@@ -1,0 +1,242 @@
+/* A sweep's JSON sidecars and the merging of its parts. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sweep_cli.h"
+
+static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
+
+/* The settings that decide every row: equal signatures, equal rows. */
+static json_t *signature(const cli_run *run, const sm_sweep_config *c)
+{
+    const sm_model *m = c->model;
+    json_t *params = json_object(), *grid = json_array();
+    for (size_t i = 0; i < m->n_params; i++) {
+        bool swept = false;
+        for (size_t k = 0; k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
+        if (!swept) json_object_set_new(params, m->params[i].name, number(c->params[i]));
+    }
+    for (size_t k = 0; k < c->grid.n_axes; k++) {
+        const sm_sweep_axis *a = &c->grid.axis[k];
+        json_array_append_new(grid, json_pack("{s:s, s:o, s:o, s:I}", "name", a->name, "lo", number(a->lo),
+                                              "hi", number(a->hi), "n", (json_int_t)a->n));
+    }
+    (void)run;
+    return json_pack(
+        "{s:s, s:o, s:o, s:i, s:{s:s, s:i, s:o, s:o, s:o, s:o}, s:{s:o, s:i, s:o, s:b}}", "model", m->name,
+        "fixed_params", params, "grid", grid, "period", c->newton.period, "solver", "method",
+        c->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order", c->solver.max_order, "rtol",
+        number(c->solver.rtol), "atol", number(c->solver.atol), "max_step", number(c->solver.max_step), "tmax",
+        number(c->solver.t_max), "newton", "tol", number(c->newton.tol), "max_iter", c->newton.max_iter,
+        "fd_step", number(c->newton.fd_step > 0 ? c->newton.fd_step : sqrt(c->solver.rtol)), "central",
+        c->newton.central);
+}
+
+json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, char **argv, const char *tag,
+                      bool resume)
+{
+    json_t *doc = signature(run, c);
+    char *sig = json_dumps(doc, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_object_set_new(doc, "signature", json_string(sig ? sig : ""));
+    free(sig);
+    json_object_set_new(doc, "points", json_integer(sm_sweep_grid_points(&c->grid)));
+    json_object_set_new(doc, "lines", json_integer(sm_sweep_grid_lines(&c->grid)));
+    json_t *cmd = json_array();
+    json_array_append_new(cmd, json_string("stridemap"));
+    for (int i = 0; i < argc; i++) json_array_append_new(cmd, json_string(argv[i]));
+    json_t *part = json_object();
+    json_object_set_new(part, "tag", json_string(tag));
+    json_object_set_new(part, "command", cmd);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    json_object_set_new(part, "host", json_string(host));
+    char when[64];
+    time_t t = time(NULL);
+    struct tm tmv;
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tmv));
+    json_object_set_new(part, "started", json_string(when));
+    json_object_set_new(part, "jobs", json_integer(c->jobs));
+    json_object_set_new(part, "shard", json_pack("[I, I]", (json_int_t)c->shard_k, (json_int_t)c->shard_n));
+    json_object_set_new(part, "resume", json_boolean(resume));
+    static const char *const slurm_vars[] = {"SLURM_JOB_ID",        "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
+                                             "SLURM_ARRAY_TASK_COUNT", "SLURM_PROCID",    "SLURM_NTASKS",
+                                             "SLURM_CPUS_PER_TASK", "SLURM_JOB_NODELIST", "SLURM_CLUSTER_NAME"};
+    json_t *slurm = json_object();
+    for (size_t i = 0; i < sizeof slurm_vars / sizeof slurm_vars[0]; i++) {
+        const char *v = getenv(slurm_vars[i]);
+        if (v) json_object_set_new(slurm, slurm_vars[i], json_string(v));
+    }
+    json_object_set_new(part, "slurm", slurm);
+    json_object_set_new(doc, "run", part);
+    json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
+    return doc;
+}
+
+/* Lists DIR/part-*.json, sorted. */
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char **list_sidecars(const char *dir, size_t *n)
+{
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    size_t cap = 16;
+    char **names = malloc(cap * sizeof *names);
+    struct dirent *e;
+    while (names && (e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, "part-", 5) != 0 || l < 10 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
+        if (*n == cap) {
+            char **nn = realloc(names, 2 * cap * sizeof *names);
+            if (!nn) break;
+            names = nn;
+            cap *= 2;
+        }
+        size_t plen = strlen(dir) + l + 2;
+        if (!(names[*n] = malloc(plen))) break;
+        snprintf(names[*n], plen, "%s/%s", dir, e->d_name);
+        (*n)++;
+    }
+    closedir(d);
+    if (names) qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+static void free_list(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++) free(names[i]);
+    free(names);
+}
+
+/* The first signature key whose value differs, for the message. */
+static const char *first_difference(const char *a, const char *b)
+{
+    static char key[64];
+    json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL);
+    snprintf(key, sizeof key, "settings");
+    const char *k;
+    json_t *v;
+    if (ja && jb)
+        json_object_foreach(ja, k, v) {
+            if (!json_equal(v, json_object_get(jb, k))) {
+                snprintf(key, sizeof key, "%s", k);
+                break;
+            }
+        }
+    json_decref(ja);
+    json_decref(jb);
+    return key;
+}
+
+int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
+{
+    size_t n = 0;
+    char **names = list_sidecars(dir, &n);
+    const char *mine = json_string_value(json_object_get(sidecar, "signature"));
+    int rc = 0;
+    for (size_t i = 0; names && i < n && !rc; i++) {
+        json_t *doc = json_load_file(names[i], 0, NULL);
+        const char *theirs = json_string_value(json_object_get(doc, "signature"));
+        if (doc && theirs && strcmp(theirs, mine) != 0)
+            rc = cli_fail(run, EX_CANTCREAT, "'%s' holds another sweep (its %s differ: see %s); use another --out",
+                          dir, first_difference(theirs, mine), names[i]);
+        json_decref(doc);
+    }
+    free_list(names, n);
+    return rc;
+}
+
+static int write_json(const cli_run *run, const char *path, json_t *doc)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0) {
+        unlink(tmp);
+        return cli_fail(run, EX_CANTCREAT, "cannot write '%s'", path);
+    }
+    if (rename(tmp, path) != 0) {
+        unlink(tmp);
+        return cli_fail(run, EX_CANTCREAT, "cannot write '%s': %s", path, strerror(errno));
+    }
+    return 0;
+}
+
+int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/part-%s.json", dir, tag);
+    return write_json(run, path, sidecar);
+}
+
+int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
+{
+    size_t n = 0;
+    char **names = list_sidecars(dir, &n);
+    if (!names) return cli_fail(run, EX_NOINPUT, "cannot read directory '%s': %s", dir, strerror(errno));
+    if (n == 0) {
+        free_list(names, n);
+        return cli_fail(run, EX_NOINPUT, "'%s' holds no sweep (no part-*.json)", dir);
+    }
+    json_t *merged = NULL, *parts = json_array();
+    const char *sig = NULL;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        json_error_t err;
+        json_t *doc = json_load_file(names[i], 0, &err);
+        if (!doc) {
+            rc = cli_fail(run, EX_DATAERR, "%s: %s", names[i], err.text);
+            break;
+        }
+        const char *s = json_string_value(json_object_get(doc, "signature"));
+        if (!merged) {
+            merged = json_deep_copy(doc);
+            json_object_del(merged, "run");
+            json_object_del(merged, "rows_written");
+            json_object_del(merged, "rows_without_gait");
+            json_object_del(merged, "seconds");
+            json_object_del(merged, "complete");
+            sig = json_string_value(json_object_get(merged, "signature"));
+        } else if (!s || !sig || strcmp(s, sig) != 0) {
+            rc = cli_fail(run, EX_DATAERR, "%s belongs to another sweep than %s", names[i], names[0]);
+        }
+        json_t *part = json_deep_copy(json_object_get(doc, "run"));
+        if (!part) part = json_object();
+        static const char *const keys[] = {"rows_written", "rows_without_gait", "seconds", "complete"};
+        for (size_t k = 0; k < 4; k++)
+            if (json_object_get(doc, keys[k])) json_object_set(part, keys[k], json_object_get(doc, keys[k]));
+        json_array_append_new(parts, part);
+        json_decref(doc);
+    }
+    free_list(names, n);
+    long total = merged ? (long)json_integer_value(json_object_get(merged, "points")) : 0;
+    long rows = 0, missing = 0;
+    char out[4096], why[1024];
+    snprintf(out, sizeof out, "%s/sweep.csv", dir);
+    if (!rc) {
+        sm_status st = sm_sweep_merge(dir, out, total, &rows, &missing, why, sizeof why);
+        if (st != SM_OK) rc = cli_fail(run, st == SM_IO_ERROR ? EX_IOERR : EX_DATAERR, "%s", why);
+    }
+    if (!rc) {
+        json_object_set_new(merged, "parts", parts);
+        parts = NULL;
+        json_object_set_new(merged, "rows", json_integer(rows));
+        json_object_set_new(merged, "missing", json_integer(missing));
+        snprintf(out, sizeof out, "%s/sweep.json", dir);
+        rc = write_json(run, out, merged);
+    }
+    json_decref(parts);
+    json_decref(merged);
+    if (rc) return rc;
+    if (missing > 0)
+        return cli_fail(run, CLI_EXIT_NO_GAIT,
+                        "%ld of %ld points have no row yet; %s/sweep.csv holds the other %ld (run the missing "
+                        "shards, or the sweep with --resume)",
+                        missing, total, dir, rows);
+    if (!quiet) fprintf(stderr, "stridemap %s: %ld rows in %s/sweep.csv\n", run->cmd, rows, dir);
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* The MPI hooks of 'stridemap sweep' in a build without MPI: one rank. */
+#include "sweep_cli.h"
+
+int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
+{
+    (void)run;
+    *mpi = (sweep_mpi){.rank = 0, .size = 1};
+    return 0;
+}
+
+void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping)
+{
+    (void)mpi, (void)s, (void)c, (void)stopping;
+}
+
+int sweep_mpi_finish(sweep_mpi *mpi, int rc)
+{
+    (void)mpi;
+    return rc;
+}
+
+void sweep_mpi_end(sweep_mpi *mpi) { (void)mpi; }

@@ -1,0 +1,569 @@
+/* The sweep driver: a pool of worker threads, one workspace each, taking
+ * whole grid lines from a queue; a spine of line starts solved in order;
+ * rows appended with one write() each.
+ *
+ * Durability: every row reaches the kernel with a single write() on an
+ * O_APPEND descriptor as soon as its point is done, so it survives SIGINT,
+ * SIGTERM and kill -9 of the process.  The file is fsync'ed every
+ * SWEEP_FSYNC_SECONDS and at the end, which bounds what a crash of the
+ * whole node (or a power cut) can take to the last few seconds of rows; a
+ * row cut short by such a crash is found and redone by --resume. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sweep_internal.h"
+
+#define SWEEP_FSYNC_SECONDS 10.0
+#define SWEEP_ROW_MAX 16384
+
+struct sm_sweep {
+    sm_sweep_config c;
+    sweep_layout lay;
+    long total, lines, n0;
+    size_t ns; /* n_state */
+
+    /* Rows found in dir at open: read-only afterwards. */
+    unsigned char *loaded, *loaded_conv; /* [total] */
+    double *loaded_x;                    /* [total * ns] */
+
+    /* The spine: the start of every line, solved in line order. */
+    pthread_mutex_t spine_mu;
+    atomic_long spine_n;        /* spine points known */
+    unsigned char *spine_have;  /* [lines]: a converged seed exists after spine point l */
+    double *spine_x;            /* [lines * ns]: that seed */
+    char **spine_row;           /* [lines]: the row of spine point l if it was not loaded */
+
+    /* The line queue. */
+    pthread_mutex_t q_mu;
+    pthread_cond_t q_cv;
+    long *queue;
+    size_t q_head, q_tail, q_cap;
+    bool q_closed;
+
+    int fd;
+    char path[1024];
+    atomic_long written, failed, tickets;
+    atomic_bool stopping;
+    atomic_int running;
+    _Atomic double last_sync;
+    long owned, loaded_owned;
+
+    pthread_t *threads;
+    int n_threads;
+    pthread_mutex_t err_mu;
+    sm_status err;
+    char err_why[2048];
+};
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void sm_sweep_config_default(sm_sweep_config *c, const sm_model *m)
+{
+    memset(c, 0, sizeof *c);
+    c->model = m;
+    sm_model_default_params(m, c->params);
+    sm_solver_options_default(&c->solver);
+    sm_newton_options_default(&c->newton);
+    c->jobs = 1;
+    c->shard_k = 0;
+    c->shard_n = 1;
+}
+
+static void set_error(sm_sweep *s, sm_status st, const char *what)
+{
+    pthread_mutex_lock(&s->err_mu);
+    if (s->err == SM_OK) {
+        s->err = st;
+        snprintf(s->err_why, sizeof s->err_why, "%s", what);
+    }
+    pthread_mutex_unlock(&s->err_mu);
+    atomic_store(&s->stopping, true);
+    pthread_mutex_lock(&s->q_mu);
+    pthread_cond_broadcast(&s->q_cv);
+    pthread_mutex_unlock(&s->q_mu);
+}
+
+static bool stop_requested(sm_sweep *s)
+{
+    if (atomic_load(&s->stopping)) return true;
+    if (s->c.stop && *s->c.stop) {
+        atomic_store(&s->stopping, true);
+        return true;
+    }
+    return false;
+}
+
+/* ---- solving one point ---- */
+
+static void solve_point(sm_sweep *s, sm_workspace *ws, long idx, const double *seed, sm_sweep_point *pt)
+{
+    const sm_model *m = s->c.model;
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    memcpy(p, s->c.params, m->n_params * sizeof *p);
+    memset(pt, 0, sizeof *pt);
+    pt->index = idx;
+    sm_sweep_grid_values(&s->c.grid, idx, pt->values);
+    for (size_t k = 0; k < s->c.grid.n_axes; k++) p[s->c.grid.axis[k].param] = pt->values[k];
+
+    const double t0 = now_seconds();
+    char why[256];
+    if (sm_model_check_params(m, p, why, sizeof why) != SM_OK) {
+        /* A corner of the grid the model does not admit: a row that says so. */
+        pt->r.status = SM_BAD_PARAM;
+        pt->r.stride_status = SM_OK;
+        pt->r.residual = INFINITY;
+        pt->r.max_abs_eig = NAN;
+        pt->r.n_state = m->n_state;
+        pt->r.n_free = m->n_free;
+        for (size_t i = 0; i < m->n_state; i++) pt->r.x[i] = NAN;
+        pt->seed = SM_SEED_GUESS;
+        pt->wall = now_seconds() - t0;
+        return;
+    }
+    if (seed) {
+        pt->seed = SM_SEED_NEIGHBOUR;
+        sm_fixed_point(ws, p, seed, &s->c.newton, &pt->r);
+    }
+    if (!seed || !pt->r.converged) {
+        pt->seed = seed ? SM_SEED_GUESS_RETRY : SM_SEED_GUESS;
+        m->guess(x0, p, m->data);
+        sm_fixed_point(ws, p, x0, &s->c.newton, &pt->r);
+    }
+    pt->wall = now_seconds() - t0;
+}
+
+/* ---- writing rows ---- */
+
+static void maybe_sync(sm_sweep *s)
+{
+    double t = now_seconds(), last = atomic_load(&s->last_sync);
+    if (t - last < SWEEP_FSYNC_SECONDS) return;
+    if (atomic_compare_exchange_strong(&s->last_sync, &last, t)) fsync(s->fd);
+}
+
+/* Writes one whole row; false if it was not written (stop, or an error). */
+static bool write_row(sm_sweep *s, const char *row, size_t len, bool failed)
+{
+    if (s->c.stop_after > 0) {
+        long ticket = atomic_fetch_add(&s->tickets, 1);
+        if (ticket >= s->c.stop_after) {
+            atomic_store(&s->stopping, true);
+            return false;
+        }
+    }
+    ssize_t n;
+    do n = write(s->fd, row, len);
+    while (n < 0 && errno == EINTR);
+    if (n != (ssize_t)len) {
+        char what[2048];
+        snprintf(what, sizeof what, "cannot write '%s': %s", s->path,
+                 n < 0 ? strerror(errno) : "short write (disk full?)");
+        set_error(s, SM_IO_ERROR, what);
+        return false;
+    }
+    atomic_fetch_add(&s->written, 1);
+    if (failed) atomic_fetch_add(&s->failed, 1);
+    maybe_sync(s);
+    return true;
+}
+
+static size_t format_row(sm_sweep *s, const sm_sweep_point *pt, char *buf, size_t len)
+{
+    size_t n = sm_sweep_csv_row(s->c.model, &s->c.grid, pt, buf, len);
+    if (n == 0) set_error(s, SM_IO_ERROR, "a row did not fit the row buffer");
+    return n;
+}
+
+static bool is_failure(const sm_sweep_point *pt)
+{
+    sm_sweep_outcome o = sm_sweep_point_outcome(pt);
+    return o != SM_OUTCOME_STABLE && o != SM_OUTCOME_UNSTABLE;
+}
+
+/* ---- the spine ---- */
+
+/* Makes sure spine points 0..l are known; false if stopped first. */
+static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *pt, char *row)
+{
+    if (atomic_load(&s->spine_n) > l) return true;
+    pthread_mutex_lock(&s->spine_mu);
+    bool ok = true;
+    for (long j = atomic_load(&s->spine_n); j <= l; j++) {
+        const long idx = j * s->n0;
+        const double *seed = j > 0 && s->spine_have[j - 1] ? &s->spine_x[(size_t)(j - 1) * s->ns] : NULL;
+        const double *x_after = seed;
+        if (s->loaded[idx]) {
+            if (s->loaded_conv[idx]) x_after = &s->loaded_x[(size_t)idx * s->ns];
+        } else {
+            if (stop_requested(s)) {
+                ok = false;
+                break;
+            }
+            solve_point(s, ws, idx, seed, pt);
+            size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
+            if (n == 0 || !(s->spine_row[j] = strndup(row, n))) {
+                if (n) set_error(s, SM_NO_MEMORY, "out of memory");
+                ok = false;
+                break;
+            }
+            if (pt->r.converged) x_after = pt->r.x;
+        }
+        if (x_after) {
+            memmove(&s->spine_x[(size_t)j * s->ns], x_after, s->ns * sizeof(double));
+            s->spine_have[j] = 1;
+        }
+        atomic_store(&s->spine_n, j + 1);
+    }
+    pthread_mutex_unlock(&s->spine_mu);
+    return ok;
+}
+
+/* ---- lines ---- */
+
+bool sm_sweep_line_done(const sm_sweep *s, long l)
+{
+    for (long i = 0; i < s->n0; i++)
+        if (!s->loaded[l * s->n0 + i]) return false;
+    return true;
+}
+
+static void process_line(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *pt, char *row)
+{
+    if (!ensure_spine(s, ws, l, pt, row)) return;
+    const long base = l * s->n0;
+    double carry[SM_MAX_STATE];
+    bool have = s->spine_have[l];
+    if (have) memcpy(carry, &s->spine_x[(size_t)l * s->ns], s->ns * sizeof *carry);
+    if (!s->loaded[base]) {
+        /* The spine point's row, solved earlier; failure as recorded there. */
+        const char *r = s->spine_row[l];
+        const char *oc = strchr(r, ',');
+        for (size_t k = 0; oc && k < s->c.grid.n_axes; k++) oc = strchr(oc + 1, ',');
+        bool failed = oc && strncmp(oc + 1, "stable,", 7) != 0 && strncmp(oc + 1, "unstable,", 9) != 0;
+        if (!write_row(s, r, strlen(r), failed)) return;
+    }
+    for (long i = 1; i < s->n0; i++) {
+        const long idx = base + i;
+        if (s->loaded[idx]) {
+            if (s->loaded_conv[idx]) {
+                memcpy(carry, &s->loaded_x[(size_t)idx * s->ns], s->ns * sizeof *carry);
+                have = true;
+            }
+            continue;
+        }
+        if (stop_requested(s)) return;
+        solve_point(s, ws, idx, have ? carry : NULL, pt);
+        size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
+        if (n == 0 || !write_row(s, row, n, is_failure(pt))) return;
+        if (pt->r.converged) {
+            memcpy(carry, pt->r.x, s->ns * sizeof *carry);
+            have = true;
+        }
+    }
+}
+
+static long pop_line(sm_sweep *s)
+{
+    pthread_mutex_lock(&s->q_mu);
+    while (s->q_head == s->q_tail && !s->q_closed && !atomic_load(&s->stopping))
+        pthread_cond_wait(&s->q_cv, &s->q_mu);
+    long l = -1;
+    if (s->q_head != s->q_tail) l = s->queue[s->q_head++ % s->q_cap];
+    pthread_mutex_unlock(&s->q_mu);
+    return l;
+}
+
+void sm_sweep_push_line(sm_sweep *s, long l)
+{
+    pthread_mutex_lock(&s->q_mu);
+    if (s->q_tail - s->q_head < s->q_cap) {
+        s->queue[s->q_tail++ % s->q_cap] = l;
+        pthread_cond_signal(&s->q_cv);
+    }
+    pthread_mutex_unlock(&s->q_mu);
+}
+
+void sm_sweep_close_lines(sm_sweep *s)
+{
+    pthread_mutex_lock(&s->q_mu);
+    s->q_closed = true;
+    pthread_cond_broadcast(&s->q_cv);
+    pthread_mutex_unlock(&s->q_mu);
+}
+
+long sm_sweep_queued_lines(sm_sweep *s)
+{
+    pthread_mutex_lock(&s->q_mu);
+    long n = (long)(s->q_tail - s->q_head);
+    pthread_mutex_unlock(&s->q_mu);
+    return n;
+}
+
+static void *worker(void *arg)
+{
+    sm_sweep *s = arg;
+    sm_workspace *ws = NULL;
+    sm_sweep_point *pt = malloc(sizeof *pt);
+    char *row = malloc(SWEEP_ROW_MAX);
+    sm_status st = pt && row ? sm_workspace_create(s->c.model, &s->c.solver, &ws) : SM_NO_MEMORY;
+    if (st != SM_OK) {
+        set_error(s, st, "cannot set up a worker's integrator");
+    } else {
+        for (long l; !stop_requested(s) && (l = pop_line(s)) >= 0;) process_line(s, ws, l, pt, row);
+    }
+    sm_workspace_free(ws);
+    free(pt);
+    free(row);
+    if (atomic_fetch_sub(&s->running, 1) == 1) {
+        /* The last worker out wakes nobody; waiters use join. */
+    }
+    return NULL;
+}
+
+/* ---- open, start, wait ---- */
+
+static sm_status fail(char *why, size_t why_len, sm_status st, const char *fmt, const char *a,
+                      const char *b)
+{
+    snprintf(why, why_len, fmt, a, b);
+    return st;
+}
+
+/* Proves dir writable with room to spare before any work. */
+static sm_status probe_dir(const char *dir, const char *tag, char *why, size_t why_len)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return fail(why, why_len, SM_IO_ERROR, "cannot create directory '%s': %s", dir, strerror(errno));
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return fail(why, why_len, SM_IO_ERROR, "'%s' is not a directory%s", dir, "");
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/.probe-%s-%ld", dir, tag, (long)getpid());
+    int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) return fail(why, why_len, SM_IO_ERROR, "cannot write in '%s': %s", dir, strerror(errno));
+    static const char bytes[4096];
+    int e = 0;
+    /* About a megabyte: a sweep's rows for the next while, and proof the disk is not full. */
+    int rc = posix_fallocate(fd, 0, 1 << 20);
+    if (rc != 0 && rc != EOPNOTSUPP && rc != EINVAL) e = rc;
+    if (!e && write(fd, bytes, sizeof bytes) != (ssize_t)sizeof bytes) e = errno ? errno : ENOSPC;
+    if (!e && fsync(fd) != 0) e = errno;
+    close(fd);
+    unlink(probe);
+    if (e) return fail(why, why_len, SM_IO_ERROR, "cannot write in '%s': %s", dir, strerror(e));
+    return SM_OK;
+}
+
+/* Reads the rows of one part file; for the own file, cuts a torn tail. */
+static sm_status load_part(sm_sweep *s, const char *path, const char *header, size_t header_len,
+                           bool own, char *why, size_t why_len)
+{
+    size_t len = 0;
+    char *buf = sweep_read_file(path, &len);
+    if (!buf) return fail(why, why_len, SM_IO_ERROR, "cannot read '%s': %s", path, strerror(errno));
+    sm_status st = SM_OK;
+    size_t good = 0; /* bytes up to the end of the last complete line */
+    char *nl = memchr(buf, '\n', len);
+    if (nl) {
+        size_t hl = (size_t)(nl - buf) + 1;
+        if (hl != header_len || memcmp(buf, header, hl) != 0) {
+            st = fail(why, why_len, SM_BAD_OPTION,
+                      "'%s' holds another sweep (other columns); use another directory%s", path, "");
+            goto done;
+        }
+        good = hl;
+        double x[SM_MAX_STATE];
+        for (char *p = nl + 1; p < buf + len;) {
+            char *e = memchr(p, '\n', (size_t)(buf + len - p));
+            if (!e) break;
+            long idx;
+            bool conv;
+            if (sweep_csv_parse_row(&s->lay, s->ns, p, (size_t)(e - p), &idx, &conv, x) && idx < s->total &&
+                !s->loaded[idx]) {
+                s->loaded[idx] = 1;
+                s->loaded_conv[idx] = conv;
+                memcpy(&s->loaded_x[(size_t)idx * s->ns], x, s->ns * sizeof *x);
+            }
+            p = e + 1;
+            good = (size_t)(p - buf);
+        }
+    }
+    if (own && good != len && truncate(path, (off_t)good) != 0)
+        st = fail(why, why_len, SM_IO_ERROR, "cannot cut the torn last line of '%s': %s", path, strerror(errno));
+done:
+    free(buf);
+    return st;
+}
+
+sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *tag, bool resume,
+                        sm_sweep **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    if (c->grid.n_axes == 0) return fail(why, why_len, SM_BAD_OPTION, "a sweep needs at least one --grid%s%s", "", "");
+    if (c->jobs < 1 || c->jobs > 1024)
+        return fail(why, why_len, SM_BAD_OPTION, "--jobs must be from 1 to 1024%s%s", "", "");
+    if (c->shard_n < 1 || c->shard_k < 0 || c->shard_k >= c->shard_n)
+        return fail(why, why_len, SM_BAD_OPTION, "--shard K/N needs 0 <= K < N%s%s", "", "");
+    sm_status st = probe_dir(dir, tag, why, why_len);
+    if (st != SM_OK) return st;
+
+    sm_sweep *s = calloc(1, sizeof *s);
+    if (!s) return SM_NO_MEMORY;
+    s->c = *c;
+    s->fd = -1;
+    s->ns = c->model->n_state;
+    s->total = sm_sweep_grid_points(&c->grid);
+    s->lines = sm_sweep_grid_lines(&c->grid);
+    s->n0 = c->grid.axis[0].n;
+    sweep_csv_layout(c->model, &c->grid, &s->lay);
+    pthread_mutex_init(&s->spine_mu, NULL);
+    pthread_mutex_init(&s->q_mu, NULL);
+    pthread_cond_init(&s->q_cv, NULL);
+    pthread_mutex_init(&s->err_mu, NULL);
+    atomic_init(&s->last_sync, now_seconds());
+    s->loaded = calloc((size_t)s->total, 1);
+    s->loaded_conv = calloc((size_t)s->total, 1);
+    s->loaded_x = calloc((size_t)s->total * s->ns, sizeof(double));
+    s->spine_have = calloc((size_t)s->lines, 1);
+    s->spine_x = calloc((size_t)s->lines * s->ns, sizeof(double));
+    s->spine_row = calloc((size_t)s->lines, sizeof(char *));
+    s->q_cap = (size_t)s->lines + 1;
+    s->queue = calloc(s->q_cap, sizeof(long));
+    char header[SWEEP_ROW_MAX];
+    size_t header_len = sm_sweep_csv_header(c->model, &c->grid, header, sizeof header);
+    if (!s->loaded || !s->loaded_conv || !s->loaded_x || !s->spine_have || !s->spine_x || !s->spine_row ||
+        !s->queue || header_len == 0) {
+        sm_sweep_free(s);
+        return fail(why, why_len, SM_NO_MEMORY, "out of memory for a grid of this size%s%s", "", "");
+    }
+    if (strlen(dir) + strlen(tag) + 16 > sizeof s->path) {
+        sm_sweep_free(s);
+        return fail(why, why_len, SM_BAD_OPTION, "the directory name '%s' is too long%s", dir, "");
+    }
+    snprintf(s->path, sizeof s->path, "%s/part-%s.csv", dir, tag);
+
+    struct stat sb;
+    bool own_exists = stat(s->path, &sb) == 0 && sb.st_size > 0;
+    if (own_exists && !resume) {
+        sm_sweep_free(s);
+        return fail(why, why_len, SM_BAD_OPTION,
+                    "'%s' already exists: add --resume to finish that sweep, or use another directory%s",
+                    dir, "");
+    }
+    size_t n_parts = 0;
+    char **parts = sweep_list_parts(dir, &n_parts);
+    for (size_t i = 0; parts && i < n_parts; i++) {
+        if (st == SM_OK)
+            st = load_part(s, parts[i], header, header_len, strcmp(parts[i], s->path) == 0, why, why_len);
+        free(parts[i]);
+    }
+    free(parts);
+    if (st != SM_OK) {
+        sm_sweep_free(s);
+        return st;
+    }
+
+    s->fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (s->fd < 0 || fstat(s->fd, &sb) != 0) {
+        fail(why, why_len, SM_IO_ERROR, "cannot open '%s': %s", s->path, strerror(errno));
+        sm_sweep_free(s);
+        return SM_IO_ERROR;
+    }
+    if (sb.st_size == 0 && write(s->fd, header, header_len) != (ssize_t)header_len) {
+        fail(why, why_len, SM_IO_ERROR, "cannot write '%s': %s", s->path, strerror(errno));
+        sm_sweep_free(s);
+        return SM_IO_ERROR;
+    }
+    for (long l = 0; l < s->lines; l++) {
+        if (!c->external_lines && !sm_sweep_owns_line(c, l)) continue;
+        s->owned += s->n0;
+        for (long i = 0; i < s->n0; i++) s->loaded_owned += s->loaded[l * s->n0 + i];
+    }
+    *out = s;
+    return SM_OK;
+}
+
+sm_status sm_sweep_start(sm_sweep *s, char *why, size_t why_len)
+{
+    if (!s->c.external_lines) {
+        for (long l = 0; l < s->lines; l++)
+            if (sm_sweep_owns_line(&s->c, l) && !sm_sweep_line_done(s, l)) sm_sweep_push_line(s, l);
+        sm_sweep_close_lines(s);
+    }
+    s->threads = calloc((size_t)s->c.jobs, sizeof *s->threads);
+    if (!s->threads) return fail(why, why_len, SM_NO_MEMORY, "out of memory%s%s", "", "");
+    atomic_store(&s->running, s->c.jobs);
+    for (int i = 0; i < s->c.jobs; i++) {
+        if (pthread_create(&s->threads[i], NULL, worker, s) != 0) {
+            atomic_fetch_sub(&s->running, s->c.jobs - i);
+            set_error(s, SM_NO_MEMORY, "cannot start a worker thread");
+            sm_sweep_close_lines(s);
+            break;
+        }
+        s->n_threads++;
+    }
+    return SM_OK;
+}
+
+void sm_sweep_stats_get(sm_sweep *s, sm_sweep_stats *st)
+{
+    st->total = s->total;
+    st->owned = s->owned;
+    st->loaded = s->loaded_owned;
+    st->written = atomic_load(&s->written);
+    st->failed = atomic_load(&s->failed);
+    st->spine = atomic_load(&s->spine_n);
+    st->finished = atomic_load(&s->running) == 0;
+}
+
+sm_status sm_sweep_wait(sm_sweep *s, char *why, size_t why_len)
+{
+    for (int i = 0; i < s->n_threads; i++) pthread_join(s->threads[i], NULL);
+    s->n_threads = 0;
+    if (s->fd >= 0 && fsync(s->fd) != 0 && errno != EINVAL && s->err == SM_OK) {
+        s->err = SM_IO_ERROR;
+        snprintf(s->err_why, sizeof s->err_why, "cannot write '%s': %s", s->path, strerror(errno));
+    }
+    if (s->err != SM_OK) snprintf(why, why_len, "%s", s->err_why);
+    return s->err;
+}
+
+void sm_sweep_free(sm_sweep *s)
+{
+    if (!s) return;
+    if (s->n_threads) {
+        atomic_store(&s->stopping, true);
+        sm_sweep_close_lines(s);
+        char why[8];
+        sm_sweep_wait(s, why, sizeof why);
+    }
+    if (s->fd >= 0) close(s->fd);
+    for (long l = 0; s->spine_row && l < s->lines; l++) free(s->spine_row[l]);
+    free(s->spine_row);
+    free(s->spine_have);
+    free(s->spine_x);
+    free(s->loaded);
+    free(s->loaded_conv);
+    free(s->loaded_x);
+    free(s->queue);
+    free(s->threads);
+    pthread_mutex_destroy(&s->spine_mu);
+    pthread_mutex_destroy(&s->q_mu);
+    pthread_cond_destroy(&s->q_cv);
+    pthread_mutex_destroy(&s->err_mu);
+    free(s);
+}

@@ -1,0 +1,30 @@
+/* Pieces shared by the sweep's source files (not installed). */
+#ifndef STRIDEMAP_SWEEP_INTERNAL_H
+#define STRIDEMAP_SWEEP_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stridemap/sweep.h"
+
+/* Column positions of a sweep CSV for a model and grid. */
+typedef struct {
+    size_t n_cols;
+    size_t col_converged;
+    size_t col_x;  /* first of n_state state columns */
+} sweep_layout;
+
+void sweep_csv_layout(const sm_model *m, const sm_sweep_grid *g, sweep_layout *lay);
+
+/* Parses one complete row (without its '\n'): its index, converged flag and
+ * state x[n_state].  False if the row is malformed. */
+bool sweep_csv_parse_row(const sweep_layout *lay, size_t n_state, const char *line, size_t len,
+                         long *index, bool *converged, double *x);
+
+/* Reads a whole file into a NUL-terminated buffer (free it); NULL on error. */
+char *sweep_read_file(const char *path, size_t *len);
+
+/* Lists dir/part-*.csv (sorted, malloc'd strings, free each and the array). */
+char **sweep_list_parts(const char *dir, size_t *n);
+
+#endif
