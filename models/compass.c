@@ -260,6 +260,14 @@ static void guess(double *x, const double *p, const void *data)
     lift(x, p, data);
 }
 
+static void search_box(const double *p, const void *data, double *lo, double *hi)
+{
+    const double w = sqrt(p[G] / leg(p));
+    lo[0] = -0.45, hi[0] = -0.05;     /* th_st */
+    lo[1] = 0.2 * w, hi[1] = 2.5 * w; /* dth_st */
+    lo[2] = -1.0 * w, hi[2] = 2.0 * w; /* dth_sw */
+}
+
 static double time_limit(const double *p, const void *data) { return 20.0 * sqrt(leg(p) / p[G]); }
 
 static double kinetic(const double *x, const double *p, const void *data)
@@ -321,6 +329,7 @@ const sm_model sm_model_compass = {
     .free_index = free_index,
     .lift = lift,
     .guess = guess,
+    .search_box = search_box,
     .time_limit = time_limit,
     .kinetic_energy = kinetic,
     .potential_energy = potential,

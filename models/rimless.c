@@ -79,6 +79,11 @@ static void guess(double *x, const double *p, const void *data)
     lift(x, p, data);
 }
 
+static void search_box(const double *p, const void *data, double *lo, double *hi)
+{
+    lo[0] = -10.0 * sqrt(p[G] / p[L]), hi[0] = -0.01 * sqrt(p[G] / p[L]);
+}
+
 static double time_limit(const double *p, const void *data) { return 100.0 * sqrt(p[L] / p[G]); }
 
 static double kinetic(const double *x, const double *p, const void *data)
@@ -151,6 +156,7 @@ const sm_model sm_model_rimless = {
     .free_index = free_index,
     .lift = lift,
     .guess = guess,
+    .search_box = search_box,
     .time_limit = time_limit,
     .kinetic_energy = kinetic,
     .potential_energy = potential,

@@ -119,6 +119,15 @@ static void guess(double *x, const double *p, const void *data)
     lift(x, p, data);
 }
 
+/* +-30 % around Garcia's scaling theta ~ -theta_dot ~ gamma^(1/3): both
+ * period-one gaits lie there, and wider starts mostly fall on the first step. */
+static void search_box(const double *p, const void *data, double *lo, double *hi)
+{
+    const double th = p[GAMMA] > 0 ? 0.2 * cbrt(p[GAMMA] / 0.009) : 0.2;
+    lo[0] = 0.7 * th, hi[0] = 1.3 * th;
+    lo[1] = -1.3 * th, hi[1] = -0.7 * th;
+}
+
 static double time_limit(const double *p, const void *data)
 {
     (void)p;
@@ -201,6 +210,7 @@ const sm_model sm_model_simplest = {
     .free_index = free_index,
     .lift = lift,
     .guess = guess,
+    .search_box = search_box,
     .time_limit = time_limit,
     .kinetic_energy = kinetic,
     .potential_energy = potential,

@@ -182,6 +182,24 @@ static void a_limping_gait_at_0016(void **state)
     json_decref(doc);
 }
 
+static void search_lists_both_gaits_without_a_guess(void **state)
+{
+    (void)state;
+    run_result *r = run("search", "simplest", "--set", "gamma=0.009", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    json_t *gaits = json_object_get(doc, "gaits");
+    assert_int_equal(json_array_size(gaits), 2);
+    int stable = 0;
+    for (size_t i = 0; i < 2; i++) stable += json_is_true(json_object_get(json_array_get(gaits, i), "stable"));
+    assert_int_equal(stable, 1);
+    json_decref(doc);
+    expect_error(run("search", "simplest", "--box", "0.1:0.3", NULL), 65, "--box needs 2");
+    expect_error(run("search", "simplest", "--box", "0.3:0.1,-0.3:-0.1", NULL), 65, "LO < HI");
+    expect_error(run("search", "simplest", "--starts", "0", NULL), 65, "--starts");
+}
+
 static void fixed_text_says_stable(void **state)
 {
     (void)state;
@@ -258,8 +276,8 @@ static void options_may_come_before_the_model(void **state)
 static void every_command_has_help_with_an_example(void **state)
 {
     (void)state;
-    const char *cmds[] = {"models", "params", "simulate", "fixed"};
-    for (size_t i = 0; i < 4; i++) {
+    const char *cmds[] = {"models", "params", "simulate", "fixed", "search"};
+    for (size_t i = 0; i < 5; i++) {
         run_result *r = run(cmds[i], "--help", NULL);
         assert_int_equal(r->status, 0);
         assert_non_null(strstr(r->out, "usage: stridemap"));
@@ -323,6 +341,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixed_json_reports_the_published_gait),
         cmocka_unit_test(fixed_text_says_stable),
+        cmocka_unit_test(search_lists_both_gaits_without_a_guess),
         cmocka_unit_test(a_limping_gait_at_0016),
         cmocka_unit_test(contact_checks_follow_mu),
         cmocka_unit_test(the_unstable_gait_is_found_and_called_unstable),

@@ -123,6 +123,10 @@ typedef struct sm_model {
     /* Total weight (mass times g), in the units the energies use per length. */
     double (*weight)(const double *p, const void *data);
 
+    /* Optional: where to look for gaits without a guess, a box of the free
+     * coordinates lo[n_free], hi[n_free] (stridemap search). */
+    void (*search_box)(const double *p, const void *data, double *lo, double *hi);
+
     /* Optional cross-parameter check; fills why and returns false if bad. */
     bool (*check_params)(const double *p, const void *data, char *why, size_t why_len);
 

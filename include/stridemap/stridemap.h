@@ -8,6 +8,7 @@
 #include "stridemap/model.h"
 #include "stridemap/orbit.h"
 #include "stridemap/registry.h"
+#include "stridemap/search.h"
 #include "stridemap/status.h"
 #include "stridemap/stride.h"
 #include "stridemap/sweep.h"

@@ -75,6 +75,8 @@ enum {
     OPT_DT,
     OPT_MAX_ORDER,
     OPT_MU,
+    OPT_STARTS,
+    OPT_BOX,
 };
 #define CLI_SOLVER_OPTIONS                                                                        \
     {"set", required_argument, 0, OPT_SET}, {"rtol", required_argument, 0, OPT_RTOL},             \
@@ -102,6 +104,9 @@ int cmd_models(int argc, char **argv);
 int cmd_params(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_fixed(int argc, char **argv);
+int cmd_continue(int argc, char **argv);
+int cmd_orbit(int argc, char **argv);
+int cmd_search(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 

@@ -14,6 +14,9 @@ static const char usage[] =
     "  params MODEL           list a walker's parameters with defaults, ranges and units\n"
     "  simulate MODEL         integrate steps and write the trajectory as CSV\n"
     "  fixed MODEL            find a gait (fixed point of the stride map) and its stability\n"
+    "  continue MODEL         follow a gait as a parameter changes: folds, period doublings\n"
+    "  orbit MODEL            the orbit diagram: iterate the stride map over a parameter range\n"
+    "  search MODEL           find every gait in a box of starting states, no guess needed\n"
     "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
     "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
     "\n"
@@ -46,6 +49,9 @@ int main(int argc, char **argv)
         {"params", cmd_params},
         {"simulate", cmd_simulate},
         {"fixed", cmd_fixed},
+        {"continue", cmd_continue},
+        {"orbit", cmd_orbit},
+        {"search", cmd_search},
         {"sweep", cmd_sweep},
         {"merge", cmd_merge},
     };

@@ -1,0 +1,122 @@
+#include "stridemap/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void sm_search_options_default(const sm_model *m, const double *p, sm_search_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->starts = 64;
+    o->same = 1e-6;
+    if (m->search_box) {
+        m->search_box(p, m->data, o->lo, o->hi);
+        return;
+    }
+    double x[SM_MAX_STATE];
+    m->guess(x, p, m->data);
+    for (size_t k = 0; k < m->n_free; k++) {
+        const double v = x[m->free_index[k]], w = fmax(0.5 * fabs(v), 0.1);
+        o->lo[k] = v - w;
+        o->hi[k] = v + w;
+    }
+}
+
+sm_status sm_search_options_check(const sm_model *m, const sm_search_options *o, char *why, size_t why_len)
+{
+    if (o->starts < 1 || o->starts > 1000000) {
+        snprintf(why, why_len, "--starts must be from 1 to 1000000, not %zu", o->starts);
+        return SM_BAD_OPTION;
+    }
+    for (size_t k = 0; k < m->n_free; k++)
+        if (!isfinite(o->lo[k]) || !isfinite(o->hi[k]) || !(o->lo[k] < o->hi[k])) {
+            snprintf(why, why_len, "--box: %s needs LO < HI (finite), not %g:%g",
+                     m->state_names[m->free_index[k]], o->lo[k], o->hi[k]);
+            return SM_BAD_OPTION;
+        }
+    if (!(o->same > 0)) {
+        snprintf(why, why_len, "the duplicate distance must be positive");
+        return SM_BAD_OPTION;
+    }
+    return SM_OK;
+}
+
+/* The i-th element of the van der Corput sequence in base b. */
+static double radical_inverse(size_t i, unsigned b)
+{
+    double f = 1.0, r = 0.0;
+    for (; i > 0; i /= b) {
+        f /= b;
+        r += f * (double)(i % b);
+    }
+    return r;
+}
+
+static const unsigned primes[SM_MAX_STATE] = {2,  3,  5,  7,  11, 13, 17, 19, 23, 29, 31,  37,  41,  43,  47,  53,
+                                              59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131};
+
+static double distance(const sm_model *m, const double *x, const double *y)
+{
+    double d = 0.0;
+    for (size_t k = 0; k < m->n_free; k++) d = fmax(d, fabs(x[m->free_index[k]] - y[m->free_index[k]]));
+    return d;
+}
+
+/* The shortest d dividing N with P^d(x) = x, to the Newton tolerance scale. */
+static int shortest_period(sm_workspace *ws, const double *p, const double *x, int period, double tol,
+                           double orbit[][SM_MAX_STATE])
+{
+    const sm_model *m = sm_workspace_model(ws);
+    memcpy(orbit[0], x, m->n_state * sizeof *x);
+    for (int k = 1; k < period; k++)
+        if (sm_stride(ws, p, orbit[k - 1], orbit[k], NULL, NULL) != SM_OK) return period;
+    for (int d = 1; d < period; d++)
+        if (period % d == 0 && distance(m, orbit[d], x) <= tol) return d;
+    return period;
+}
+
+sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *newton,
+                    const sm_search_options *o, sm_fixed_result *found, int *minimal_period, size_t cap,
+                    size_t *n_found, size_t *attempts_failed)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    char why[256];
+    *n_found = 0;
+    *attempts_failed = 0;
+    sm_status st = sm_search_options_check(m, o, why, sizeof why);
+    if (st != SM_OK) return st;
+    st = sm_newton_options_check(newton, why, sizeof why);
+    if (st != SM_OK) return st;
+
+    static _Thread_local double orbit[1024][SM_MAX_STATE];
+    double x[SM_MAX_STATE];
+    sm_fixed_result r;
+    for (size_t i = 1; i <= o->starts; i++) {
+        m->guess(x, p, m->data);
+        for (size_t k = 0; k < m->n_free; k++)
+            x[m->free_index[k]] = o->lo[k] + (o->hi[k] - o->lo[k]) * radical_inverse(i, primes[k]);
+        m->lift(x, p, m->data);
+        if (sm_fixed_point(ws, p, x, newton, &r) != SM_OK || !r.converged) {
+            (*attempts_failed)++;
+            continue;
+        }
+        const double same = fmax(o->same, 1e3 * newton->tol);
+        const int d = shortest_period(ws, p, r.x, newton->period, same, orbit);
+        bool known = false;
+        for (size_t j = 0; j < *n_found && !known; j++)
+            for (int k = 0; k < newton->period && !known; k++)
+                known = distance(m, orbit[k], found[j].x) <= same;
+        if (known) continue;
+        if (*n_found == cap) return SM_OK;
+        if (d < newton->period) {
+            /* A shorter cycle: its stability is that of P^d, not P^N. */
+            sm_newton_options shorter = *newton;
+            shorter.period = d;
+            sm_fixed_result rd;
+            if (sm_fixed_point(ws, p, r.x, &shorter, &rd) == SM_OK) r = rd;
+        }
+        found[*n_found] = r;
+        minimal_period[(*n_found)++] = d;
+    }
+    return SM_OK;
+}
