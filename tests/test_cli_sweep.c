@@ -1,0 +1,349 @@
+/* stridemap sweep and merge as a user meets them: refused grids, a killed
+ * sweep resumed, shards merged, the JSON sidecar.  argv[1] is the binary. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+extern char **environ;
+
+static const char *exe;
+static char base_dir[] = "/tmp/sm_test_cli_sweepXXXXXX";
+
+typedef struct {
+    int status;  /* exit code, or 128 + signal */
+    char err[1 << 14];
+} run_result;
+
+static pid_t spawn(const char *const *args, const char *err_path, char **env)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const char *argv[64] = {exe};
+    size_t n = 1;
+    for (; args[n - 1] && n < 63; n++) argv[n] = args[n - 1];
+    argv[n] = NULL;
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, env ? env : environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    return pid;
+}
+
+static void finish(pid_t pid, const char *err_path, run_result *r)
+{
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    FILE *f = fopen(err_path, "r");
+    size_t n = f ? fread(r->err, 1, sizeof r->err - 1, f) : 0;
+    r->err[n] = '\0';
+    if (f) fclose(f);
+    unlink(err_path);
+}
+
+static run_result *run_env(char **env, const char *first, ...)
+{
+    static run_result r;
+    const char *args[64] = {first};
+    size_t n = 1;
+    va_list ap;
+    va_start(ap, first);
+    while (n < 62 && (args[n] = va_arg(ap, const char *)) != NULL) n++;
+    va_end(ap);
+    args[n] = NULL;
+    char err_path[300];
+    snprintf(err_path, sizeof err_path, "%s/stderr", base_dir);
+    finish(spawn(args, err_path, env), err_path, &r);
+    return &r;
+}
+#define run(...) run_env(NULL, __VA_ARGS__)
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+static void expect_error(run_result *r, int code, const char *needle)
+{
+    if (r->status != code || !strstr(r->err, needle)) print_error("exit %d, stderr: %s\n", r->status, r->err);
+    assert_int_equal(r->status, code);
+    assert_int_equal(count_lines(r->err), 1);
+    assert_non_null(strstr(r->err, needle));
+}
+
+static const char *dir(const char *name)
+{
+    static char buf[4][300];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", base_dir, name);
+    return buf[k];
+}
+
+/* The rows of DIR/sweep.csv without the wall_s column. */
+static char *rows_of(const char *d)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/sweep.csv", d);
+    FILE *f = fopen(path, "r");
+    if (!f) print_error("no %s\n", path);
+    assert_non_null(f);
+    char *text = calloc(1 << 20, 1), line[8192];
+    size_t n = 0;
+    while (fgets(line, sizeof line, f)) {
+        char *last = strrchr(line, ',');
+        size_t len = (size_t)(last - line);
+        memcpy(text + n, line, len);
+        text[n + len] = '\n';
+        n += len + 1;
+    }
+    fclose(f);
+    return text;
+}
+
+static long lines_in(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    long n = 0;
+    for (int c; (c = fgetc(f)) != EOF;) n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+#define GRID "gamma=0.002:0.02:12"
+#define TOLS "--rtol", "1e-8", "--atol", "1e-8", "--tol", "1e-8"
+
+static void bad_grids_get_one_line_and_a_sysexits_code(void **state)
+{
+    (void)state;
+    const char *out = dir("bad");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.2:0.1:5", "--out", out, NULL), 64, "above HI");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 64, "N must be");
+    expect_error(run("sweep", "simplest", "--grid", "beta=0.1:0.2:3", "--out", out, NULL), 64,
+                 "no parameter 'beta'");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2", "--out", out, NULL), 64, "NAME=LO:HI:N");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--set", "gamma=0.01", "--out", out, NULL),
+                 64, "both fixed (--set) and swept");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--grid", "gamma=0.01:0.02:3", "--out",
+                     out, NULL),
+                 64, "swept twice");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.9:3", "--out", out, NULL), 65, "[-0.5, 0.5]");
+    expect_error(run("sweep", "simplest", "--out", out, NULL), 64, "--grid");
+    expect_error(run("sweep", "simplest", "--grid", GRID, NULL), 64, "--out");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--jobs", "0", NULL), 65, "--jobs");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "3/3", NULL), 65, "--shard");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "1", NULL), 64, "K/N");
+    expect_error(run("sweep", "nosuch", "--grid", GRID, "--out", out, NULL), 64, "unknown model");
+    expect_error(run("merge", NULL), 64, "which directory");
+    expect_error(run("merge", dir("nothing-here"), NULL), 66, "cannot read directory");
+    struct stat sb;
+    assert_int_not_equal(stat(out, &sb), 0); /* nothing was created */
+}
+
+static void an_unwritable_or_foreign_directory_is_refused_before_work(void **state)
+{
+    (void)state;
+    char file[300];
+    snprintf(file, sizeof file, "%s/plain-file", base_dir);
+    fclose(fopen(file, "w"));
+    char sub[400];
+    snprintf(sub, sizeof sub, "%s/sub", file);
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", file, "-q", NULL), 73, "not a directory");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", sub, "-q", NULL), 73, "cannot create directory");
+
+    const char *d = dir("foreign");
+    assert_int_equal(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q", NULL)->status, 0);
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q", NULL), 73,
+                 "--resume");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:4", TOLS, "--out", d, "--resume", "-q", NULL),
+                 73, "another sweep (its grid differ");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", "--out", d, "--resume", "-q", NULL), 73,
+                 "another sweep (its newton differ");
+}
+
+static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
+{
+    (void)state;
+    const char *ref = dir("ref"), *cut = dir("killed");
+    assert_int_equal(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", ref, "-q",
+                         NULL)->status,
+                     0);
+    char *want = rows_of(ref);
+
+    const char *args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", cut,
+                          "-q", NULL};
+    char err_path[300], part[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr-kill", base_dir);
+    snprintf(part, sizeof part, "%s/part-local.csv", cut);
+    pid_t pid = spawn(args, err_path, NULL);
+    struct timespec nap = {0, 2 * 1000 * 1000};
+    for (int i = 0; i < 5000 && lines_in(part) < 6; i++) nanosleep(&nap, NULL);
+    kill(pid, SIGKILL);
+    run_result r;
+    finish(pid, err_path, &r);
+    long kept = lines_in(part) - 1;
+    assert_int_equal(r.status, 128 + SIGKILL);
+    assert_true(kept >= 5 && kept < 60);
+
+    run_result *rr = run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", cut,
+                         "--resume", "-q", NULL);
+    assert_int_equal(rr->status, 0);
+    assert_int_equal(lines_in(part), 61); /* nothing computed twice */
+    char *got = rows_of(cut);
+    assert_string_equal(want, got);
+    free(got);
+    free(want);
+}
+
+static void sigterm_keeps_every_finished_row(void **state)
+{
+    (void)state;
+    const char *d = dir("termed");
+    const char *args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:40", TOLS, "--jobs", "2", "--out", d,
+                          "-q", NULL};
+    char err_path[300], part[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr-term", base_dir);
+    snprintf(part, sizeof part, "%s/part-local.csv", d);
+    pid_t pid = spawn(args, err_path, NULL);
+    struct timespec nap = {0, 2 * 1000 * 1000};
+    for (int i = 0; i < 5000 && lines_in(part) < 4; i++) nanosleep(&nap, NULL);
+    kill(pid, SIGTERM);
+    run_result r;
+    finish(pid, err_path, &r);
+    if (r.status != 0) { /* it may have finished first on a fast machine */
+        expect_error(&r, 143, "--resume");
+        assert_non_null(strstr(r.err, "SIGTERM"));
+    }
+    long kept = lines_in(part) - 1;
+    assert_true(kept >= 3);
+    run_result *rr = run("sweep", "simplest", "--grid", "gamma=0.002:0.02:40", TOLS, "--jobs", "2", "--out", d,
+                         "--resume", "-q", NULL);
+    assert_int_equal(rr->status, 0);
+    assert_int_equal(lines_in(part), 41);
+}
+
+static void shards_merge_into_the_same_rows(void **state)
+{
+    (void)state;
+    const char *ref = dir("ref2d"), *sh = dir("shards");
+    const char *g0 = "gamma=0.02:0.2:5", *g1 = "n=5:8:4";
+    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", ref, "-q", NULL)->status, 0);
+    char *want = rows_of(ref);
+    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "0/3", "-q",
+                         NULL)->status,
+                     0);
+    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "2/3", "-q",
+                         NULL)->status,
+                     0);
+    expect_error(run("merge", sh, NULL), 1, "have no row yet");
+    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "1/3", "-q",
+                         NULL)->status,
+                     0);
+    run_result *r = run("merge", sh, NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "20 rows"));
+    char *got = rows_of(sh);
+    assert_string_equal(want, got);
+    free(want);
+    free(got);
+
+    char path[400];
+    snprintf(path, sizeof path, "%s/sweep.json", sh);
+    json_t *doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    assert_int_equal(json_integer_value(json_object_get(doc, "rows")), 20);
+    assert_int_equal(json_integer_value(json_object_get(doc, "missing")), 0);
+    assert_int_equal(json_array_size(json_object_get(doc, "parts")), 3);
+    json_decref(doc);
+}
+
+static void the_sidecar_says_how_the_sweep_was_made(void **state)
+{
+    (void)state;
+    const char *d = dir("sidecar");
+    char *env[256];
+    size_t n = 0;
+    for (char **e = environ; *e && n < 250; e++)
+        if (strncmp(*e, "SLURM_", 6) != 0) env[n++] = *e;
+    env[n++] = "SLURM_JOB_ID=4242";
+    env[n++] = "SLURM_ARRAY_TASK_ID=7";
+    env[n] = NULL;
+    assert_int_equal(run_env(env, "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q",
+                             "--jobs", "1", NULL)->status,
+                     0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/part-local.json", d);
+    json_t *doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "model")), "simplest");
+    assert_int_equal(json_integer_value(json_object_get(doc, "points")), 3);
+    json_t *axis = json_array_get(json_object_get(doc, "grid"), 0);
+    assert_string_equal(json_string_value(json_object_get(axis, "name")), "gamma");
+    assert_int_equal(json_integer_value(json_object_get(axis, "n")), 3);
+    assert_close(json_number_value(json_object_get(json_object_get(doc, "solver"), "rtol")), 1e-8, 0);
+    assert_non_null(json_string_value(json_object_get(doc, "version")));
+    assert_non_null(json_string_value(json_object_get(doc, "signature")));
+    json_t *part = json_object_get(doc, "run");
+    assert_non_null(json_string_value(json_object_get(part, "host")));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(part, "command"), 1)), "sweep");
+    json_t *slurm = json_object_get(part, "slurm");
+    assert_string_equal(json_string_value(json_object_get(slurm, "SLURM_JOB_ID")), "4242");
+    assert_string_equal(json_string_value(json_object_get(slurm, "SLURM_ARRAY_TASK_ID")), "7");
+    assert_true(json_is_true(json_object_get(doc, "complete")));
+    json_decref(doc);
+    snprintf(path, sizeof path, "%s/sweep.csv", d);
+    assert_int_equal(lines_in(path), 4);
+}
+
+static void help_has_an_example(void **state)
+{
+    (void)state;
+    assert_int_equal(run("sweep", "--help", NULL)->status, 0);
+    assert_int_equal(run("merge", "--help", NULL)->status, 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(base_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_cli_sweep PATH-TO-STRIDEMAP\n");
+        return 2;
+    }
+    exe = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bad_grids_get_one_line_and_a_sysexits_code),
+        cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
+        cmocka_unit_test(killed_with_sigkill_and_resumed_loses_nothing),
+        cmocka_unit_test(sigterm_keeps_every_finished_row),
+        cmocka_unit_test(shards_merge_into_the_same_rows),
+        cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),
+        cmocka_unit_test(help_has_an_example),
+    };
+    return cmocka_run_group_tests_name("cli_sweep", tests, setup, teardown);
+}

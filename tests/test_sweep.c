@@ -1,0 +1,320 @@
+/* Sweeps: grid specifications, and the same rows whatever the number of
+ * threads or shards, after an interruption and a resume, and with a torn
+ * last line. */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+/* ---- grid specifications ---- */
+
+static void grid_specs_parse_and_number_points(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("rimless");
+    sm_sweep_grid g = {0};
+    sm_sweep_axis a;
+    char why[256];
+    assert_status(sm_sweep_axis_parse(m, "gamma=0.01:0.2:20", &a, why, sizeof why), SM_OK);
+    assert_string_equal(a.name, "gamma");
+    assert_int_equal(a.n, 20);
+    assert_close(sm_sweep_axis_value(&a, 0), 0.01, 0);
+    assert_close(sm_sweep_axis_value(&a, 19), 0.2, 0);
+    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_axis_parse(m, "n=5:8:4", &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
+    assert_int_equal(sm_sweep_grid_points(&g), 80);
+    assert_int_equal(sm_sweep_grid_lines(&g), 4);
+    double v[SM_SWEEP_MAX_AXES];
+    sm_sweep_grid_values(&g, 20 * 2 + 3, v); /* i0 = 3, i1 = 2 */
+    assert_close(v[0], 0.01 + 0.19 * 3 / 19, 1e-15);
+    assert_close(v[1], 7, 0);
+    assert_status(sm_sweep_axis_parse(m, "gamma=0.1:0.1:1", &a, why, sizeof why), SM_OK);
+}
+
+static void expect_refused(const char *spec, sm_status want, const char *needle)
+{
+    const sm_model *m = test_model("rimless");
+    sm_sweep_axis a;
+    char why[256] = "";
+    sm_status st = sm_sweep_axis_parse(m, spec, &a, why, sizeof why);
+    if (st != want || !strstr(why, needle)) print_error("'%s': %s (%s)\n", spec, sm_status_name(st), why);
+    assert_status(st, want);
+    assert_non_null(strstr(why, needle));
+    assert_null(strchr(why, '\n'));
+}
+
+static void bad_grid_specs_are_refused_with_a_reason(void **state)
+{
+    (void)state;
+    expect_refused("gamma=0.2:0.1:5", SM_BAD_OPTION, "above HI");
+    expect_refused("gamma=0.1:0.2:0", SM_BAD_OPTION, "N must be");
+    expect_refused("gamma=0.1:0.2:-3", SM_BAD_OPTION, "N must be");
+    expect_refused("gamma=0.1:0.2:2.5", SM_BAD_OPTION, "N must be");
+    expect_refused("beta=0.1:0.2:5", SM_UNKNOWN_PARAM, "no parameter 'beta'");
+    expect_refused("gamma=0.1:0.2", SM_BAD_OPTION, "NAME=LO:HI:N");
+    expect_refused("gamma", SM_BAD_OPTION, "NAME=LO:HI:N");
+    expect_refused("=0.1:0.2:3", SM_BAD_OPTION, "NAME=LO:HI:N");
+    expect_refused("gamma=0.1:0.2:3:4", SM_BAD_OPTION, "NAME=LO:HI:N");
+    expect_refused("gamma=a:0.2:3", SM_BAD_OPTION, "finite");
+    expect_refused("gamma=nan:0.2:3", SM_BAD_OPTION, "finite");
+    expect_refused("gamma=0.1:0.2:1", SM_BAD_OPTION, "LO = HI");
+    expect_refused("gamma=0.1:0.1:3", SM_BAD_OPTION, "LO < HI");
+    expect_refused("gamma=0.1:0.9:3", SM_BAD_PARAM, "gamma");
+    expect_refused("n=5:12:5", SM_BAD_PARAM, "whole number");
+
+    const sm_model *m = test_model("rimless");
+    sm_sweep_grid g = {0};
+    sm_sweep_axis a;
+    char why[256];
+    assert_status(sm_sweep_axis_parse(m, "gamma=0.1:0.2:3", &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "swept twice"));
+}
+
+/* ---- running sweeps ---- */
+
+static char base_dir[] = "/tmp/sm_test_sweepXXXXXX";
+
+static void config(sm_sweep_config *c, const char *model, const char *g0, const char *g1)
+{
+    const sm_model *m = test_model(model);
+    sm_sweep_config_default(c, m);
+    char why[256];
+    sm_sweep_axis a;
+    assert_status(sm_sweep_axis_parse(m, g0, &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&c->grid, &a, why, sizeof why), SM_OK);
+    if (g1) {
+        assert_status(sm_sweep_axis_parse(m, g1, &a, why, sizeof why), SM_OK);
+        assert_status(sm_sweep_grid_add(&c->grid, &a, why, sizeof why), SM_OK);
+    }
+    /* Looser than the defaults: these tests are about bookkeeping, not accuracy. */
+    c->solver.rtol = c->solver.atol = 1e-8;
+    c->newton.tol = 1e-8;
+}
+
+/* Runs a sweep into base_dir/name (fresh unless resume); returns the rows written. */
+static long run_sweep(const sm_sweep_config *c, const char *name, const char *tag, bool resume)
+{
+    char dir[256], why[512];
+    snprintf(dir, sizeof dir, "%s/%s", base_dir, name);
+    sm_sweep *s = NULL;
+    sm_status st = sm_sweep_open(c, dir, tag, resume, &s, why, sizeof why);
+    if (st != SM_OK) print_error("open: %s\n", why);
+    assert_status(st, SM_OK);
+    assert_status(sm_sweep_start(s, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_wait(s, why, sizeof why), SM_OK);
+    sm_sweep_stats stats;
+    sm_sweep_stats_get(s, &stats);
+    assert_true(stats.finished);
+    sm_sweep_free(s);
+    return stats.written;
+}
+
+/* Merges base_dir/name into a string of rows without the wall_s column. */
+static char *merged(const char *name, long total)
+{
+    char dir[256], out[300], why[512];
+    snprintf(dir, sizeof dir, "%s/%s", base_dir, name);
+    snprintf(out, sizeof out, "%s/sweep.csv", dir);
+    long rows = 0, missing = 0;
+    sm_status st = sm_sweep_merge(dir, out, total, &rows, &missing, why, sizeof why);
+    if (st != SM_OK) print_error("merge: %s\n", why);
+    assert_status(st, SM_OK);
+    assert_int_equal(rows, total);
+    assert_int_equal(missing, 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char *text = calloc(1 << 20, 1);
+    size_t n = 0;
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        char *last = strrchr(line, ',');
+        assert_non_null(last);
+        size_t len = (size_t)(last - line);
+        memcpy(text + n, line, len);
+        text[n + len] = '\n';
+        n += len + 1;
+        assert_true(n < (1 << 20) - 8192);
+    }
+    fclose(f);
+    return text;
+}
+
+static void same_rows_with_1_2_and_4_threads_and_3_shards(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    config(&c, "simplest", "gamma=0.002:0.02:8", NULL);
+    c.jobs = 1;
+    assert_int_equal(run_sweep(&c, "t1", "local", false), 8);
+    char *ref = merged("t1", 8);
+    c.jobs = 4;
+    assert_int_equal(run_sweep(&c, "t4", "local", false), 8);
+    char *four = merged("t4", 8);
+    assert_string_equal(ref, four);
+    free(ref);
+    free(four);
+
+    config(&c, "rimless", "gamma=0.02:0.2:6", "n=5:9:5");
+    c.jobs = 1;
+    run_sweep(&c, "r1", "local", false);
+    ref = merged("r1", 30);
+    c.jobs = 2;
+    run_sweep(&c, "r2", "local", false);
+    char *two = merged("r2", 30);
+    assert_string_equal(ref, two);
+    c.jobs = 4;
+    run_sweep(&c, "r4", "local", false);
+    four = merged("r4", 30);
+    assert_string_equal(ref, four);
+    c.jobs = 2;
+    c.shard_n = 3;
+    long sum = 0;
+    for (c.shard_k = 0; c.shard_k < 3; c.shard_k++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "shard-%ld-of-3", c.shard_k);
+        sum += run_sweep(&c, "rs", tag, false);
+    }
+    assert_int_equal(sum, 30);
+    char *shards = merged("rs", 30);
+    assert_string_equal(ref, shards);
+    free(ref);
+    free(two);
+    free(four);
+    free(shards);
+}
+
+static void an_interrupted_sweep_resumed_gives_the_same_rows(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    config(&c, "rimless", "gamma=0.02:0.2:6", "n=5:8:4");
+    c.jobs = 2;
+    run_sweep(&c, "whole", "local", false);
+    char *ref = merged("whole", 24);
+
+    c.stop_after = 7;
+    assert_int_equal(run_sweep(&c, "cut", "local", false), 7);
+    /* Without --resume the directory is refused. */
+    char dir[256], why[512];
+    snprintf(dir, sizeof dir, "%s/cut", base_dir);
+    sm_sweep *s = NULL;
+    assert_status(sm_sweep_open(&c, dir, "local", false, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "--resume"));
+    assert_null(s);
+    c.stop_after = 0;
+    assert_int_equal(run_sweep(&c, "cut", "local", true), 24 - 7);
+    char *resumed = merged("cut", 24);
+    assert_string_equal(ref, resumed);
+    /* A finished sweep resumed has nothing to do. */
+    assert_int_equal(run_sweep(&c, "cut", "local", true), 0);
+    free(resumed);
+    free(ref);
+}
+
+static void a_torn_last_line_is_redone(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    config(&c, "simplest", "gamma=0.002:0.02:10", NULL);
+    run_sweep(&c, "ref", "local", false);
+    char *ref = merged("ref", 10);
+
+    c.stop_after = 4;
+    run_sweep(&c, "torn", "local", false);
+    char path[300];
+    snprintf(path, sizeof path, "%s/torn/part-local.csv", base_dir);
+    /* A crash in the middle of a row: half of the fifth row, no newline. */
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs("4,0.0099999999999999985,stable,ok,ok,1,1,0.61", f);
+    fclose(f);
+    c.stop_after = 0;
+    assert_int_equal(run_sweep(&c, "torn", "local", true), 6);
+    char *resumed = merged("torn", 10);
+    assert_string_equal(ref, resumed);
+    /* The part file itself is whole again: every line ends and has every column. */
+    FILE *p = fopen(path, "r");
+    char line[8192];
+    int lines = 0;
+    while (fgets(line, sizeof line, p)) {
+        assert_non_null(strchr(line, '\n'));
+        lines++;
+    }
+    fclose(p);
+    assert_int_equal(lines, 11);
+    free(resumed);
+    free(ref);
+}
+
+static void falls_are_rows_not_crashes(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    /* A five-spoke wheel on a shallow slope stops and rolls back. */
+    config(&c, "rimless", "gamma=0:0.2:5", "n=5:6:2");
+    c.jobs = 2;
+    assert_int_equal(run_sweep(&c, "falls", "local", false), 10);
+    char path[300];
+    snprintf(path, sizeof path, "%s/falls/part-local.csv", base_dir);
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    int fell = 0, stable = 0;
+    while (fgets(line, sizeof line, f)) {
+        fell += strstr(line, ",fell,not_converged,fell_backward,") != NULL;
+        stable += strstr(line, ",stable,ok,") != NULL;
+    }
+    fclose(f);
+    assert_true(fell >= 1);
+    assert_true(stable >= 1);
+    assert_int_equal(fell + stable, 10);
+}
+
+static void an_unwritable_directory_is_refused_before_any_work(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    config(&c, "simplest", "gamma=0.002:0.02:10", NULL);
+    char file[300], dir[400], why[512];
+    snprintf(file, sizeof file, "%s/a-file", base_dir);
+    FILE *f = fopen(file, "w");
+    fclose(f);
+    sm_sweep *s = NULL;
+    assert_status(sm_sweep_open(&c, file, "local", false, &s, why, sizeof why), SM_IO_ERROR);
+    assert_non_null(strstr(why, "not a directory"));
+    snprintf(dir, sizeof dir, "%s/sub", file);
+    assert_status(sm_sweep_open(&c, dir, "local", false, &s, why, sizeof why), SM_IO_ERROR);
+    assert_null(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(base_dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(grid_specs_parse_and_number_points),
+        cmocka_unit_test(bad_grid_specs_are_refused_with_a_reason),
+        cmocka_unit_test(same_rows_with_1_2_and_4_threads_and_3_shards),
+        cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
+        cmocka_unit_test(a_torn_last_line_is_redone),
+        cmocka_unit_test(falls_are_rows_not_crashes),
+        cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),
+    };
+    return cmocka_run_group_tests_name("sweep", tests, setup, teardown);
+}
