@@ -2,6 +2,8 @@
  * line here, one line in models/meson.build. */
 #include "stridemap/registry.h"
 
+#include "stridemap/linkage.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -27,15 +29,43 @@ const sm_model *sm_registry_find(const char *name)
     return NULL;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    const size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A model file: a path ending in .yaml, or models/NAME.yaml (linkage.h). */
+static sm_status open_file(const char *path, const sm_model **out, char *why, size_t why_len)
+{
+    sm_linkage *lk = NULL;
+    sm_status st = sm_linkage_load(path, &lk, why, why_len);
+    if (st != SM_OK) return st;
+    *out = sm_linkage_model(lk);
+    return SM_OK;
+}
+
 sm_status sm_registry_open(const char *name, const sm_model **out, char *why, size_t why_len)
 {
     *out = sm_registry_find(name);
     if (*out) return SM_OK;
+    if (ends_with(name, ".yaml") || ends_with(name, ".yml")) return open_file(name, out, why, why_len);
+    char path[1024];
+    if (!strchr(name, '/') && strlen(name) < 900) {
+        snprintf(path, sizeof path, "models/%s.yaml", name);
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            fclose(f);
+            return open_file(path, out, why, why_len);
+        }
+    }
     snprintf(why, why_len, "unknown model '%s' (see 'stridemap models')", name);
     return SM_UNKNOWN_MODEL;
 }
 
 void sm_registry_close(const sm_model *m)
 {
-    (void)m; /* built-ins are static */
+    /* built-ins are static; a model read from a file is freed */
+    const sm_linkage *lk = sm_linkage_of(m);
+    if (lk) sm_linkage_free((sm_linkage *)lk);
 }

@@ -7,6 +7,7 @@ packages=(
   gcc meson ninja-build pkg-config
   libsundials-dev liblapacke-dev libopenblas-dev
   libcmocka-dev libjansson-dev
+  libcyaml-dev               # model files (models/*.yaml)
   libgsl-dev                 # bench/ baseline only
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
 )

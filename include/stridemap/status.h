@@ -31,7 +31,10 @@
     X(SM_BAD_STATE, "bad_state", "a state value is not finite or has the wrong length")  \
     X(SM_BAD_OPTION, "bad_option", "an option value is out of range")                   \
     X(SM_NO_MEMORY, "no_memory", "out of memory")                                       \
-    X(SM_IO_ERROR, "io_error", "could not write the output")
+    X(SM_IO_ERROR, "io_error", "could not write the output")                          \
+    X(SM_BAD_MODEL_FILE, "bad_model_file", "the model file is not a valid walker (see the message)") \
+    X(SM_KNEE_UNLOCKED, "knee_unlocked",                                               \
+      "the stance knee unlocked: its locking torque went negative")
 
 typedef enum {
 #define SM_STATUS_ENUM(code, name, msg) code,

@@ -1,0 +1,38 @@
+/* Shared by the linkage loader, dynamics and model assembly. */
+#ifndef STRIDEMAP_LINKAGE_INTERNAL_H
+#define STRIDEMAP_LINKAGE_INTERNAL_H
+
+#include "stridemap/linkage.h"
+
+#define LK_MAGIC 0x6c6e6b31u /* "lnk1" */
+#define LK_MAX_DOF 3
+
+struct sm_linkage {
+    unsigned magic;
+    sm_model model;
+    char *name, *title, *reference, *path;
+
+    size_t n_links;            /* per leg: 1 (straight) or 2 (thigh, shank) */
+    bool use_gyration[SM_LINKAGE_MAX_LINKS];
+    size_t n_dof;              /* 2 or 3 */
+
+    size_t n_params;
+    sm_param_def params[SM_MAX_PARAMS];
+    size_t param_offset[SM_MAX_PARAMS]; /* byte offset into sm_linkage_values */
+    char *param_names[SM_MAX_PARAMS];
+    sm_linkage_values defaults;          /* fields without a parameter keep these */
+
+    const char *state_names[2 * LK_MAX_DOF];
+    size_t free_index[2 * LK_MAX_DOF];
+    double guess[2 * LK_MAX_DOF];
+    bool have_guess;
+    double time_limit;
+
+    sm_phase phases[2];
+    sm_event events[2][8];
+};
+
+/* Builds lk->model from the fields the loader filled. */
+void lk_build_model(sm_linkage *lk);
+
+#endif

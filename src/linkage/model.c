@@ -1,0 +1,267 @@
+/* A walker read from a file, as an sm_model: phases, events, section.
+ *
+ * Straight legs: one phase, "swing", ended by heel-strike.  The swing foot
+ * of a straight-legged walker passes below the ground at mid-stance (the
+ * scuff every such model ignores), so heel-strike is the swing foot's
+ * height crossing zero in either direction, counted only when the hip is
+ * ahead of the stance contact point (which rejects the start of the step)
+ * and the swing foot is ahead of the stance foot by more than 2% of the leg
+ * (which rejects the scuff, where the feet pass each other).
+ *
+ * Knees: "knee_free" (3 degrees of freedom) ends at knee-strike (the swing
+ * knee straightening, falling through zero), then "knee_locked" (2) ends at
+ * heel-strike (the swing foot coming down, with the guards above).  In both
+ * the stance knee must stay locked: its locking torque falling through zero
+ * ends the stride with SM_KNEE_UNLOCKED; the swing foot reaching the ground
+ * ahead of the stance foot before knee-strike ends it with SM_EVENT_ORDER.
+ *
+ * Both: the stance leg rolling back (its rate rising through zero) is
+ * SM_FELL_BACKWARD; the hip reaching the slope is SM_FELL_FORWARD.
+ *
+ * Poincare section: just after heel-strike, with the trailing foot on the
+ * ground; free coordinates: the stance angle and every rate.  lift() puts
+ * the swing leg (straight, knee locked) where its foot touches the ground,
+ * behind the stance foot. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+int lk_impact(const sm_linkage *lk, const double *p, sm_linkage_impact kind, const double *xm, double *xp);
+void lk_hip(const sm_linkage *lk, const double *p, const double *x, double hip[2]);
+
+static double leg_length(const sm_linkage *lk, const double *p)
+{
+    sm_linkage_values v;
+    sm_linkage_values_from(lk, p, &v);
+    return v.link[0].length + (lk->n_links == 2 ? v.link[1].length : 0.0);
+}
+
+static int rhs_phase(size_t phase, const double *x, double *xd, const double *p, const sm_linkage *lk)
+{
+    const size_t n = lk->n_dof;
+    double acc[LK_MAX_DOF];
+    if (sm_linkage_accel(lk, p, phase, x, acc) != 0) return -1;
+    for (size_t i = 0; i < n; i++) {
+        xd[i] = x[n + i];
+        xd[n + i] = acc[i];
+    }
+    if (n == 3 && phase == 1) xd[2] = x[4]; /* the locked shank turns with the thigh */
+    return 0;
+}
+
+static int rhs0(double t, const double *x, double *xd, const double *p, const void *data)
+{
+    return rhs_phase(0, x, xd, p, data);
+}
+
+static int rhs1(double t, const double *x, double *xd, const double *p, const void *data)
+{
+    return rhs_phase(1, x, xd, p, data);
+}
+
+static double foot_height(double t, const double *x, const double *p, const void *data)
+{
+    double h;
+    sm_linkage_swing_foot(data, p, x, &h, NULL);
+    return h;
+}
+
+static bool strike_guard(double t, const double *x, const double *p, const void *data)
+{
+    const sm_linkage *lk = data;
+    double ahead, hip[2];
+    sm_linkage_swing_foot(lk, p, x, NULL, &ahead);
+    lk_hip(lk, p, x, hip);
+    return hip[0] > 0 && ahead > 0.02 * leg_length(lk, p);
+}
+
+static double knee_flexion(double t, const double *x, const double *p, const void *data) { return x[1] - x[2]; }
+
+static double stance_rate(double t, const double *x, const double *p, const void *data)
+{
+    const sm_linkage *lk = data;
+    return x[lk->n_dof];
+}
+
+static double hip_height(double t, const double *x, const double *p, const void *data)
+{
+    double hip[2];
+    lk_hip(data, p, x, hip);
+    return hip[1];
+}
+
+static double lock0(double t, const double *x, const double *p, const void *data)
+{
+    return sm_linkage_knee_lock_torque(data, p, 0, x);
+}
+
+static double lock1(double t, const double *x, const double *p, const void *data)
+{
+    return sm_linkage_knee_lock_torque(data, p, 1, x);
+}
+
+static int heelstrike(const double *xm, double *xp, const double *p, const void *data)
+{
+    return lk_impact(data, p, SM_LINKAGE_HEELSTRIKE, xm, xp);
+}
+
+static int kneestrike(const double *xm, double *xp, const double *p, const void *data)
+{
+    return lk_impact(data, p, SM_LINKAGE_KNEESTRIKE, xm, xp);
+}
+
+/* Puts the (straight) swing leg where its foot touches the ground behind. */
+static void lift(double *x, const double *p, const void *data)
+{
+    const sm_linkage *lk = data;
+    double y[2 * LK_MAX_DOF];
+    memcpy(y, x, sizeof(double) * 2 * lk->n_dof);
+    double s = -x[0];
+    for (int it = 0; it < 50; it++) {
+        y[1] = s;
+        if (lk->n_dof == 3) y[2] = s;
+        const double h = foot_height(0, y, p, data);
+        const double e = 1e-7;
+        y[1] = s + e;
+        if (lk->n_dof == 3) y[2] = s + e;
+        const double dh = (foot_height(0, y, p, data) - h) / e;
+        if (!(fabs(dh) > 1e-300)) break;
+        const double ds = -h / dh;
+        s += ds;
+        if (fabs(ds) < 1e-15) break;
+    }
+    x[1] = s;
+    if (lk->n_dof == 3) x[2] = s;
+}
+
+static void guess(double *x, const double *p, const void *data)
+{
+    const sm_linkage *lk = data;
+    const size_t n = lk->n_dof;
+    if (lk->have_guess) {
+        memcpy(x, lk->guess, sizeof(double) * 2 * n);
+    } else {
+        memset(x, 0, sizeof(double) * 2 * n);
+        x[0] = 0.2;
+        x[n] = -1.0;
+        x[n + 1] = n == 3 ? 0.0 : -0.5;
+    }
+    lift(x, p, data);
+}
+
+static double time_limit(const double *p, const void *data)
+{
+    const sm_linkage *lk = data;
+    return lk->time_limit;
+}
+
+static double kinetic(const double *x, const double *p, const void *data) { return sm_linkage_kinetic(data, p, x); }
+
+static double potential(const double *x, const double *p, const void *data)
+{
+    return sm_linkage_potential(data, p, x);
+}
+
+static double step_length(const double *x, const double *p, const void *data)
+{
+    double ahead;
+    sm_linkage_swing_foot(data, p, x, NULL, &ahead);
+    return ahead;
+}
+
+static bool check_params(const double *p, const void *data, char *why, size_t why_len)
+{
+    const sm_linkage *lk = data;
+    sm_linkage_values v;
+    sm_linkage_values_from(lk, p, &v);
+    const double low = v.link[lk->n_links - 1].length;
+    if (v.foot_radius >= low) {
+        snprintf(why, why_len, "foot.radius (%g) must be less than the lowest link's length (%g)", v.foot_radius,
+                 low);
+        return false;
+    }
+    double total = v.hip_mass;
+    for (size_t i = 0; i < lk->n_links; i++) total += v.link[i].mass;
+    if (!(total > 0)) {
+        snprintf(why, why_len, "the walker has no mass: give a link or the hip a positive mass");
+        return false;
+    }
+    return true;
+}
+
+static const char *const names2[] = {"stance", "swing", "stance_dot", "swing_dot"};
+static const char *const names3[] = {"stance", "thigh", "shank", "stance_dot", "thigh_dot", "shank_dot"};
+
+void lk_build_model(sm_linkage *lk)
+{
+    sm_model *m = &lk->model;
+    memset(m, 0, sizeof *m);
+    const size_t n = lk->n_dof;
+    m->name = lk->name;
+    m->title = lk->title;
+    m->reference = lk->reference;
+    m->n_state = 2 * n;
+    for (size_t i = 0; i < 2 * n; i++) lk->state_names[i] = n == 2 ? names2[i] : names3[i];
+    m->state_names = lk->state_names;
+    m->n_params = lk->n_params;
+    m->params = lk->params;
+
+    const sm_event rolled = {.name = "rolled_back", .value = stance_rate, .direction = +1,
+                             .outcome = SM_EVENT_FAIL, .failure = SM_FELL_BACKWARD};
+    const sm_event hipdown = {.name = "hip_down", .value = hip_height, .direction = -1,
+                              .outcome = SM_EVENT_FAIL, .failure = SM_FELL_FORWARD};
+    if (n == 2) {
+        sm_event *e = lk->events[0];
+        e[0] = (sm_event){.name = "heelstrike", .value = foot_height, .direction = 0, .guard = strike_guard,
+                          .outcome = SM_EVENT_SECTION, .reset = heelstrike};
+        e[1] = rolled;
+        e[2] = hipdown;
+        lk->phases[0] = (sm_phase){.name = "swing", .rhs = rhs0, .n_events = 3, .events = e};
+        m->n_phases = 1;
+        lk->free_index[0] = 0;
+        lk->free_index[1] = 2;
+        lk->free_index[2] = 3;
+        m->n_free = 3;
+    } else {
+        sm_event *e = lk->events[0];
+        e[0] = (sm_event){.name = "kneestrike", .value = knee_flexion, .direction = -1,
+                          .outcome = SM_EVENT_TO_PHASE, .next_phase = 1, .reset = kneestrike};
+        e[1] = (sm_event){.name = "foot_down_knee_bent", .value = foot_height, .direction = -1,
+                          .guard = strike_guard, .outcome = SM_EVENT_FAIL, .failure = SM_EVENT_ORDER};
+        e[2] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
+                          .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
+        e[3] = rolled;
+        e[4] = hipdown;
+        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = 5, .events = e};
+        e = lk->events[1];
+        e[0] = (sm_event){.name = "heelstrike", .value = foot_height, .direction = -1, .guard = strike_guard,
+                          .outcome = SM_EVENT_SECTION, .reset = heelstrike};
+        e[1] = (sm_event){.name = "stance_knee_unlocks", .value = lock1, .direction = -1,
+                          .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
+        e[2] = rolled;
+        e[3] = hipdown;
+        lk->phases[1] = (sm_phase){.name = "knee_locked", .rhs = rhs1, .n_events = 4, .events = e};
+        m->n_phases = 2;
+        for (size_t i = 0; i < 4; i++) lk->free_index[i] = i == 0 ? 0 : 2 + i;
+        m->n_free = 4;
+    }
+    m->phases = lk->phases;
+    m->start_phase = 0;
+    m->free_index = lk->free_index;
+    m->lift = lift;
+    m->guess = guess;
+    m->time_limit = time_limit;
+    m->kinetic_energy = kinetic;
+    m->potential_energy = potential;
+    m->step_length = step_length;
+    m->check_params = check_params;
+    m->data = lk;
+}
+
+const sm_linkage *sm_linkage_of(const sm_model *m)
+{
+    if (!m || m->map || m->n_phases == 0 || !m->phases || m->phases[0].rhs != rhs0) return NULL;
+    return m->data;
+}

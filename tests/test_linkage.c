@@ -1,0 +1,298 @@
+/* The linkage engine: model files, on-line dynamics, impacts, and the
+ * compass gait from a file against the closed-form compass walker. */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "stridemap/linkage.h"
+#include "test_util.h"
+
+#ifndef SM_SOURCE_DIR
+#define SM_SOURCE_DIR "."
+#endif
+
+static const char *src_path(const char *rel)
+{
+    static char buf[4][1024];
+    static int k = 0;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", SM_SOURCE_DIR, rel);
+    return buf[k];
+}
+
+static sm_linkage *load_ok(const char *rel)
+{
+    sm_linkage *lk = NULL;
+    char why[2048] = "";
+    sm_status st = sm_linkage_load(src_path(rel), &lk, why, sizeof why);
+    if (st != SM_OK) fail_msg("%s: %s", rel, why);
+    assert_non_null(lk);
+    return lk;
+}
+
+static void set_param(const sm_model *m, double *p, const char *name, double v)
+{
+    const int i = sm_model_param_index(m, name);
+    if (i < 0) fail_msg("no parameter %s", name);
+    p[i] = v;
+}
+
+/* ---- the compass cross-check ---------------------------------------------- */
+
+static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed_result *r)
+{
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = o.atol = 1e-13;
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-12;
+    no.fd_step = 1e-3; /* same stencil in both models: only integration noise / h differs */
+    no.central = true;
+    assert_status(sm_fixed_point(ws, p, x0, &no, r), SM_OK);
+    sm_workspace_free(ws);
+}
+
+static void test_compass_file_matches_closed_form(void **state)
+{
+    const sm_model *c = test_model("compass");
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *f = sm_linkage_model(lk);
+    double pc[SM_MAX_PARAMS], pf[SM_MAX_PARAMS];
+    sm_model_default_params(c, pc);
+    sm_model_default_params(f, pf);
+    const double gamma = pc[sm_model_param_index(c, "gamma")];
+    assert_close(pf[sm_model_param_index(f, "slope")], gamma, 0);
+
+    double xc[SM_MAX_STATE], xf[SM_MAX_STATE];
+    c->guess(xc, pc, c->data);
+    f->guess(xf, pf, f->data);
+    static sm_fixed_result rc, rf;
+    solve(c, pc, xc, &rc);
+    solve(f, pf, xf, &rf);
+
+    /* compass.c: angles from the vertical, positive forward: th = gamma - angle */
+    assert_close(rc.x[0], gamma - rf.x[0], 1e-9);
+    assert_close(rc.x[1], gamma - rf.x[1], 1e-9);
+    assert_close(rc.x[2], -rf.x[2], 1e-9);
+    assert_close(rc.x[3], -rf.x[3], 1e-9);
+    assert_int_equal(rc.n_free, rf.n_free);
+    for (size_t i = 0; i < rc.n_free; i++) {
+        assert_close(rc.eig_re[i], rf.eig_re[i], 1e-9);
+        assert_close(fabs(rc.eig_im[i]), fabs(rf.eig_im[i]), 1e-9);
+    }
+    assert_close(rc.metrics.period, rf.metrics.period, 1e-9);
+    assert_close(rc.metrics.step_length, rf.metrics.step_length, 1e-9);
+    assert_true(rf.stable);
+    sm_linkage_free(lk);
+}
+
+/* ---- invariants ------------------------------------------------------------ */
+
+/* KE from the links' velocities equals q'M q/2 with M from the sweeps. */
+static void check_mass_matrix(sm_linkage *lk, const double *p, size_t phase, const double *x)
+{
+    double M[9], VG[3];
+    size_t n = 0;
+    assert_int_equal(sm_linkage_mass_matrix(lk, p, phase, x, M, VG, &n), 0);
+    const size_t nd = sm_linkage_model(lk)->n_state / 2;
+    double q[3]; /* relative rates */
+    for (size_t i = 0; i < n; i++) q[i] = x[nd + i] - (i ? x[nd + i - 1] : 0.0);
+    double T = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) T += 0.5 * q[i] * M[i * n + j] * q[j];
+    assert_close(T, sm_linkage_kinetic(lk, p, x), 1e-12 * (1 + fabs(T)));
+}
+
+static void test_mass_matrix_is_kinetic_energy(void **state)
+{
+    const char *files[] = {"models/compass.yaml", "models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml"};
+    for (size_t k = 0; k < 3; k++) {
+        if (access(src_path(files[k]), R_OK) != 0) continue;
+        sm_linkage *lk = load_ok(files[k]);
+        const sm_model *m = sm_linkage_model(lk);
+        double p[SM_MAX_PARAMS];
+        sm_model_default_params(m, p);
+        set_param(m, p, "foot.radius", 0.1);
+        const double xs[2][6] = {{0.3, -0.2, -0.5, -1.1, 0.7, 2.0}, {-0.1, 0.4, 0.1, 0.3, -0.9, 1.5}};
+        for (int s = 0; s < 2; s++) {
+            double x[6];
+            const size_t nd = m->n_state / 2;
+            if (nd == 2) {
+                x[0] = xs[s][0], x[1] = xs[s][1], x[2] = xs[s][3], x[3] = xs[s][4];
+                check_mass_matrix(lk, p, 0, x);
+            } else {
+                memcpy(x, xs[s], sizeof x);
+                check_mass_matrix(lk, p, 0, x);
+                x[2] = x[1], x[5] = x[4];
+                check_mass_matrix(lk, p, 1, x);
+            }
+        }
+        sm_linkage_free(lk);
+    }
+}
+
+typedef struct {
+    const sm_model *m;
+    const double *p;
+    double e0, max_err;
+    int n;
+    double pre[SM_MAX_STATE], post[SM_MAX_STATE];
+    bool have_impact;
+} watch;
+
+static int watch_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    watch *w = ctx;
+    const double e = w->m->kinetic_energy(x, w->p, w->m->data) + w->m->potential_energy(x, w->p, w->m->data);
+    if (w->n++ == 0) w->e0 = e;
+    if (fabs(e - w->e0) > w->max_err) w->max_err = fabs(e - w->e0);
+    return 0;
+}
+
+static int watch_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
+{
+    watch *w = ctx;
+    if (strcmp(name, "heelstrike") == 0) {
+        memcpy(w->pre, xm, w->m->n_state * sizeof *xm);
+        memcpy(w->post, xp, w->m->n_state * sizeof *xp);
+        w->have_impact = true;
+    }
+    return 0;
+}
+
+/* Energy conserved in the swing phase, angular momenta through heel-strike,
+ * with point feet and with round feet. */
+static void test_energy_and_momentum(void **state)
+{
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    const double radii[] = {0.0, 0.3};
+    for (size_t k = 0; k < 2; k++) {
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        set_param(m, p, "foot.radius", radii[k]);
+        m->guess(x, p, m->data);
+        sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+        watch w = {.m = m, .p = p};
+        sm_observer obs = {.dt = 0.01, .sample = watch_sample, .event = watch_event, .ctx = &w};
+        sm_step_metrics mt;
+        assert_status(sm_stride(ws, p, x, y, &mt, &obs), SM_OK);
+        assert_true(w.n > 20);
+        if (!(w.max_err < 1e-10 * fabs(w.e0))) fail_msg("energy drift %g of %g", w.max_err, w.e0);
+        assert_true(w.have_impact);
+        double hm[3], hp[3];
+        size_t n = 0;
+        assert_int_equal(sm_linkage_impact_momenta(lk, p, SM_LINKAGE_HEELSTRIKE, w.pre, w.post, hm, hp, &n), 0);
+        assert_int_equal(n, 2);
+        for (size_t i = 0; i < n; i++) assert_close(hm[i], hp[i], 1e-12 * (1 + fabs(hm[i])));
+        /* the impact costs energy */
+        assert_true(m->kinetic_energy(w.post, p, m->data) < m->kinetic_energy(w.pre, p, m->data));
+        sm_workspace_free(ws);
+    }
+    sm_linkage_free(lk);
+}
+
+/* A tiny foot radius is a small perturbation of the point foot. */
+static void test_zero_radius_is_point_foot(void **state)
+{
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y0[SM_MAX_STATE], y1[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    assert_status(sm_stride(ws, p, x, y0, NULL, NULL), SM_OK);
+    set_param(m, p, "foot.radius", 1e-9);
+    double xr[SM_MAX_STATE];
+    memcpy(xr, x, sizeof x);
+    m->lift(xr, p, m->data);
+    assert_status(sm_stride(ws, p, xr, y1, NULL, NULL), SM_OK);
+    for (size_t i = 0; i < m->n_state; i++) assert_close(y0[i], y1[i], 1e-7);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+}
+
+/* ---- model files ------------------------------------------------------------- */
+
+static void test_registry_opens_files(void **state)
+{
+    const sm_model *m = NULL;
+    char why[1024];
+    assert_status(sm_registry_open(src_path("models/compass.yaml"), &m, why, sizeof why), SM_OK);
+    assert_non_null(sm_linkage_of(m));
+    assert_string_equal(m->name, "compass_file");
+    assert_true(sm_model_param_index(m, "leg.mass") >= 0);
+    assert_true(sm_model_param_index(m, "hip.mass") >= 0);
+    assert_true(sm_model_param_index(m, "foot.radius") >= 0);
+    char w2[512];
+    assert_status(sm_model_validate(m, w2, sizeof w2), SM_OK);
+    sm_registry_close(m);
+    assert_null(sm_linkage_of(test_model("simplest")));
+    sm_registry_close(test_model("simplest"));
+    assert_status(sm_registry_open("/nonexistent/x.yaml", &m, why, sizeof why), SM_IO_ERROR);
+    assert_null(m);
+}
+
+static const char *write_tmp(const char *text)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/stridemap_test_linkage_%d.yaml", (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#define GOOD_HEAD "gravity: 9.81\nslope: 0.05\nhip: {mass: 10}\n"
+
+static void expect_error(const char *text, const char *where, const char *what)
+{
+    const char *path = write_tmp(text);
+    sm_linkage *lk = NULL;
+    char why[2048] = "";
+    const sm_status st = sm_linkage_load(path, &lk, why, sizeof why);
+    unlink(path);
+    if (st != SM_BAD_MODEL_FILE || lk) fail_msg("status %s for:\n%s", sm_status_name(st), text);
+    char want[512];
+    snprintf(want, sizeof want, "%s:%s", path, where);
+    if (!strstr(why, want)) fail_msg("'%s' lacks '%s'", why, want);
+    if (!strstr(why, what)) fail_msg("'%s' lacks '%s'", why, what);
+    assert_null(strchr(why, '\n'));
+}
+
+static void test_file_errors(void **state)
+{
+    expect_error(GOOD_HEAD "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5, colour: red}\n", "5:",
+                 "colour");
+    expect_error(GOOD_HEAD "links:\n  - {name: leg, length: 1, com: 0.5}\n", "5:", "mass");
+    expect_error(GOOD_HEAD "links:\n  - {name: leg, length: one, mass: 5, com: 0.5}\n", "5:", "length");
+    expect_error(GOOD_HEAD "links:\n  - name: leg\n    length: 1\n    mass: -5\n    com: 0.5\n", "7:11:",
+                 "mass must be zero or positive");
+    expect_error(GOOD_HEAD "links:\n  - name: leg\n    length: 0\n    mass: 5\n    com: 0.5\n", "6:13:",
+                 "length must be positive");
+    expect_error(GOOD_HEAD "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\nknee: {stop: true}\n", "6:",
+                 "a knee is given but the leg has one link");
+    expect_error("gravity: 9.81\nhip: {mass: 10}\nlinks:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\n", "",
+                 "slope");
+    expect_error(GOOD_HEAD "links: 3\n", "4:", "links");
+    expect_error(GOOD_HEAD "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\nfoot: {radius: 2}\n", "6:",
+                 "foot radius");
+    expect_error("{{{{\n", "", "");
+    expect_error("", "", "empty");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry_opens_files),
+        cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_mass_matrix_is_kinetic_energy),
+        cmocka_unit_test(test_energy_and_momentum),
+        cmocka_unit_test(test_zero_radius_is_point_foot),
+        cmocka_unit_test(test_compass_file_matches_closed_form),
+    };
+    return cmocka_run_group_tests_name("linkage", tests, NULL, NULL);
+}
