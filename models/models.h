@@ -7,6 +7,7 @@
 extern const sm_model sm_model_compass;
 extern const sm_model sm_model_rimless;
 extern const sm_model sm_model_simplest;
+extern const sm_model sm_model_slip;
 extern const sm_model sm_model_logistic;
 extern const sm_model sm_model_foldmap;
 extern const sm_model sm_model_delayed_logistic;

@@ -13,6 +13,7 @@ static const sm_model *const builtin[] = {
     &sm_model_compass,
     &sm_model_rimless,
     &sm_model_simplest,
+    &sm_model_slip,
     &sm_model_logistic,
     &sm_model_foldmap,
     &sm_model_delayed_logistic,

@@ -135,17 +135,70 @@ sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im)
     return SM_OK;
 }
 
-/* Solves (J - I) dz = -g in place of dz. */
-static sm_status newton_step(size_t n, const double *J, const double *g, double *dz)
+/* invariant(lift(z)) - its prescribed value, relative to that value's size
+ * so that the row weighs like the others (an energy of 800 J would
+ * otherwise leave a rounding residual of 1e-13 * 800). */
+static double invariant_gap(const sm_model *m, const double *p, const double *z)
 {
-    double A[SM_MAX_STATE * SM_MAX_STATE];
+    double x[SM_MAX_STATE];
+    lift_free(m, p, z, x);
+    const double target = p[m->invariant_param];
+    return (m->invariant(x, p, m->data) - target) / fmax(1.0, fabs(target));
+}
+
+/* Moves z onto the invariant's level set along its gradient (a few scalar
+ * Newton steps, no strides): a start with the wrong energy would walk off
+ * to another member of the family, or fall. */
+static void project_onto_invariant(const sm_model *m, const double *p, double *z, double h)
+{
+    const size_t n = m->n_free;
+    for (int it = 0; it < 8; it++) {
+        const double c = invariant_gap(m, p, z);
+        if (fabs(c) <= 1e-15) return;
+        double grad[SM_MAX_STATE], zp[SM_MAX_STATE], norm2 = 0.0;
+        for (size_t j = 0; j < n; j++) {
+            memcpy(zp, z, n * sizeof *z);
+            zp[j] = z[j] + h;
+            const double up = invariant_gap(m, p, zp);
+            zp[j] = z[j] - h;
+            grad[j] = (up - invariant_gap(m, p, zp)) / (2 * h);
+            norm2 += grad[j] * grad[j];
+        }
+        if (!(norm2 > 0) || !isfinite(norm2)) return;
+        for (size_t j = 0; j < n; j++) z[j] -= c * grad[j] / norm2;
+    }
+}
+
+/* Solves (J - I) dz = -g in place of dz.  With an invariant the gaits form
+ * a family and J - I is singular along it; the row grad(invariant) dz =
+ * -g[n] picks the member, and the consistent (n+1) x n system is solved by
+ * least squares. */
+static sm_status newton_step(const sm_model *m, const double *p, const double *z, double h,
+                             const double *J, const double *g, double *dz)
+{
+    const size_t n = m->n_free, rows = n + (m->invariant ? 1 : 0);
+    double A[(SM_MAX_STATE + 1) * SM_MAX_STATE], b[SM_MAX_STATE + 1];
     lapack_int ipiv[SM_MAX_STATE];
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < n; j++) A[i * n + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
-        dz[i] = -g[i];
+        b[i] = -g[i];
     }
-    lapack_int info =
-        LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)n, 1, A, (lapack_int)n, ipiv, dz, 1);
+    lapack_int info;
+    if (m->invariant) {
+        double zp[SM_MAX_STATE];
+        for (size_t j = 0; j < n; j++) {
+            memcpy(zp, z, n * sizeof *z);
+            zp[j] = z[j] + h;
+            const double up = invariant_gap(m, p, zp);
+            zp[j] = z[j] - h;
+            A[n * n + j] = (up - invariant_gap(m, p, zp)) / (2 * h);
+        }
+        b[n] = -g[n];
+        info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', (lapack_int)rows, (lapack_int)n, 1, A, (lapack_int)n, b, 1);
+    } else {
+        info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)n, 1, A, (lapack_int)n, ipiv, b, 1);
+    }
+    memcpy(dz, b, n * sizeof *dz);
     if (info > 0) return SM_SINGULAR_JACOBIAN;
     if (info < 0) return SM_LAPACK_FAILED;
     for (size_t i = 0; i < n; i++)
@@ -165,6 +218,8 @@ static sm_status residual_at(sm_workspace *ws, const double *p, int period, cons
         return st;
     }
     for (size_t i = 0; i < n; i++) g[i] = Pz[i] - z[i];
+    const sm_model *m = sm_workspace_model(ws);
+    if (m->invariant) g[n] = invariant_gap(m, p, z);
     return SM_OK;
 }
 
@@ -186,6 +241,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->n_free = n;
     r->residual = INFINITY;
     r->max_abs_eig = NAN;
+    r->trivial_index = -1;
     r->status = SM_NOT_CONVERGED;
 
     char why[160];
@@ -194,14 +250,16 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         if (!isfinite(x_guess[i])) return r->status = SM_BAD_STATE;
 
     const double h = o->fd_step > 0 ? o->fd_step : sqrt(sm_workspace_options(ws)->rtol);
-    double z[SM_MAX_STATE], Pz[SM_MAX_STATE], g[SM_MAX_STATE], dz[SM_MAX_STATE];
-    double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE];
+    double z[SM_MAX_STATE], Pz[SM_MAX_STATE], g[SM_MAX_STATE + 1], dz[SM_MAX_STATE];
+    double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE + 1];
+    const size_t n_eq = n + (m->invariant ? 1 : 0);
     sm_step_metrics mt, mtt;
     free_of(m, x_guess, z);
+    if (m->invariant) project_onto_invariant(m, p, z, h);
     lift_free(m, p, z, r->x);
 
     if (residual_at(ws, p, o->period, z, Pz, g, &mt, r) != SM_OK) return r->status;
-    double norm = max_abs(g, n);
+    double norm = max_abs(g, n_eq);
     r->residual = norm;
 
     while (norm > o->tol) {
@@ -213,7 +271,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
             r->stride_status = st;
             return give_up(m, p, z, r, SM_NOT_CONVERGED);
         }
-        st = newton_step(n, r->jacobian, g, dz);
+        st = newton_step(m, p, z, h, r->jacobian, g, dz);
         if (st != SM_OK) return give_up(m, p, z, r, st);
 
         /* Backtrack until the residual falls: a full step from a poor guess
@@ -222,13 +280,20 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         for (int b = 0; b <= o->max_backtracks; b++, lambda *= 0.5) {
             for (size_t i = 0; i < n; i++) zt[i] = z[i] + lambda * dz[i];
             if (residual_at(ws, p, o->period, zt, Pzt, gt, &mtt, r) != SM_OK) continue;
-            trial = max_abs(gt, n);
+            trial = max_abs(gt, n_eq);
             if (trial < norm) break;
         }
-        if (!(trial < norm)) return give_up(m, p, z, r, SM_NOT_CONVERGED);
+        if (!(trial < norm)) {
+            /* No step lowers the residual.  If Newton's own step is already
+             * at the integrator's noise level, this is as converged as the
+             * tolerances allow; otherwise it is stuck. */
+            const double noise = 100.0 * sm_workspace_options(ws)->rtol * fmax(1.0, max_abs(z, n));
+            if (max_abs(dz, n) <= noise) break;
+            return give_up(m, p, z, r, SM_NOT_CONVERGED);
+        }
         memcpy(z, zt, n * sizeof *z);
         memcpy(Pz, Pzt, n * sizeof *z);
-        memcpy(g, gt, n * sizeof *g);
+        memcpy(g, gt, n_eq * sizeof *g);
         mt = mtt;
         norm = trial;
         r->residual = norm;
@@ -255,8 +320,19 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         r->stride_status = st;
         return r->status = st;
     }
+    /* A conserved quantity makes one multiplier exactly 1 (moving along the
+     * family of gaits); stability is judged on the others. */
+    r->trivial_index = -1;
+    if (m->invariant) {
+        double best = INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            const double d = hypot(r->eig_re[i] - 1.0, r->eig_im[i]);
+            if (d < best) best = d, r->trivial_index = (int)i;
+        }
+    }
     r->max_abs_eig = 0.0;
-    for (size_t i = 0; i < n; i++) r->max_abs_eig = fmax(r->max_abs_eig, hypot(r->eig_re[i], r->eig_im[i]));
+    for (size_t i = 0; i < n; i++)
+        if ((int)i != r->trivial_index) r->max_abs_eig = fmax(r->max_abs_eig, hypot(r->eig_re[i], r->eig_im[i]));
     r->stable = r->max_abs_eig < 1.0;
     return SM_OK;
 }

@@ -28,6 +28,19 @@ static bool all_finite(const double *x, size_t n)
     return true;
 }
 
+/* True when the swing foot is moving up through the ground at an event that
+ * would end the step: that crossing is the end of a mid-stance scuff, and a
+ * model whose guards let it through would take a scuff for a heel-strike. */
+static bool scuff_exit(const sm_model *m, const double *p, const sm_phase *P, double t, const double *x)
+{
+    if (!m->foot_clearance) return false;
+    double xd[SM_MAX_STATE], a[SM_MAX_STATE], b[SM_MAX_STATE];
+    if (P->rhs(t, x, xd, p, m->data) != 0) return false;
+    const double eps = 1e-7;
+    for (size_t i = 0; i < m->n_state; i++) a[i] = x[i] + eps * xd[i], b[i] = x[i] - eps * xd[i];
+    return m->foot_clearance(a, p, m->data) - m->foot_clearance(b, p, m->data) > 0.0;
+}
+
 sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
                     sm_step_metrics *metrics, const sm_observer *obs)
 {
@@ -99,6 +112,10 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
             memcpy(x_out, x_plus, n * sizeof *x);
             return SM_IO_ERROR;
         }
+        if (ev->outcome == SM_EVENT_SECTION && scuff_exit(m, p, &m->phases[phase], t, x)) {
+            memcpy(x_out, x, n * sizeof *x);
+            return SM_SCUFFED;
+        }
         if (ev->outcome == SM_EVENT_SECTION) {
             mt->period = t;
             if (m->step_length) mt->step_length = m->step_length(x, p, m->data);
@@ -129,7 +146,7 @@ typedef struct {
     double *t, *h;           /* clearance samples, NaN inside the scuff window */
     size_t n, cap;
     double f[3], r_max;      /* last three normal forces, worst friction ratio */
-    size_t nf;
+    size_t nf, phase;
     double f_min;
 } measure_ctx;
 
@@ -155,7 +172,7 @@ static void measure_state(measure_ctx *c, double t, const double *x)
         c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
         c->nf++;
         double lowest = R[1];
-        if (c->nf >= 3 && c->f[1] <= c->f[0] && c->f[1] <= c->f[2])
+        if (isfinite(c->f[0]) && c->f[1] <= c->f[0] && c->f[1] <= c->f[2])
             lowest = parabola_min(c->f[0], c->f[1], c->f[2]);
         c->f_min = fmin(c->f_min, lowest);
         if (R[1] > 0) c->r_max = fmax(c->r_max, fabs(R[0] / R[1]));
@@ -165,6 +182,11 @@ static void measure_state(measure_ctx *c, double t, const double *x)
 static int measure_sample(void *ctx, double t, size_t phase, const double *x)
 {
     measure_ctx *c = ctx;
+    if (phase != c->phase) {
+        /* A new phase: forces may jump, so no parabola across the switch. */
+        c->phase = phase;
+        c->f[0] = c->f[1] = c->f[2] = INFINITY;
+    }
     measure_state(c, t, x);
     return c->user && c->user->sample ? c->user->sample(c->user->ctx, t, phase, x) : 0;
 }
@@ -176,6 +198,9 @@ static int measure_event(void *ctx, double t, size_t phase, const char *name, co
 {
     measure_ctx *c = ctx;
     measure_state(c, t, xm);
+    /* The event's state is off the sampling grid: keep it out of the
+     * three-point parabolas. */
+    c->f[0] = c->f[1] = c->f[2] = INFINITY;
     return c->user && c->user->event ? c->user->event(c->user->ctx, t, phase, name, xm, xp) : 0;
 }
 
@@ -204,7 +229,7 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
     if (m->map || !(dt > 0)) return sm_stride(ws, p, x_in, x_out, metrics, obs);
     const double tlim = sm_workspace_options(ws)->t_max;
     const double t_end = tlim > 0 ? tlim : m->time_limit(p, m->data);
-    measure_ctx c = {.m = m, .p = p, .user = obs, .f_min = INFINITY, .r_max = 0.0};
+    measure_ctx c = {.m = m, .p = p, .user = obs, .f_min = INFINITY, .r_max = 0.0, .phase = m->start_phase};
     if (m->foot_clearance) {
         c.cap = (size_t)fmin(t_end / dt + 2, 2e6);
         c.t = malloc(c.cap * sizeof *c.t);

@@ -279,9 +279,37 @@ static void test_event_observer_refusal_on_fall(void **state)
     assert_status(st, SM_IO_ERROR);
 }
 
+/* A model whose heel-strike event counts both crossing directions (the bug
+ * the simplest walker once had): on the short-step gait the mid-stance scuff
+ * crosses the heel-strike surface with the stance leg already past the
+ * normal.  The engine must not take that scuff for a strike. */
+static void a_scuff_is_never_taken_for_a_strike(void **state)
+{
+    (void)state;
+    const sm_model *good = test_model("simplest");
+    sm_event events[8];
+    memcpy(events, good->phases[0].events, good->phases[0].n_events * sizeof events[0]);
+    events[0].direction = 0;
+    sm_phase phase = good->phases[0];
+    phase.events = events;
+    sm_model careless = *good;
+    careless.phases = &phase;
+    double p[1] = {GARCIA_GAMMA}, x[4], y[4];
+    simplest_on_section(GARCIA_UNSTABLE_THETA, GARCIA_UNSTABLE_THETA_DOT, x);
+    sm_workspace *ws = test_workspace(&careless, 0, SM_METHOD_ADAMS);
+    assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_SCUFFED);
+    assert_true(y[0] < 0 && y[0] > -0.1); /* it ended at the scuff, theta ~ -0.05 */
+    sm_workspace_free(ws);
+    /* The real model walks the step. */
+    ws = test_workspace(good, 0, SM_METHOD_ADAMS);
+    assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_OK);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_scuff_is_never_taken_for_a_strike),
         cmocka_unit_test(test_event_observer_refusal_on_fall),
         cmocka_unit_test(test_published_gait_maps_to_itself),
         cmocka_unit_test(test_unstable_gait_maps_to_itself),

@@ -15,7 +15,9 @@
 
 typedef struct {
     int period;         /* N: look for fixed points of P^N (default 1) */
-    double tol;         /* converged when max |g| <= tol (default 1e-10) */
+    double tol;         /* converged when max |g| <= tol (default 1e-10), or when no step
+                           lowers |g| and Newton's step is below 100 rtol (the
+                           integrator's noise floor) */
     int max_iter;       /* Newton iterations (default 30) */
     double fd_step;     /* finite-difference step; 0 means sqrt(rtol) */
     bool central;       /* central differences for Newton's Jacobian (default forward) */
@@ -39,8 +41,9 @@ typedef struct {
     double x[SM_MAX_STATE];   /* the full section state at the returned point */
     double jacobian[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, row-major, n_free x n_free */
     double eig_re[SM_MAX_STATE], eig_im[SM_MAX_STATE]; /* by decreasing modulus */
-    double max_abs_eig;
-    bool stable;              /* every |eigenvalue| < 1 */
+    double max_abs_eig;       /* over the multipliers that judge stability */
+    bool stable;              /* every such |eigenvalue| < 1 */
+    int trivial_index;        /* the multiplier that is 1 by a conservation law, or -1 */
     sm_step_metrics metrics;  /* of the first step from x */
 } sm_fixed_result;
 

@@ -123,6 +123,13 @@ typedef struct sm_model {
     /* Total weight (mass times g), in the units the energies use per length. */
     double (*weight)(const double *p, const void *data);
 
+    /* Optional: a quantity the flow conserves (e.g. the total energy of a
+     * lossless walker).  Its level sets make the gaits a family, so Newton
+     * adds the equation invariant(x) = p[invariant_param], and the multiplier
+     * that is 1 along the family is reported but not judged. */
+    sm_state_scalar_fn invariant;
+    size_t invariant_param;
+
     /* Optional: where to look for gaits without a guess, a box of the free
      * coordinates lo[n_free], hi[n_free] (stridemap search). */
     void (*search_box)(const double *p, const void *data, double *lo, double *hi);

@@ -16,6 +16,9 @@
     X(SM_NO_HEELSTRIKE, "no_heelstrike",                                               \
       "no heel-strike within the stride time limit (raise --tmax or change the start)") \
     X(SM_EVENT_ORDER, "event_order", "events happened in an order the model does not allow") \
+    X(SM_SCUFFED, "scuffed",                                                           \
+      "the swing foot came up through the ground: a scuff, not a heel-strike")         \
+    X(SM_NO_TOEOFF, "no_toeoff", "double support never ended: the trailing leg did not leave the ground") \
     X(SM_INTEGRATOR_FAILED, "integrator_failed",                                       \
       "the ODE integrator failed (try looser --rtol/--atol or --method bdf)")           \
     X(SM_RHS_FAILED, "rhs_failed", "the model's equations of motion reported an error") \

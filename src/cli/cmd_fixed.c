@@ -48,13 +48,23 @@ static json_t *vector(const double *v, size_t n)
     return a;
 }
 
-/* The unilateral-contact and no-slip checks of a step (seed 000, eqs. 25-26):
- * the stance foot must be pushed, not pulled, and |Ft/Fn| may not exceed mu. */
-static json_t *contact_json(const sm_step_metrics *mt, double mu)
+/* The unilateral-contact check (seed 000, eq. 25): the stance foot must be
+ * pushed, not pulled.  A force that reaches zero (a spring leg at toe-off)
+ * is allowed down to rounding, 1e-9 of the walker's weight. */
+static bool unilateral(const cli_run *run, const sm_step_metrics *mt)
+{
+    const sm_model *m = run->model;
+    const double w = m->weight ? m->weight(run->params, m->data) : 1.0;
+    return mt->min_normal_force >= -1e-9 * fabs(w);
+}
+
+/* ... and the no-slip check (eq. 26): |Ft/Fn| may not exceed mu. */
+static json_t *contact_json(const cli_run *run, const sm_step_metrics *mt)
 {
     if (isnan(mt->min_normal_force)) return json_null();
-    return json_pack("{s:b, s:b, s:f}", "unilateral", mt->min_normal_force > 0, "no_slip",
-                     mt->min_normal_force > 0 && mt->max_friction_ratio <= mu, "mu", mu);
+    const bool pushed = unilateral(run, mt);
+    return json_pack("{s:b, s:b, s:f}", "unilateral", pushed, "no_slip", pushed && mt->max_friction_ratio <= run->mu,
+                     "mu", run->mu);
 }
 
 /* The N states of a period-N gait, each just after its heel-strike. */
@@ -110,13 +120,23 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "jacobian", jac);
     json_object_set_new(doc, "eigenvalues", eig);
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? number(r->max_abs_eig) : json_null());
+    /* A conservation law pins one multiplier at 1; it is reported, not judged. */
+    if (have_eig && r->trivial_index >= 0) {
+        json_object_set_new(doc, "trivial_multiplier",
+                            json_pack("[o, o]", number(r->eig_re[r->trivial_index]), number(r->eig_im[r->trivial_index])));
+        json_object_set_new(doc, "stability_note",
+                            json_string("one multiplier is 1 because the model conserves a quantity (its gaits "
+                                        "form a family); stability is judged on the others"));
+    } else {
+        json_object_set_new(doc, "trivial_multiplier", json_null());
+    }
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
     for (size_t i = 0; i < sm_metric_field_count; i++) {
         const sm_metric_field *f = &sm_metric_fields[i];
         const double v = *(const double *)((const char *)&r->metrics + f->offset);
         json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, number(v));
     }
-    json_object_set_new(doc, "contact", contact_json(&r->metrics, run->mu));
+    json_object_set_new(doc, "contact", contact_json(run, &r->metrics));
     json_object_set_new(doc, "solver",
                         json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
@@ -148,6 +168,9 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
     for (size_t i = 0; i < r->n_free; i++)
         printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
     printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
+    if (r->trivial_index >= 0)
+        printf("note         the multiplier %.9g is 1 by conservation of %s; stability is judged on the others\n",
+               r->eig_re[r->trivial_index], m->params[m->invariant_param].name);
     const sm_step_metrics *mt = &r->metrics;
     printf("step         period %.10g, length %.10g, speed %.10g\n", mt->period, mt->step_length, mt->speed);
     printf("energy       lost at impact %.6g, heel-strike impulse %.6g, cost of transport %.6g\n",
@@ -158,7 +181,7 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
     if (!isnan(mt->min_normal_force)) {
         printf("contact      min normal force %.6g, max |Ft/Fn| %.6g\n", mt->min_normal_force,
                mt->max_friction_ratio);
-        if (!(mt->min_normal_force > 0))
+        if (!unilateral(run, mt))
             printf("warning      the stance foot would have to be pulled: the gait needs a bilateral contact\n");
         else if (mt->max_friction_ratio > run->mu)
             printf("warning      the gait needs more friction than mu = %g: it would slip\n", run->mu);
