@@ -53,6 +53,7 @@ void sm_cont_options_default(sm_cont_options *o, const sm_model *m, size_t param
     o->weight = 1.0;
     o->locate = true;
     o->locate_tol = 1e-10;
+    o->central = true;
     sm_newton_options_default(&o->start);
 }
 
@@ -170,6 +171,8 @@ typedef struct {
     double w;      /* parameter weight */
     long evals;
     sm_status stride_status;
+    bool central;  /* central differences in the corrector */
+    int max_iter;  /* corrector iterations */
 } branch;
 
 static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_cont_options *o, int period)
@@ -183,6 +186,8 @@ static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_c
     b->period = period;
     b->h = o->fd_step > 0 ? o->fd_step : sqrt(sm_workspace_options(ws)->rtol);
     b->w = o->weight;
+    b->max_iter = o->max_iter;
+    b->central = o->central;
 }
 
 static double mu_of(const branch *b, const double *u) { return u[b->n] / b->w; }
@@ -204,14 +209,24 @@ static sm_status residual(branch *b, const double *u, double *F, sm_step_metrics
 
 /* dF/dmu (scaled: per unit of w mu) by a one-sided difference, stepping
  * inward from the parameter's range and away from failures. */
-static sm_status dF_dmu(branch *b, const double *u, const double *F, double *col)
+static sm_status dF_dmu(branch *b, const double *u, const double *F, bool central, double *col)
 {
     const sm_param_def *d = &b->m->params[b->o->param];
     const double mu = mu_of(b, u);
     double hm = b->h * fmax(1.0, fabs(mu));
     if (mu + hm > d->max) hm = -hm;
-    double up[MAXU], Fp[SM_MAX_STATE];
+    double up[MAXU], Fp[SM_MAX_STATE], Fm[SM_MAX_STATE];
     memcpy(up, u, (b->n + 1) * sizeof *u);
+    if (central && mu - hm >= d->min && mu + hm <= d->max) {
+        up[b->n] = (mu + hm) * b->w;
+        sm_status st = residual(b, up, Fp, NULL);
+        up[b->n] = (mu - hm) * b->w;
+        if (st == SM_OK) st = residual(b, up, Fm, NULL);
+        if (st == SM_OK) {
+            for (size_t i = 0; i < b->n; i++) col[i] = (Fp[i] - Fm[i]) / (2 * hm * b->w);
+            return SM_OK;
+        }
+    }
     up[b->n] = (mu + hm) * b->w;
     sm_status st = residual(b, up, Fp, NULL);
     if (st != SM_OK && mu - fabs(hm) >= d->min) {
@@ -233,7 +248,7 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
     b->p[b->o->param] = mu_of(b, u);
     sm_status st = sm_map_jacobian(b->ws, b->p, b->period, u, Pz, b->h, central, J, &b->evals);
     if (st != SM_OK) return b->stride_status = st;
-    st = dF_dmu(b, u, F, col);
+    st = dF_dmu(b, u, F, central, col);
     if (st != SM_OK) return st;
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < n; j++) A[i * (n + 1) + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
@@ -258,9 +273,9 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         const double cons = dot(a, u, m) - c;
         *res = norm;
         if (norm <= b->o->tol && fabs(cons) <= 1e-12 * (1.0 + fabs(c))) return SM_OK;
-        if (*iters >= b->o->max_iter) return SM_NOT_CONVERGED;
+        if (*iters >= b->max_iter) return SM_NOT_CONVERGED;
         (*iters)++;
-        st = jacobian_aug(b, u, F, false, A);
+        st = jacobian_aug(b, u, F, b->central, A);
         if (st != SM_OK) return st;
         for (size_t i = 0; i < n; i++) {
             memcpy(&M[i * m], &A[i * m], m * sizeof *A);
@@ -297,6 +312,7 @@ typedef struct {
     double psi_lp, psi_pd;  /* det(J - I), det(J + I) */
     int ns_out;             /* complex multipliers outside the unit circle */
     double psi_ns;          /* |lambda| - 1 of the complex multiplier nearest the circle (NAN if none) */
+    double gap;             /* distance from the nearest shorter period (INFINITY for N = 1) */
     sm_cont_point pt;
 } node;
 
@@ -337,10 +353,25 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
     pt->residual = res;
     pt->max_abs_eig = NAN;
     b->p[b->o->param] = pt->mu;
-    double Pz[SM_MAX_STATE];
-    sm_status st = sm_poincare(b->ws, b->p, b->period, nd->u, Pz, NULL, &pt->metrics);
-    b->evals++;
-    sm_model_to_section(b->m, b->p, (double[SM_MAX_STATE]){0}, pt->x);
+    /* Stride by stride round the orbit: the metrics of the first step, and
+     * how far the orbit is from a shorter period (the gap to P^(N/q) for
+     * every prime q dividing N; infinite for N = 1). */
+    double zk[SM_MAX_STATE];
+    sm_status st = SM_OK;
+    memcpy(zk, nd->u, n * sizeof *zk);
+    nd->gap = INFINITY;
+    for (int k = 1; k <= b->period && st == SM_OK; k++) {
+        st = sm_poincare(b->ws, b->p, 1, zk, zk, NULL, k == 1 ? &pt->metrics : NULL);
+        b->evals++;
+        if (st != SM_OK || k == b->period || b->period % k != 0) continue;
+        bool prime_quotient = true;
+        for (int q = 2; q * q <= b->period / k; q++) prime_quotient &= (b->period / k) % q != 0;
+        if (!prime_quotient) continue;
+        double g = 0.0;
+        for (size_t i = 0; i < n; i++) g = fmax(g, fabs(zk[i] - nd->u[i]));
+        nd->gap = fmin(nd->gap, g);
+    }
+    memset(pt->x, 0, pt->n_state * sizeof *pt->x);
     for (size_t k = 0; k < n; k++) pt->x[b->m->free_index[k]] = nd->u[k];
     b->m->lift(pt->x, b->p, b->m->data);
     if (st == SM_OK) st = sm_map_jacobian(b->ws, b->p, b->period, nd->u, NULL, b->h, true, nd->J, &b->evals);
@@ -564,7 +595,7 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
 
     /* The pending point is handed out once the next one is known, so the
      * last point can be marked EP. */
-    double h = o->h0;
+    double h = fmax(fmin(o->h0, 0.5 * prev->gap), o->h_min);
     int computed = 1;
     sm_cont_stop stop = SM_STOP_MAX_POINTS;
     sm_status why_stop = SM_OK;
@@ -601,6 +632,8 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
             len = norm2(sec, mm);
             /* A corrector that went backwards or nowhere jumped branches. */
             if (!(len > 0) || dot(sec, t, mm) <= 0) st = SM_NOT_CONVERGED;
+            /* ... or fell onto the shorter-period orbit it doubled from. */
+            if (next->gap < fmax(1e3 * o->tol, 1e-8)) st = SM_NOT_CONVERGED;
         }
         if (st != SM_OK) {
             why_stop = st;
@@ -646,6 +679,9 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
             h = fmin(1.5 * h, o->h_max);
         else if (iters >= o->max_iter - 1)
             h = fmax(0.5 * h, o->h_min);
+        /* A doubled orbit lies about gap/2 from the one it came from: a
+         * longer step could land there. */
+        h = fmax(fmin(h, 0.5 * prev->gap), o->h_min);
     }
 
     /* The last good point closes the branch; a failure ahead is an MX. */
@@ -679,6 +715,10 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     if (pd->type != SM_POINT_PD || next->period > 1024) return SM_BAD_OPTION;
     branch b;
     branch_init(&b, ws, p, next, next->period);
+    /* Close to the PD the period-2N system is nearly singular in mu:
+     * accurate Jacobians and patience. */
+    b.central = true;
+    b.max_iter = 4 * o->max_iter;
     double z0[SM_MAX_STATE], scale = 0.0;
     for (size_t k = 0; k < n; k++) {
         z0[k] = pd->x[m->free_index[k]];
@@ -691,11 +731,31 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     double u[MAXU], a[MAXU], F[SM_MAX_STATE];
     for (size_t k = 0; k < n; k++) u[k] = z0[k] + amplitude * v[k];
     u[n] = pd->mu * b.w;
+    /* The constraint's normal a = (w, 0): w is v made orthogonal to the
+     * period-N branch's direction in z, so that branch (u_pd + s T) stays
+     * off the plane near the PD (it moves along v too), and a has no mu
+     * part, so the new branch's bend mu - mu_pd ~ s^2 does not enter. */
     memcpy(a, v, n * sizeof *v);
     a[n] = 0.0;
+    const double *T = pd->tangent;
+    const double tz = norm2(T, n);
+    if (tz > 1e-12) {
+        const double vt = dot(v, T, n) / (tz * tz);
+        for (size_t i = 0; i < n; i++) a[i] -= vt * T[i];
+    }
+    if (!(norm2(a, n) > 1e-3)) {
+        /* v along the branch's z direction (always so in one dimension):
+         * make (v, 0) orthogonal to T in (z, mu) instead. */
+        memcpy(a, v, n * sizeof *v);
+        a[n] = 0.0;
+        const double vt = dot(a, T, mm);
+        for (size_t i = 0; i < mm; i++) a[i] -= vt * T[i];
+        if (!(norm2(a, mm) > 1e-9)) return SM_SINGULAR_JACOBIAN;
+    }
     int iters = 0;
     double res = 0.0;
-    sm_status st = correct(&b, u, a, dot(v, z0, n) + amplitude, 1e3 * amplitude + 1.0, F, &iters, &res);
+    /* The start u = u_pd + amplitude v lies on the constraint's plane. */
+    sm_status st = correct(&b, u, a, dot(a, u, mm), 1e3 * amplitude + 1.0, F, &iters, &res);
     if (st != SM_OK) return st;
     /* It must be a true period-2N orbit, not the period-N point again. */
     double Pz[SM_MAX_STATE];
@@ -709,10 +769,9 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     memset(x, 0, m->n_state * sizeof *x);
     for (size_t k = 0; k < n; k++) x[m->free_index[k]] = u[k];
     m->lift(x, b.p, m->data);
+    /* Leave the bifurcation: on the new branch mu - mu_pd grows as the
+     * amplitude squared, on whichever side it lies. */
     next->direction = *mu >= pd->mu ? +1 : -1;
-    /* Leave the bifurcation: further out along v. */
     memset(next->orient, 0, sizeof next->orient);
-    memcpy(next->orient, v, n * sizeof *v);
-    (void)mm;
     return SM_OK;
 }

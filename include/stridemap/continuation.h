@@ -66,6 +66,8 @@ typedef struct {
     int max_iter;      /* corrector iterations per step (default 8) */
     int fast_iter;     /* at most this many iterations: grow the step (default 3) */
     double fd_step;    /* finite-difference step; 0 means sqrt(rtol) */
+    bool central;      /* central differences in the corrector (default true: P^N of a
+                          walker is too curved for forward ones when N > 1) */
     double weight;     /* the parameter's weight in the arclength norm (default 1) */
     bool locate;       /* detect and locate LP, PD, NS (default true) */
     double locate_tol; /* a bifurcation is located when its bracket in mu is this narrow (default 1e-10) */
