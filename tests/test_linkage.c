@@ -137,15 +137,16 @@ typedef struct {
     const sm_model *m;
     const double *p;
     double e0, max_err;
-    int n;
-    double pre[SM_MAX_STATE], post[SM_MAX_STATE];
-    bool have_impact;
+    int n, samples;
+    double pre[SM_MAX_STATE], post[SM_MAX_STATE], kpre[SM_MAX_STATE], kpost[SM_MAX_STATE];
+    bool have_impact, have_knee;
 } watch;
 
 static int watch_sample(void *ctx, double t, size_t phase, const double *x)
 {
     watch *w = ctx;
     const double e = w->m->kinetic_energy(x, w->p, w->m->data) + w->m->potential_energy(x, w->p, w->m->data);
+    w->samples++;
     if (w->n++ == 0) w->e0 = e;
     if (fabs(e - w->e0) > w->max_err) w->max_err = fabs(e - w->e0);
     return 0;
@@ -154,6 +155,12 @@ static int watch_sample(void *ctx, double t, size_t phase, const double *x)
 static int watch_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
 {
     watch *w = ctx;
+    w->n = 0; /* energy is conserved phase by phase */
+    if (strcmp(name, "kneestrike") == 0) {
+        memcpy(w->kpre, xm, w->m->n_state * sizeof *xm);
+        memcpy(w->kpost, xp, w->m->n_state * sizeof *xp);
+        w->have_knee = true;
+    }
     if (strcmp(name, "heelstrike") == 0) {
         memcpy(w->pre, xm, w->m->n_state * sizeof *xm);
         memcpy(w->post, xp, w->m->n_state * sizeof *xp);
@@ -179,7 +186,7 @@ static void test_energy_and_momentum(void **state)
         sm_observer obs = {.dt = 0.01, .sample = watch_sample, .event = watch_event, .ctx = &w};
         sm_step_metrics mt;
         assert_status(sm_stride(ws, p, x, y, &mt, &obs), SM_OK);
-        assert_true(w.n > 20);
+        assert_true(w.samples > 20);
         if (!(w.max_err < 1e-10 * fabs(w.e0))) fail_msg("energy drift %g of %g", w.max_err, w.e0);
         assert_true(w.have_impact);
         double hm[3], hp[3];
@@ -191,6 +198,68 @@ static void test_energy_and_momentum(void **state)
         assert_true(m->kinetic_energy(w.post, p, m->data) < m->kinetic_energy(w.pre, p, m->data));
         sm_workspace_free(ws);
     }
+    sm_linkage_free(lk);
+}
+
+/* The kneed walker: energy in both phases, momenta through knee-strike and
+ * heel-strike, with point and round feet. */
+static void test_kneed_energy_and_momentum(void **state)
+{
+    sm_linkage *lk = load_ok("models/kneed_hsu.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    const double radii[] = {0.0, 0.2};
+    for (size_t k = 0; k < 2; k++) {
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        set_param(m, p, "foot.radius", radii[k]);
+        set_param(m, p, "thigh.inertia", 0.002);
+        set_param(m, p, "shank.inertia", 0.0005);
+        set_param(m, p, "thigh.com_offset", 0.005);
+        m->guess(x, p, m->data);
+        sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+        watch w = {.m = m, .p = p};
+        sm_observer obs = {.dt = 0.005, .sample = watch_sample, .event = watch_event, .ctx = &w};
+        sm_step_metrics mt;
+        const sm_status st = sm_stride(ws, p, x, y, &mt, &obs);
+        if (!(w.max_err < 1e-10 * fabs(w.e0) + 1e-12)) fail_msg("R=%g: energy drift %g of %g", radii[k], w.max_err, w.e0);
+        if (!w.have_knee) fail_msg("R=%g: no knee-strike (%s)", radii[k], sm_status_name(st));
+        double hm[3], hp[3];
+        size_t n = 0;
+        assert_int_equal(sm_linkage_impact_momenta(lk, p, SM_LINKAGE_KNEESTRIKE, w.kpre, w.kpost, hm, hp, &n), 0);
+        assert_int_equal(n, 2);
+        for (size_t i = 0; i < n; i++) assert_close(hm[i], hp[i], 1e-12 * (1 + fabs(hm[i])));
+        if (st == SM_OK) {
+            assert_true(w.have_impact);
+            assert_int_equal(sm_linkage_impact_momenta(lk, p, SM_LINKAGE_HEELSTRIKE, w.pre, w.post, hm, hp, &n), 0);
+            assert_int_equal(n, 3);
+            for (size_t i = 0; i < n; i++) assert_close(hm[i], hp[i], 1e-12 * (1 + fabs(hm[i])));
+        }
+        sm_workspace_free(ws);
+    }
+    sm_linkage_free(lk);
+}
+
+/* Hsu Chen's kneed walker: Newton finds the stable gait from a rough start,
+ * and the gait measures of the file model match the closed-form compass. */
+static void test_kneed_hsu_gait(void **state)
+{
+    sm_linkage *lk = load_ok("models/kneed_hsu.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    const double x0[6] = {0.2, -0.2, -0.2, -1.0, 0.0, -2.0};
+    sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x0, &no, &r), SM_OK);
+    assert_true(r.stable);
+    assert_close(r.x[0], 0.2371551787, 1e-8);
+    assert_close(r.max_abs_eig, 0.7779247, 1e-5);
+    /* the file assumes the stance knee locked: its torque is negative just
+     * after heel-strike (see models/kneed_hsu.yaml) */
+    assert_true(sm_linkage_knee_lock_torque(lk, p, 0, r.x) < 0);
+    sm_workspace_free(ws);
     sm_linkage_free(lk);
 }
 
@@ -291,6 +360,8 @@ int main(void)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_mass_matrix_is_kinetic_energy),
         cmocka_unit_test(test_energy_and_momentum),
+        cmocka_unit_test(test_kneed_energy_and_momentum),
+        cmocka_unit_test(test_kneed_hsu_gait),
         cmocka_unit_test(test_zero_radius_is_point_foot),
         cmocka_unit_test(test_compass_file_matches_closed_form),
     };

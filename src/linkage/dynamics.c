@@ -521,3 +521,41 @@ double sm_linkage_heelstrike_knee_impulse(const sm_linkage *lk, const double *p,
     const double hp = momentum(&G, vel, om, ALL & ~BIT(P_ST_S), G.knee_st);
     return hp - hm;
 }
+
+/* Ground reaction on the stance foot R[2] (slope frame) in a phase: the sum
+ * of the pieces' m (a - g). */
+int lk_ground_reaction(const sm_linkage *lk, const double *p, size_t phase, const double *x, double R[2])
+{
+    sm_linkage_values v;
+    sm_linkage_values_from(lk, p, &v);
+    const int nb = bodies(lk, phase);
+    geo G;
+    double al[LK_MAX_DOF], ang[3], w[LK_MAX_DOF], tau[LK_MAX_DOF], acc[N_PIECES][2];
+    if (accel(lk, &v, nb, x, &G, al) != 0) return -1;
+    unpack(lk, nb, x, ang, w);
+    newton_euler(&G, w, al, true, tau, acc);
+    R[0] = R[1] = 0;
+    for (int q = 0; q < N_PIECES; q++) {
+        R[0] += G.m[q] * acc[q][0];
+        R[1] += G.m[q] * acc[q][1];
+    }
+    return 0;
+}
+
+/* Total linear momentum P[2] of a state. */
+void lk_momentum(const sm_linkage *lk, const double *p, const double *x, double P[2])
+{
+    sm_linkage_values v;
+    sm_linkage_values_from(lk, p, &v);
+    const int nb = state_bodies(lk, x);
+    double ang[3], w[LK_MAX_DOF], vel[N_PIECES][2], om[N_PIECES];
+    unpack(lk, nb, x, ang, w);
+    geo G;
+    geo_make(lk, &v, ang[0], ang[1], ang[2], nb, &G);
+    velocities(&G, w, vel, om);
+    P[0] = P[1] = 0;
+    for (int q = 0; q < N_PIECES; q++) {
+        P[0] += G.m[q] * vel[q][0];
+        P[1] += G.m[q] * vel[q][1];
+    }
+}

@@ -12,7 +12,8 @@
  * knee straightening, falling through zero), then "knee_locked" (2) ends at
  * heel-strike (the swing foot coming down, with the guards above).  In both
  * the stance knee must stay locked: its locking torque falling through zero
- * ends the stride with SM_KNEE_UNLOCKED; the swing foot reaching the ground
+ * (or negative from the start) ends the stride with SM_KNEE_UNLOCKED, unless
+ * the file says knee: {assume_locked: true}; the swing foot reaching the ground
  * ahead of the stance foot before knee-strike ends it with SM_EVENT_ORDER.
  *
  * Both: the stance leg rolling back (its rate rising through zero) is
@@ -30,6 +31,8 @@
 
 int lk_impact(const sm_linkage *lk, const double *p, sm_linkage_impact kind, const double *xm, double *xp);
 void lk_hip(const sm_linkage *lk, const double *p, const double *x, double hip[2]);
+int lk_ground_reaction(const sm_linkage *lk, const double *p, size_t phase, const double *x, double R[2]);
+void lk_momentum(const sm_linkage *lk, const double *p, const double *x, double P[2]);
 
 static double leg_length(const sm_linkage *lk, const double *p)
 {
@@ -92,9 +95,14 @@ static double hip_height(double t, const double *x, const double *p, const void 
     return hip[1];
 }
 
+/* The stance knee's locking torque; at the very start of the stride it is
+ * raised by a ramp that vanishes after 1e-9 s, so a torque that is already
+ * negative just after heel-strike is a crossing too. */
 static double lock0(double t, const double *x, const double *p, const void *data)
 {
-    return sm_linkage_knee_lock_torque(data, p, 0, x);
+    const double tau0 = 1e-9;
+    const double ramp = t < tau0 ? 1e9 * (tau0 - t) / tau0 : 0.0;
+    return sm_linkage_knee_lock_torque(data, p, 0, x) + ramp;
 }
 
 static double lock1(double t, const double *x, const double *p, const void *data)
@@ -171,6 +179,40 @@ static double step_length(const double *x, const double *p, const void *data)
     return ahead;
 }
 
+static double clearance(const double *x, const double *p, const void *data) { return foot_height(0, x, p, data); }
+
+/* Straight legs pass below the ground at mid-stance (the scuff every such
+ * model ignores); knees lift the foot, so every sample counts. */
+static bool scuff_window(const double *x, const double *p, const void *data)
+{
+    return clearance(x, p, data) < 0.0;
+}
+
+/* The phase a state belongs to: knee free unless the swing knee is straight
+ * and turning with the thigh. */
+static size_t phase_of(const sm_linkage *lk, const double *x)
+{
+    return lk->n_dof == 3 && x[1] == x[2] && x[4] == x[5] ? 1 : 0;
+}
+
+static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+{
+    const sm_linkage *lk = data;
+    if (lk_ground_reaction(lk, p, phase_of(lk, x), x, R) != 0) R[0] = R[1] = NAN;
+}
+
+static void momentum(const double *x, const double *p, const void *data, double P[2]) { lk_momentum(data, p, x, P); }
+
+static double weight(const double *p, const void *data)
+{
+    const sm_linkage *lk = data;
+    sm_linkage_values v;
+    sm_linkage_values_from(lk, p, &v);
+    double total = v.hip_mass;
+    for (size_t i = 0; i < lk->n_links; i++) total += 2 * v.link[i].mass;
+    return total * v.gravity;
+}
+
 static bool check_params(const double *p, const void *data, char *why, size_t why_len)
 {
     const sm_linkage *lk = data;
@@ -230,19 +272,21 @@ void lk_build_model(sm_linkage *lk)
                           .outcome = SM_EVENT_TO_PHASE, .next_phase = 1, .reset = kneestrike};
         e[1] = (sm_event){.name = "foot_down_knee_bent", .value = foot_height, .direction = -1,
                           .guard = strike_guard, .outcome = SM_EVENT_FAIL, .failure = SM_EVENT_ORDER};
-        e[2] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
+        e[2] = rolled;
+        e[3] = hipdown;
+        e[4] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
                           .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
-        e[3] = rolled;
-        e[4] = hipdown;
-        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = 5, .events = e};
+        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = lk->assume_locked ? 4 : 5,
+                                   .events = e};
         e = lk->events[1];
         e[0] = (sm_event){.name = "heelstrike", .value = foot_height, .direction = -1, .guard = strike_guard,
                           .outcome = SM_EVENT_SECTION, .reset = heelstrike};
-        e[1] = (sm_event){.name = "stance_knee_unlocks", .value = lock1, .direction = -1,
+        e[1] = rolled;
+        e[2] = hipdown;
+        e[3] = (sm_event){.name = "stance_knee_unlocks", .value = lock1, .direction = -1,
                           .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
-        e[2] = rolled;
-        e[3] = hipdown;
-        lk->phases[1] = (sm_phase){.name = "knee_locked", .rhs = rhs1, .n_events = 4, .events = e};
+        lk->phases[1] = (sm_phase){.name = "knee_locked", .rhs = rhs1, .n_events = lk->assume_locked ? 3 : 4,
+                                   .events = e};
         m->n_phases = 2;
         for (size_t i = 0; i < 4; i++) lk->free_index[i] = i == 0 ? 0 : 2 + i;
         m->n_free = 4;
@@ -256,6 +300,11 @@ void lk_build_model(sm_linkage *lk)
     m->kinetic_energy = kinetic;
     m->potential_energy = potential;
     m->step_length = step_length;
+    m->foot_clearance = clearance;
+    m->in_scuff_window = n == 2 ? scuff_window : NULL;
+    m->ground_reaction = ground_reaction;
+    m->momentum = momentum;
+    m->weight = weight;
     m->check_params = check_params;
     m->data = lk;
 }
