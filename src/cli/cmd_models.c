@@ -1,13 +1,50 @@
+#include <dirent.h>
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
+static int yaml_file(const struct dirent *e)
+{
+    const size_t n = strlen(e->d_name);
+    return n > 5 && strcmp(e->d_name + n - 5, ".yaml") == 0;
+}
+
+/* Model files in ./models/ (linkage.h), listed beside the built-ins by their
+ * path, which is what to type; a file that does not load shows why. */
+static void list_files(json_t *list)
+{
+    struct dirent **names = NULL;
+    const int n = scandir("models", &names, yaml_file, alphasort);
+    for (int i = 0; i < n; i++) {
+        char path[600], why[1024];
+        snprintf(path, sizeof path, "models/%s", names[i]->d_name);
+        const sm_model *m = NULL;
+        if (sm_registry_open(path, &m, why, sizeof why) == SM_OK) {
+            if (list)
+                json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:s, s:I, s:I}", "name", m->name, "file",
+                                                      path, "title", m->title, "reference", m->reference,
+                                                      "n_state", (json_int_t)m->n_state, "n_free",
+                                                      (json_int_t)m->n_free));
+            else
+                printf("%-10s %-6zu %-5zu %s\n%-24s %s\n", path, m->n_state, m->n_free, m->title, "",
+                       m->reference);
+            sm_registry_close(m);
+        } else if (!list) {
+            printf("%-10s (does not load: %s)\n", path, why);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
 static const char help[] =
     "usage: stridemap models [--json]\n"
     "\n"
-    "Lists the built-in walkers: name, state size, free coordinates on the\n"
-    "Poincare section, and the reference each one reproduces.\n"
+    "Lists the built-in walkers and the model files in ./models/*.yaml (by\n"
+    "path): name, state size, free coordinates on the Poincare section, and\n"
+    "the reference each one reproduces.\n"
     "\n"
     "example:\n"
     "  stridemap models\n";
@@ -29,6 +66,7 @@ int cmd_models(int argc, char **argv)
                                                   m->title, "reference", m->reference, "n_state",
                                                   (json_int_t)m->n_state, "n_free", (json_int_t)m->n_free));
         }
+        list_files(list);
         json_dumpf(list, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(list);
@@ -40,5 +78,6 @@ int cmd_models(int argc, char **argv)
         printf("%-10s %-6zu %-5zu %s\n%-24s %s\n", m->name, m->n_state, m->n_free, m->title, "",
                m->reference);
     }
+    list_files(NULL);
     return 0;
 }
