@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "stridemap/hybrid.h"
 #include "stridemap/model.h"
 #include "stridemap/status.h"
 
@@ -117,5 +118,13 @@ double sm_linkage_knee_lock_torque(const sm_linkage *lk, const double *p, size_t
  * from x_pre to x_post (positive: pushes it locked); NaN for straight legs. */
 double sm_linkage_heelstrike_knee_impulse(const sm_linkage *lk, const double *p, const double *x_pre,
                                           const double *x_post);
+
+/* Garcia's Table 2.1 knee characteristics of the step from the section
+ * state x (a gait): the minimum stance-knee locking torque (sampled every
+ * 1/1000 of the stride time limit and at every event) and the impulsive
+ * torque on the new stance knee at heel-strike.  NaN for straight legs or a
+ * model not read from a file; the stride's status if it fails. */
+sm_status sm_linkage_knee_measures(const sm_model *m, const sm_solver_options *o, const double *p,
+                                   const double *x, double *min_lock, double *hs_impulse);
 
 #endif

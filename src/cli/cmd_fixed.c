@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stridemap/linkage.h"
 
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
@@ -68,6 +69,15 @@ static json_t *contact_json(const cli_run *run, const sm_step_metrics *mt)
 }
 
 /* The N states of a period-N gait, each just after its heel-strike. */
+/* Garcia's Table 2.1 knee characteristics, for a kneed walker read from a
+ * model file (linkage.h). */
+static bool knee_measures(const cli_run *run, const sm_fixed_result *r, double *lock, double *imp)
+{
+    if (!sm_linkage_of(run->model) || !r->converged) return false;
+    sm_linkage_knee_measures(run->model, &run->solver, run->params, r->x, lock, imp);
+    return !isnan(*lock) || !isnan(*imp);
+}
+
 static json_t *orbit_json(const cli_run *run, const sm_fixed_result *r)
 {
     const sm_model *m = run->model;
@@ -137,6 +147,10 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
         json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, number(v));
     }
     json_object_set_new(doc, "contact", contact_json(run, &r->metrics));
+    double lock, imp;
+    if (knee_measures(run, r, &lock, &imp))
+        json_object_set_new(doc, "knee", json_pack("{s:o, s:o}", "min_lock_torque", number(lock),
+                                                   "heelstrike_impulse", number(imp)));
     json_object_set_new(doc, "solver",
                         json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
@@ -186,6 +200,10 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
         else if (mt->max_friction_ratio > run->mu)
             printf("warning      the gait needs more friction than mu = %g: it would slip\n", run->mu);
     }
+    double lock, imp;
+    if (knee_measures(run, r, &lock, &imp))
+        printf("knee         stance-knee locking torque min %.6g, impulse on the new stance knee at heel-strike %.6g\n",
+               lock, imp);
 }
 
 static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
