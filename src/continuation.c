@@ -439,9 +439,9 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
         double res = 0.0;
         sm_status cs = correct(b, t.u, d, dot(d, t.u, m), L, t.F, &iters, &res);
         if (cs == SM_OK) cs = analyse(b, &t, iters, res);
-        if (cs != SM_OK) return st;
+        if (cs != SM_OK) break; /* keep the best point so far */
         double fs = test_value(&t, type);
-        if (isnan(fs)) return st;
+        if (isnan(fs)) break;
         *out = t;
         st = SM_OK;
         if (fs == 0.0 || sb - sa < b->o->locate_tol || fabs(s - s_prev) < 1e-2 * b->o->locate_tol) break;

@@ -211,6 +211,47 @@ static void test_simplest_through_garcia_gait(void **state)
     assert_int_equal(count_type(&t, SM_POINT_PD) + count_type(&t, SM_POINT_LP) + count_type(&t, SM_POINT_NS), 0);
 }
 
+/* The simplest walker's gait loses stability by period doubling near
+ * gamma = 0.015 (Garcia et al. 1998: stable for 0 < gamma < 0.015), and the
+ * period-2 branch born there is a true 2-cycle, stable just past it. */
+static void test_simplest_period_doubling_and_switch(void **state)
+{
+    static trace t, t2;
+    sm_cont_result r, r2;
+    sm_cont_options o, o2;
+    assert_status(run("simplest", "gamma", 0.0145, 0.0155, 1, NULL, &t, &r, &o), SM_OK);
+    assert_int_equal(count_type(&t, SM_POINT_PD), 1);
+    const sm_cont_point *pd = first_of(&t, SM_POINT_PD);
+    assert_true(pd->mu > 0.0150 && pd->mu < 0.0152);
+    assert_close(pd->max_abs_eig, 1.0, 1e-6);
+    assert_close(pd->eig_re[0], -1.0, 1e-6);
+
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {pd->mu}, x[4], mu;
+    assert_status(sm_cont_switch_pd(ws, p, pd, &o, 0, x, &mu, &o2), SM_OK);
+    assert_int_equal(o2.period, 2);
+    assert_int_equal(o2.direction, +1); /* supercritical: the 2-cycle lives past the PD */
+    p[0] = mu;
+    o2.max_points = 6;
+    t2.n = 0;
+    assert_status(sm_continue(ws, p, x, &o2, keep, &t2, &r2), SM_OK);
+    assert_true(t2.n >= 6);
+    for (int i = 0; i < t2.n; i++) {
+        const sm_cont_point *q = &t2.pts[i];
+        assert_int_equal(q->period, 2);
+        assert_true(q->mu > pd->mu);
+        assert_true(q->stable);
+        /* a 2-cycle, not the period-1 gait counted twice */
+        double y[4], z[4];
+        p[0] = q->mu;
+        memcpy(y, q->x, sizeof y);
+        assert_status(sm_stride(ws, p, y, z, NULL, NULL), SM_OK);
+        assert_true(fabs(z[0] - y[0]) > 1e-4);
+    }
+    sm_workspace_free(ws);
+}
+
 /* No gait at the start: one MX point saying why, and a stop. */
 static void test_failed_start_says_why(void **state)
 {
@@ -257,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_fold_and_back),
         cmocka_unit_test(test_neimark_sacker),
         cmocka_unit_test(test_simplest_through_garcia_gait),
+        cmocka_unit_test(test_simplest_period_doubling_and_switch),
         cmocka_unit_test(test_failed_start_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
