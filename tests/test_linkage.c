@@ -263,6 +263,39 @@ static void test_kneed_hsu_gait(void **state)
     sm_linkage_free(lk);
 }
 
+/* McGeer's kneed walker with round feet: a stable gait whose stance knee
+ * stays locked, with its Table 2.1 characteristics; a smaller foot offset
+ * unlocks the knee and is reported as such. */
+static void test_kneed_mcgeer_gait(void **state)
+{
+    sm_linkage *lk = load_ok("models/kneed_mcgeer.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    const double x0[6] = {0.2, -0.35, -0.35, -1.1, 0.1, -2.0};
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x0, &no, &r), SM_OK);
+    assert_true(r.stable);
+    assert_close(r.max_abs_eig, 0.4577403, 1e-5);
+    double lock = NAN, imp = NAN;
+    assert_status(sm_linkage_knee_measures(m, &o, p, r.x, &lock, &imp), SM_OK);
+    assert_close(lock, 0.194842, 1e-4);
+    assert_close(imp, 0.0374573, 1e-5);
+    assert_true(r.metrics.step_length > 0.3);
+
+    set_param(m, p, "foot.offset", 0.0);
+    double y[SM_MAX_STATE];
+    assert_status(sm_stride(ws, p, r.x, y, NULL, NULL), SM_KNEE_UNLOCKED);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+}
+
 /* A tiny foot radius is a small perturbation of the point foot. */
 static void test_zero_radius_is_point_foot(void **state)
 {
@@ -362,6 +395,7 @@ int main(void)
         cmocka_unit_test(test_energy_and_momentum),
         cmocka_unit_test(test_kneed_energy_and_momentum),
         cmocka_unit_test(test_kneed_hsu_gait),
+        cmocka_unit_test(test_kneed_mcgeer_gait),
         cmocka_unit_test(test_zero_radius_is_point_foot),
         cmocka_unit_test(test_compass_file_matches_closed_form),
     };
