@@ -528,6 +528,7 @@ void sm_sweep_stats_get(sm_sweep *s, sm_sweep_stats *st)
     st->failed = atomic_load(&s->failed);
     st->spine = atomic_load(&s->spine_n);
     st->finished = atomic_load(&s->running) == 0;
+    st->stopped = atomic_load(&s->stopping);
 }
 
 sm_status sm_sweep_wait(sm_sweep *s, char *why, size_t why_len)

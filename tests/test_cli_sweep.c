@@ -16,6 +16,7 @@
 extern char **environ;
 
 static const char *exe;
+static const char *mpirun; /* argv[2] when the MPI build is tested */
 static char base_dir[] = "/tmp/sm_test_cli_sweepXXXXXX";
 
 typedef struct {
@@ -23,18 +24,25 @@ typedef struct {
     char err[1 << 14];
 } run_result;
 
+static pid_t spawn_prog(const char *prog, const char *const *args, const char *err_path, char **env);
+
 static pid_t spawn(const char *const *args, const char *err_path, char **env)
+{
+    return spawn_prog(exe, args, err_path, env);
+}
+
+static pid_t spawn_prog(const char *prog, const char *const *args, const char *err_path, char **env)
 {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const char *argv[64] = {exe};
+    const char *argv[64] = {prog};
     size_t n = 1;
     for (; args[n - 1] && n < 63; n++) argv[n] = args[n - 1];
     argv[n] = NULL;
     pid_t pid;
-    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, env ? env : environ), 0);
+    assert_int_equal(posix_spawnp(&pid, prog, &fa, NULL, (char *const *)argv, env ? env : environ), 0);
     posix_spawn_file_actions_destroy(&fa);
     return pid;
 }
@@ -308,6 +316,46 @@ static void the_sidecar_says_how_the_sweep_was_made(void **state)
     assert_int_equal(lines_in(path), 4);
 }
 
+/* mpirun -np R stridemap sweep ... */
+static int run_mpi(const char *ranks, const char *out, const char *extra)
+{
+    const char *args[40] = {"--oversubscribe", "--allow-run-as-root", "-np", ranks, exe, "sweep", "rimless",
+                            "--grid", "gamma=0.02:0.2:5", "--grid", "n=5:8:4", TOLS, "--jobs", "1", "--out", out,
+                            "-q", extra, NULL};
+    char err_path[300];
+    snprintf(err_path, sizeof err_path, "%s/stderr-mpi", base_dir);
+    run_result r;
+    finish(spawn_prog(mpirun, args, err_path, NULL), err_path, &r);
+    if (r.status != 0 && r.status != 75) print_error("mpirun: exit %d: %s\n", r.status, r.err);
+    return r.status;
+}
+
+static void mpi_ranks_give_the_same_rows_and_resume(void **state)
+{
+    (void)state;
+    if (!mpirun) skip();
+    const char *ref = dir("mpi-ref"), *four = dir("mpi-4"), *cut = dir("mpi-cut");
+    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:5", "--grid", "n=5:8:4", TOLS, "--jobs", "1",
+                         "--out", ref, "-q", NULL)->status,
+                     0);
+    char *want = rows_of(ref);
+    assert_int_equal(run_mpi("4", four, NULL), 0);
+    char *got = rows_of(four);
+    assert_string_equal(want, got);
+    free(got);
+    char part[400];
+    snprintf(part, sizeof part, "%s/part-rank-3-of-4.csv", four);
+    assert_true(lines_in(part) >= 1); /* every rank wrote its own part */
+
+    /* Three ranks stopped early, resumed by two: the same rows. */
+    assert_int_equal(run_mpi("3", cut, "--stop-after=2"), 75);
+    assert_int_equal(run_mpi("2", cut, "--resume"), 0);
+    got = rows_of(cut);
+    assert_string_equal(want, got);
+    free(got);
+    free(want);
+}
+
 static void help_has_an_example(void **state)
 {
     (void)state;
@@ -336,6 +384,8 @@ int main(int argc, char **argv)
         return 2;
     }
     exe = argv[1];
+    mpirun = argc > 2 ? argv[2] : NULL;
+    if (mpirun) cmocka_set_test_filter("mpi_*"); /* the MPI suite runs only the MPI test */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_grids_get_one_line_and_a_sysexits_code),
         cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
@@ -344,6 +394,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(shards_merge_into_the_same_rows),
         cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),
         cmocka_unit_test(help_has_an_example),
+        cmocka_unit_test(mpi_ranks_give_the_same_rows_and_resume),
     };
     return cmocka_run_group_tests_name("cli_sweep", tests, setup, teardown);
 }

@@ -267,6 +267,7 @@ int cmd_sweep(int argc, char **argv)
             nanosleep(&nap, NULL);
         }
         double t = now_seconds();
+        stats.written = sweep_mpi_rows(&mpi, stats.written);
         if (show && t - last_print >= (tty ? 0.5 : 5.0)) {
             print_progress(&stats, t - t0, tty, false);
             last_print = t;
@@ -275,9 +276,11 @@ int cmd_sweep(int argc, char **argv)
     if (st == SM_OK) st = sm_sweep_wait(s, why, sizeof why);
     sm_sweep_stats_get(s, &stats);
     const double elapsed = now_seconds() - t0;
-    if (show) print_progress(&stats, elapsed, tty, true);
     sm_sweep_free(s);
-    const bool complete = st == SM_OK && !stop_signal && stats.loaded + stats.written == stats.owned;
+    /* Under MPI a rank's share is whatever rank 0 handed it; it is complete
+     * when it ran out of lines without an error or a signal. */
+    const bool complete = st == SM_OK && !stop_signal && !stats.stopped &&
+                          (c.external_lines || stats.loaded + stats.written == stats.owned);
     json_object_set_new(sidecar, "rows_written", json_integer(stats.written));
     json_object_set_new(sidecar, "rows_without_gait", json_integer(stats.failed));
     json_object_set_new(sidecar, "seconds", json_real(elapsed));
@@ -285,22 +288,31 @@ int cmd_sweep(int argc, char **argv)
     sweep_write_sidecar(&run, o.out, tag, sidecar);
     json_decref(sidecar);
 
+    /* The last progress line first, then at most one message. */
+    char msg[1400] = "";
     rc = 0;
     if (st != SM_OK) {
-        rc = cli_fail(&run, EX_IOERR, "%s (finished rows are kept; fix it and run again with --resume)", why);
+        rc = EX_IOERR;
+        snprintf(msg, sizeof msg, "%s (finished rows are kept; fix it and run again with --resume)", why);
     } else if (stop_signal) {
-        rc = cli_fail(&run, 128 + stop_signal,
-                      "interrupted by %s: %ld rows written, every finished row kept in '%s'; run the same "
-                      "command with --resume to finish",
-                      stop_signal == SIGINT ? "SIGINT" : "SIGTERM", stats.written, o.out);
+        rc = 128 + stop_signal;
+        snprintf(msg, sizeof msg,
+                 "interrupted by %s: %ld rows written, every finished row kept in '%s'; run the same "
+                 "command with --resume to finish",
+                 stop_signal == SIGINT ? "SIGINT" : "SIGTERM", stats.written, o.out);
     } else if (!complete && o.stop_after) {
-        rc = cli_fail(&run, EX_TEMPFAIL, "stopped after %ld rows (--stop-after); run again with --resume",
-                      o.stop_after);
+        rc = EX_TEMPFAIL;
+        snprintf(msg, sizeof msg, "stopped after %ld rows (--stop-after); run again with --resume", o.stop_after);
     } else if (!complete) {
-        rc = cli_fail(&run, EX_SOFTWARE, "stopped with %ld of %ld points missing; run again with --resume",
-                      stats.owned - stats.loaded - stats.written, stats.owned);
+        rc = EX_SOFTWARE;
+        snprintf(msg, sizeof msg, "stopped with %ld of %ld points missing; run again with --resume",
+                 stats.owned - stats.loaded - stats.written, stats.owned);
     }
-    rc = sweep_mpi_finish(&mpi, rc);
+    int worst = sweep_mpi_finish(&mpi, rc, stats.written);
+    stats.written = sweep_mpi_rows(&mpi, stats.written);
+    if (show) print_progress(&stats, elapsed, tty, true);
+    if (msg[0]) cli_fail(&run, rc, "%s", msg);
+    rc = worst;
     if (rc == 0 && o.shard_n == 1 && mpi.rank == 0) rc = cli_merge_dir(&run, o.out, true);
     sweep_mpi_end(&mpi);
     return rc;

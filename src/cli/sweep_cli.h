@@ -38,7 +38,9 @@ int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi);
 void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping);
 /* After the workers: rank 0 serves the others until all are done; every rank
  * gets the worst exit code of all.  Returns it. */
-int sweep_mpi_finish(sweep_mpi *mpi, int rc);
+int sweep_mpi_finish(sweep_mpi *mpi, int rc, long own_rows);
+/* Rows written by all ranks as far as rank 0 knows (own: this rank's). */
+long sweep_mpi_rows(const sweep_mpi *mpi, long own);
 void sweep_mpi_end(sweep_mpi *mpi);
 
 #endif

@@ -13,10 +13,16 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
     (void)mpi, (void)s, (void)c, (void)stopping;
 }
 
-int sweep_mpi_finish(sweep_mpi *mpi, int rc)
+int sweep_mpi_finish(sweep_mpi *mpi, int rc, long own_rows)
 {
-    (void)mpi;
+    (void)mpi, (void)own_rows;
     return rc;
 }
 
 void sweep_mpi_end(sweep_mpi *mpi) { (void)mpi; }
+
+long sweep_mpi_rows(const sweep_mpi *mpi, long own)
+{
+    (void)mpi;
+    return own;
+}

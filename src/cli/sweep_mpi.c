@@ -1,0 +1,148 @@
+/* 'stridemap sweep' across MPI ranks (built with -Dmpi=enabled).
+ *
+ * Dynamic load balancing by whole grid lines: rank 0 hands out the next line
+ * that still has missing points to whichever rank asks, its own worker
+ * threads included; a point near a fall can cost many times a plain one, so
+ * no static split would be even.  Every rank runs its own worker threads
+ * (--jobs) and writes its own DIR/part-rank-R-of-N.csv; rank 0 merges them at
+ * the end.  Only the main thread of each rank calls MPI (MPI_THREAD_FUNNELED):
+ * it keeps one line queued ahead of the workers so that they never wait for
+ * a message, and piggybacks its row count on each request for rank 0's
+ * progress line.  Every rank solves the spine (the first point of each line)
+ * itself, so a line's rows do not depend on which rank gets it. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "sweep_cli.h"
+
+enum { TAG_REQUEST = 1, TAG_LINE = 2 };
+
+static long *remote_written; /* rank 0: rows written by each rank, as last reported */
+
+int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
+{
+    *mpi = (sweep_mpi){.rank = 0, .size = 1};
+    /* Started by mpirun/srun?  A lone process stays a plain threaded run. */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK")) return 0;
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return cli_fail(run, EX_OSERR, "MPI_Init_thread failed");
+    mpi->initialised = true;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi->size);
+    if (mpi->rank == 0) remote_written = calloc((size_t)mpi->size, sizeof *remote_written);
+    return 0;
+}
+
+/* Rank 0: the next line with missing points, or -1. */
+static long next_line(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping)
+{
+    const long lines = sm_sweep_grid_lines(&c->grid);
+    if (stopping) return -1;
+    while (mpi->next_line < lines && sm_sweep_line_done(s, mpi->next_line)) mpi->next_line++;
+    return mpi->next_line < lines ? mpi->next_line++ : -1;
+}
+
+/* Rank 0: answers every request waiting; blocking waits for at least one. */
+static void serve(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping, bool blocking)
+{
+    for (;;) {
+        int flag = 0;
+        MPI_Status status;
+        if (blocking)
+            flag = 1;
+        else
+            MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQUEST, MPI_COMM_WORLD, &flag, &status);
+        if (!flag) return;
+        long msg[2];
+        MPI_Recv(msg, 2, MPI_LONG, blocking ? MPI_ANY_SOURCE : status.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
+                 &status);
+        if (remote_written && msg[1] >= 0) remote_written[status.MPI_SOURCE] = msg[1];
+        if (msg[0] == 0) { /* a request for work */
+            long l = next_line(mpi, s, c, stopping);
+            MPI_Send(&l, 1, MPI_LONG, status.MPI_SOURCE, TAG_LINE, MPI_COMM_WORLD);
+            if (l < 0) mpi->closed++;
+        } else { /* leaving early (stopped) */
+            mpi->closed++;
+        }
+        if (blocking) return;
+    }
+}
+
+void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping)
+{
+    sm_sweep_stats st;
+    sm_sweep_stats_get(s, &st);
+    if (mpi->rank == 0) {
+        serve(mpi, s, c, stopping, false);
+        while (!mpi->exhausted && sm_sweep_queued_lines(s) == 0) {
+            long l = next_line(mpi, s, c, stopping);
+            if (l < 0) {
+                mpi->exhausted = true;
+                sm_sweep_close_lines(s);
+            } else {
+                sm_sweep_push_line(s, l);
+            }
+        }
+        struct timespec nap = {0, 1000 * 1000};
+        nanosleep(&nap, NULL);
+        return;
+    }
+    if (!mpi->exhausted && stopping) {
+        long msg[2] = {1, st.written};
+        MPI_Send(msg, 2, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        mpi->exhausted = true;
+        sm_sweep_close_lines(s);
+    }
+    if (!mpi->exhausted && sm_sweep_queued_lines(s) == 0) {
+        long msg[2] = {0, st.written}, l = -1;
+        MPI_Send(msg, 2, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        MPI_Recv(&l, 1, MPI_LONG, 0, TAG_LINE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (l < 0) {
+            mpi->exhausted = true;
+            sm_sweep_close_lines(s);
+        } else {
+            sm_sweep_push_line(s, l);
+        }
+        return;
+    }
+    struct timespec nap = {0, 2 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+}
+
+long sweep_mpi_rows(const sweep_mpi *mpi, long own)
+{
+    long n = own;
+    for (int r = 1; remote_written && r < mpi->size; r++) n += remote_written[r];
+    return n;
+}
+
+int sweep_mpi_finish(sweep_mpi *mpi, int rc, long own_rows)
+{
+    if (!mpi->initialised) return rc;
+    if (mpi->rank == 0) {
+        while (mpi->closed < mpi->size - 1) serve(mpi, NULL, NULL, true, true);
+    } else if (!mpi->exhausted) {
+        long msg[2] = {1, -1};
+        MPI_Send(msg, 2, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        mpi->exhausted = true;
+    }
+    int worst = rc;
+    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    long rows = 0;
+    MPI_Reduce(&own_rows, &rows, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (mpi->rank == 0 && remote_written) {
+        remote_written[1] = rows - own_rows; /* the final count, for the last progress line */
+        for (int r = 2; r < mpi->size; r++) remote_written[r] = 0;
+    }
+    return worst;
+}
+
+void sweep_mpi_end(sweep_mpi *mpi)
+{
+    if (mpi->initialised) MPI_Finalize();
+    mpi->initialised = false;
+    free(remote_written);
+    remote_written = NULL;
+}
