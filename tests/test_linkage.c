@@ -296,6 +296,72 @@ static void test_kneed_mcgeer_gait(void **state)
     sm_linkage_free(lk);
 }
 
+typedef struct {
+    const sm_model *m;
+    const double *p;
+    double c, tau, t_prev, pw_prev, work, e0, e_last, rel0, rel_last;
+    bool started;
+} work_watch;
+
+static int work_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    work_watch *w = ctx;
+    const double rel = x[1] - x[0], wr = x[3] - x[2];
+    const double pw = -w->c * wr * wr;
+    const double e = w->m->kinetic_energy(x, w->p, w->m->data) + w->m->potential_energy(x, w->p, w->m->data);
+    if (!w->started) {
+        w->started = true;
+        w->e0 = e;
+        w->rel0 = rel;
+    } else {
+        w->work += 0.5 * (pw + w->pw_prev) * (t - w->t_prev);
+    }
+    w->t_prev = t;
+    w->pw_prev = pw;
+    w->e_last = e;
+    w->rel_last = rel;
+    return 0;
+}
+
+/* Round feet, hip spring, damper and torque: the energy change is the work
+ * of the damper and the torque (the spring's energy is in the potential). */
+static void test_spring_damper_work(void **state)
+{
+    sm_linkage *lk = load_ok("models/compass_round_spring.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    set_param(m, p, "hip.damping", 0.3);
+    set_param(m, p, "hip.torque", 0.4);
+    m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    work_watch w = {.m = m, .p = p, .c = 0.3, .tau = 0.4};
+    sm_observer obs = {.dt = 1e-4, .sample = work_sample, .ctx = &w};
+    double t = 0;
+    size_t ev = 0;
+    work_sample(&w, 0, 0, x);
+    const sm_status st = sm_hybrid_flow(ws, p, 0, &t, x, 0.3, &obs, &ev);
+    assert_true(st == SM_OK || st == SM_NO_HEELSTRIKE);
+    work_sample(&w, t, 0, x);
+    const double torque_work = w.tau * (w.rel_last - w.rel0);
+    assert_true(fabs(w.work) > 1e-3);
+    if (!(fabs(w.e_last - w.e0 - w.work - torque_work) < 1e-6 * (1 + fabs(w.work))))
+        fail_msg("energy change %.12g, damper work %.12g, torque work %.12g", w.e_last - w.e0, w.work, torque_work);
+    sm_workspace_free(ws);
+
+    /* and it walks */
+    sm_model_default_params(m, p);
+    static sm_fixed_result r;
+    ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    m->guess(x, p, m->data);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_true(r.stable);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+}
+
 /* A tiny foot radius is a small perturbation of the point foot. */
 static void test_zero_radius_is_point_foot(void **state)
 {
@@ -396,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_kneed_energy_and_momentum),
         cmocka_unit_test(test_kneed_hsu_gait),
         cmocka_unit_test(test_kneed_mcgeer_gait),
+        cmocka_unit_test(test_spring_damper_work),
         cmocka_unit_test(test_zero_radius_is_point_foot),
         cmocka_unit_test(test_compass_file_matches_closed_form),
     };
