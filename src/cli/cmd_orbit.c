@@ -24,7 +24,8 @@ static const char help[] =
     "\n"
     "CSV, one row per recorded stride and one per fall:\n"
     "  NAME,index,kind,<state names...>,step_period,step_length,speed,period,steps,status\n"
-    "kind is 'visit' or 'fell'; period is the attractor's period found in the\n"
+    "kind is 'visit', 'fell' (the walker fell, scuffed, ...) or 'failed' (the\n"
+    "solver failed: integrator_failed, nonfinite, ...); period is the attractor's period found in the\n"
     "record (0: none up to 32, e.g. chaos); steps counts the strides walked at\n"
     "this value (for 'fell': before the fall).  A summary goes to stderr, and a\n"
     "JSON sidecar (command line, model, parameters, tolerances, version, and per\n"
@@ -113,6 +114,24 @@ static int keep(void *ctx, int index, const double *x, const sm_step_metrics *mt
     return 0;
 }
 
+/* A stride that ended because of what the walker did (fell, scuffed, never
+ * struck), as opposed to the solver failing. */
+static bool walker_outcome(sm_status st)
+{
+    switch (st) {
+    case SM_INTEGRATOR_FAILED:
+    case SM_RHS_FAILED:
+    case SM_NONFINITE:
+    case SM_NO_MEMORY:
+    case SM_IO_ERROR:
+    case SM_BAD_STATE:
+    case SM_BAD_PARAM:
+        return false;
+    default:
+        return true;
+    }
+}
+
 static void num(FILE *f, double v)
 {
     if (isfinite(v))
@@ -190,7 +209,7 @@ int cmd_orbit(int argc, char **argv)
     for (size_t i = 0; i < m->n_state; i++) fprintf(f, ",%s", m->state_names[i]);
     fputs(",step_period,step_length,speed,period,steps,status\n", f);
 
-    long falls = 0, total_steps = 0;
+    long falls = 0, failures = 0, total_steps = 0;
     double first_fall = NAN;
     for (long k = 0; k < n; k++) {
         const double mu = n == 1 ? lo : lo + (hi - lo) * (double)k / (double)(n - 1);
@@ -207,10 +226,14 @@ int cmd_orbit(int argc, char **argv)
             fprintf(f, ",%d,%ld,%s\n", r.period, r.steps, sm_status_name(r.status));
         }
         if (r.status != SM_OK) {
-            fprintf(f, "%.15g,%d,fell", mu, -1);
+            const bool fell = walker_outcome(r.status);
+            fprintf(f, "%.15g,%d,%s", mu, -1, fell ? "fell" : "failed");
             for (size_t j = 0; j < m->n_state; j++) num(f, r.x[j]);
             fprintf(f, ",,,,0,%ld,%s\n", r.steps, sm_status_name(r.status));
-            if (falls++ == 0) first_fall = mu;
+            if (!fell)
+                failures++;
+            else if (falls++ == 0)
+                first_fall = mu;
         } else {
             memcpy(x, r.x_good, m->n_state * sizeof *x);
         }
@@ -224,9 +247,12 @@ int cmd_orbit(int argc, char **argv)
     sm_workspace_free(ws);
     fprintf(stderr, "orbit: %ld values of %s in [%g, %g], %ld strides; ", n, name, lo, hi, total_steps);
     if (falls)
-        fprintf(stderr, "the walker fell at %ld of them, first at %s = %.10g\n", falls, name, first_fall);
+        fprintf(stderr, "the walker fell at %ld of them, first at %s = %.10g", falls, name, first_fall);
     else
-        fprintf(stderr, "it never fell\n");
+        fprintf(stderr, "it never fell");
+    if (failures)
+        fprintf(stderr, "; the solver failed at %ld (kind 'failed': try other --rtol/--atol)", failures);
+    fputc('\n', stderr);
 
     int io_bad = fflush(f) != 0 || ferror(f);
     if (f != stdout) io_bad |= fclose(f) != 0;
@@ -255,6 +281,7 @@ int cmd_orbit(int argc, char **argv)
             "model", m->name, "params", params, "param", name, "lo", lo, "hi", hi, "n", (json_int_t)n, "transient",
             s.oo.transient, "record", s.oo.record, "period_tol", s.oo.period_tol, "state_names", names, "falls",
             (json_int_t)falls, "values", values, "version", STRIDEMAP_VERSION);
+        json_object_set_new(doc, "solver_failures", json_integer(failures));
         json_object_set_new(doc, "first_fall", isfinite(first_fall) ? json_real(first_fall) : json_null());
         json_object_set_new(doc, "solver",
                             json_pack("{s:s, s:i, s:f, s:f, s:f, s:f}", "method",
