@@ -1,5 +1,6 @@
 /* The linkage engine: model files, on-line dynamics, impacts, and the
  * compass gait from a file against the closed-form compass walker. */
+#include <dirent.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -452,11 +453,49 @@ static void test_file_errors(void **state)
     expect_error("", "", "empty");
 }
 
+/* The fuzzer's kept corpus (tests/fuzz/fuzz_linkage.c): every file loads or
+ * is refused with one line, and every model that loads evaluates. */
+static int corpus_file(const struct dirent *e) { return e->d_name[0] != '.'; }
+
+static void test_fuzz_corpus(void **state)
+{
+    struct dirent **names = NULL;
+    const int n = scandir(src_path("tests/data/linkage_corpus"), &names, corpus_file, alphasort);
+    assert_true(n > 10);
+    int loaded = 0;
+    for (int i = 0; i < n; i++) {
+        char rel[600];
+        snprintf(rel, sizeof rel, "tests/data/linkage_corpus/%s", names[i]->d_name);
+        free(names[i]);
+        sm_linkage *lk = NULL;
+        char why[1024];
+        const sm_status st = sm_linkage_load(src_path(rel), &lk, why, sizeof why);
+        if (st != SM_OK) {
+            assert_null(lk);
+            assert_null(strchr(why, '\n'));
+            assert_true(strlen(why) > 0);
+            continue;
+        }
+        loaded++;
+        const sm_model *m = sm_linkage_model(lk);
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xd[SM_MAX_STATE], y[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        m->guess(x, p, m->data);
+        for (size_t k = 0; k < m->n_phases; k++) (void)m->phases[k].rhs(0.0, x, xd, p, m->data);
+        (void)m->phases[m->n_phases - 1].events[0].reset(x, y, p, m->data);
+        (void)m->kinetic_energy(x, p, m->data);
+        sm_linkage_free(lk);
+    }
+    free(names);
+    assert_true(loaded > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_opens_files),
         cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_mass_matrix_is_kinetic_energy),
         cmocka_unit_test(test_energy_and_momentum),
         cmocka_unit_test(test_kneed_energy_and_momentum),

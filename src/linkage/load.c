@@ -622,7 +622,24 @@ static bool has_suffix(const char *s, const char *suf)
     return n >= m && strcmp(s + n - m, suf) == 0;
 }
 
+/* One line: control characters (a multi-line value echoed back) become spaces. */
+static sm_status one_line(sm_status st, char *why)
+{
+    for (unsigned char *c = (unsigned char *)why; *c; c++)
+        if (*c < 0x20 || *c == 0x7f) *c = ' ';
+    return st;
+}
+
+static sm_status load(const char *path, sm_linkage **out, char *why, size_t why_len);
+
 sm_status sm_linkage_load(const char *path, sm_linkage **out, char *why, size_t why_len)
+{
+    if (why_len > 0) why[0] = '\0';
+    const sm_status st = load(path, out, why, why_len);
+    return st == SM_OK ? st : one_line(st, why);
+}
+
+static sm_status load(const char *path, sm_linkage **out, char *why, size_t why_len)
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
