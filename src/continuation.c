@@ -604,27 +604,38 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     double s_of[3];
 
     while (computed < o->max_points) {
-        /* Predict; clip to the bound and land on it exactly. */
-        double up[MAXU], a[MAXU], c;
-        for (size_t i = 0; i < mm; i++) up[i] = prev->u[i] + h * t[i];
-        bool at_bound = false;
-        if (up[n] > hi_s || up[n] < lo_s) {
-            const double bound = up[n] > hi_s ? hi_s : lo_s;
-            const double hb = (bound - prev->u[n]) / t[n];
-            for (size_t i = 0; i < mm; i++) up[i] = prev->u[i] + hb * t[i];
-            up[n] = bound;
-            memset(a, 0, sizeof a);
-            a[n] = 1.0;
-            c = bound;
-            at_bound = true;
-        } else {
-            memcpy(a, t, mm * sizeof *t);
-            c = dot(t, up, mm);
-        }
-        memcpy(next->u, up, mm * sizeof *up);
+        /* Predict along the secant and correct across it.  A step that
+         * leaves [lo, hi], predicted or corrected, is redone to land on the
+         * bound exactly (the corrector then holds mu fixed). */
+        double up[MAXU];
+        const double radius = fmax(2.0 * h, 10 * o->h_min);
         int iters = 0;
         double res = INFINITY;
-        st = correct(&b, next->u, a, c, fmax(2.0 * h, 10 * o->h_min), next->F, &iters, &res);
+        bool at_bound = false;
+        int side = 0; /* +1: the upper bound, -1: the lower */
+        for (size_t i = 0; i < mm; i++) up[i] = prev->u[i] + h * t[i];
+        st = SM_OK;
+        if (up[n] > hi_s || up[n] < lo_s) {
+            side = up[n] > hi_s ? +1 : -1;
+        } else {
+            memcpy(next->u, up, mm * sizeof *up);
+            st = correct(&b, next->u, t, dot(t, up, mm), radius, next->F, &iters, &res);
+            if (st == SM_OK && (next->u[n] > hi_s || next->u[n] < lo_s)) side = next->u[n] > hi_s ? +1 : -1;
+        }
+        if (side != 0) {
+            at_bound = true;
+            const double bound = side > 0 ? hi_s : lo_s;
+            const double hb = (bound - prev->u[n]) / t[n];
+            if (!(hb > 0) || !isfinite(hb)) {
+                st = SM_NOT_CONVERGED; /* heading away from that bound: a smaller step */
+            } else {
+                double a[MAXU] = {0};
+                a[n] = 1.0;
+                for (size_t i = 0; i < mm; i++) next->u[i] = prev->u[i] + hb * t[i];
+                next->u[n] = bound;
+                st = correct(&b, next->u, a, bound, fmax(2.0 * hb, radius), next->F, &iters, &res);
+            }
+        }
         if (st == SM_OK) st = analyse(&b, next, iters, res);
         double sec[MAXU], len = 0;
         if (st == SM_OK) {

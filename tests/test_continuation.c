@@ -209,6 +209,12 @@ static void test_simplest_through_garcia_gait(void **state)
     assert_close(end->max_abs_eig, 0.589114, 1e-4);
     for (int i = 0; i < t.n; i++) assert_true(t.pts[i].stable);
     assert_int_equal(count_type(&t, SM_POINT_PD) + count_type(&t, SM_POINT_LP) + count_type(&t, SM_POINT_NS), 0);
+
+    /* Long steps: a corrected point past the bound is redone onto it. */
+    assert_status(run("simplest", "gamma", 0.004, 0.014, 1, NULL, &t, &r, NULL), SM_OK);
+    assert_int_equal(r.stop, SM_STOP_BOUND);
+    for (int i = 0; i < t.n; i++) assert_true(t.pts[i].mu >= 0.004 && t.pts[i].mu <= 0.014);
+    assert_close(t.pts[t.n - 1].mu, 0.014, 0.0);
 }
 
 /* The simplest walker's gait loses stability by period doubling near
