@@ -2,6 +2,7 @@
  * compass gait from a file against the closed-form compass walker. */
 #include <dirent.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "stridemap/linkage.h"
@@ -490,8 +491,53 @@ static void test_fuzz_corpus(void **state)
     assert_true(loaded > 0);
 }
 
-int main(void)
+/* ---- the program ------------------------------------------------------------ */
+
+static const char *exe = NULL;
+
+/* Runs `exe args` from the source tree; returns the exit status, output in out. */
+static int run(const char *args, char *out, size_t len)
 {
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>&1", SM_SOURCE_DIR, exe, args);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = '\0';
+    const int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_cli_files(void **state)
+{
+    if (!exe) skip();
+    static char out[1 << 16];
+    assert_int_equal(run("fixed models/kneed_mcgeer.yaml --json", out, sizeof out), 0);
+    assert_non_null(strstr(out, "\"min_lock_torque\""));
+    assert_non_null(strstr(out, "\"heelstrike_impulse\""));
+    assert_non_null(strstr(out, "\"min_foot_clearance\""));
+    assert_non_null(strstr(out, "\"stable\": true"));
+    assert_int_equal(run("fixed kneed_hsu --set thigh.mass=0.55", out, sizeof out), 0);
+    assert_int_equal(run("params models/compass.yaml", out, sizeof out), 0);
+    assert_non_null(strstr(out, "leg.mass"));
+    assert_int_equal(run("models", out, sizeof out), 0);
+    assert_non_null(strstr(out, "models/kneed_mcgeer.yaml"));
+    /* a file error: file:line:col, one line, the data-error status */
+    const char *bad = write_tmp(GOOD_HEAD "links:\n  - name: leg\n    length: 1\n    mass: -5\n    com: 0.5\n");
+    char args[512];
+    snprintf(args, sizeof args, "fixed %s", bad);
+    assert_int_equal(run(args, out, sizeof out), 65);
+    unlink(bad);
+    assert_non_null(strstr(out, ":7:11: "));
+    assert_non_null(strstr(out, "mass must be zero or positive"));
+    assert_int_equal(run("fixed /nonexistent/walker.yaml", out, sizeof out), 66);
+    assert_int_equal(run("fixed models/compass.yaml --set leg.mass=-1", out, sizeof out), 65);
+}
+
+int main(int argc, char **argv)
+{
+    static char abs_exe[4096];
+    if (argc > 1 && realpath(argv[1], abs_exe)) exe = abs_exe;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_opens_files),
         cmocka_unit_test(test_file_errors),
@@ -504,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_spring_damper_work),
         cmocka_unit_test(test_zero_radius_is_point_foot),
         cmocka_unit_test(test_compass_file_matches_closed_form),
+        cmocka_unit_test(test_cli_files),
     };
     return cmocka_run_group_tests_name("linkage", tests, NULL, NULL);
 }
