@@ -109,8 +109,9 @@ static void check_mass_matrix(sm_linkage *lk, const double *p, size_t phase, con
 
 static void test_mass_matrix_is_kinetic_energy(void **state)
 {
-    const char *files[] = {"models/compass.yaml", "models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml"};
-    for (size_t k = 0; k < 3; k++) {
+    const char *files[] = {"models/compass.yaml", "models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml",
+                           "models/kneed_mcgeer_locked.yaml"};
+    for (size_t k = 0; k < 4; k++) {
         if (access(src_path(files[k]), R_OK) != 0) continue;
         sm_linkage *lk = load_ok(files[k]);
         const sm_model *m = sm_linkage_model(lk);
@@ -364,6 +365,39 @@ static void test_spring_damper_work(void **state)
     sm_linkage_free(lk);
 }
 
+/* Knees locked by the file: the straight-legged phase sequence with the
+ * same legs; momenta through heel-strike and the gait. */
+static void test_locked_knees(void **state)
+{
+    sm_linkage *lk = load_ok("models/kneed_mcgeer_locked.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    assert_int_equal(m->n_state, 4);
+    assert_int_equal(m->n_phases, 1);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    watch w = {.m = m, .p = p};
+    sm_observer obs = {.dt = 0.005, .sample = watch_sample, .event = watch_event, .ctx = &w};
+    assert_status(sm_stride(ws, p, x, y, NULL, &obs), SM_OK);
+    if (!(w.max_err < 1e-10 * fabs(w.e0) + 1e-12)) fail_msg("energy drift %g of %g", w.max_err, w.e0);
+    double hm[3], hp[3];
+    size_t n = 0;
+    assert_int_equal(sm_linkage_impact_momenta(lk, p, SM_LINKAGE_HEELSTRIKE, w.pre, w.post, hm, hp, &n), 0);
+    assert_int_equal(n, 2);
+    for (size_t i = 0; i < n; i++) assert_close(hm[i], hp[i], 1e-12 * (1 + fabs(hm[i])));
+    sm_workspace_free(ws);
+    ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_false(r.stable);
+    assert_close(r.max_abs_eig, 1.0145047, 1e-4);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+}
+
 /* A tiny foot radius is a small perturbation of the point foot. */
 static void test_zero_radius_is_point_foot(void **state)
 {
@@ -548,6 +582,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kneed_hsu_gait),
         cmocka_unit_test(test_kneed_mcgeer_gait),
         cmocka_unit_test(test_spring_damper_work),
+        cmocka_unit_test(test_locked_knees),
         cmocka_unit_test(test_zero_radius_is_point_foot),
         cmocka_unit_test(test_compass_file_matches_closed_form),
         cmocka_unit_test(test_cli_files),

@@ -204,7 +204,7 @@ static int chol_solve(int n, const double *M, double *b)
 }
 
 /* Chain bodies of a phase. */
-static int bodies(const sm_linkage *lk, size_t phase) { return lk->n_links == 2 && phase == 0 ? 3 : 2; }
+static int bodies(const sm_linkage *lk, size_t phase) { return lk->n_dof == 3 && phase == 0 ? 3 : 2; }
 
 /* Absolute angles (st, th, sh) and rates of the chain bodies from a state. */
 static void unpack(const sm_linkage *lk, int nb, const double *x, double ang[3], double w[LK_MAX_DOF])
@@ -325,7 +325,7 @@ static void pre_momenta(const sm_linkage *lk, sm_linkage_impact kind, const geo 
         h[0] = momentum(G, v, om, ALL, C);
         h[1] = momentum(G, v, om, BIT(P_ST_T) | BIT(P_ST_S), G->hip);
         int n = 2;
-        if (lk->n_links == 2) h[n++] = momentum(G, v, om, BIT(P_ST_S), G->knee_st);
+        if (lk->n_dof == 3) h[n++] = momentum(G, v, om, BIT(P_ST_S), G->knee_st);
         *n_out = n;
     } else {
         const double C[2] = {0, 0};
@@ -345,7 +345,7 @@ static void post_momenta(const sm_linkage *lk, sm_linkage_impact kind, const geo
     h[0] = momentum(G, v, om, ALL, C);
     h[1] = momentum(G, v, om, BIT(P_SW_T) | BIT(P_SW_S), G->hip);
     int n = 2;
-    if (kind == SM_LINKAGE_HEELSTRIKE && lk->n_links == 2) h[n++] = momentum(G, v, om, BIT(P_SW_S), G->knee_sw);
+    if (kind == SM_LINKAGE_HEELSTRIKE && lk->n_dof == 3) h[n++] = momentum(G, v, om, BIT(P_SW_S), G->knee_sw);
     *n_out = n;
 }
 
@@ -416,7 +416,7 @@ int sm_linkage_impact_momenta(const sm_linkage *lk, const double *p, sm_linkage_
  * and their rates agree. */
 static int state_bodies(const sm_linkage *lk, const double *x)
 {
-    if (lk->n_links != 2) return 2;
+    if (lk->n_dof != 3) return 2;
     return x[1] == x[2] && x[4] == x[5] ? 2 : 3;
 }
 
@@ -462,7 +462,7 @@ void sm_linkage_swing_foot(const sm_linkage *lk, const double *p, const double *
 {
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
-    const int nb = lk->n_links == 2 ? 3 : 2;
+    const int nb = lk->n_dof == 3 ? 3 : 2;
     double ang[3], w[LK_MAX_DOF];
     unpack(lk, nb, x, ang, w);
     geo G;
@@ -515,8 +515,9 @@ double sm_linkage_heelstrike_knee_impulse(const sm_linkage *lk, const double *p,
     geo_make(lk, &v, ang[0], ang[1], ang[2], 2, &G);
     velocities(&G, w, vel, om);
     const double hm = momentum(&G, vel, om, ALL & ~BIT(P_SW_S), G.knee_sw);
-    unpack(lk, 3, x_post, ang, w);
-    geo_make(lk, &v, ang[0], ang[1], ang[2], 3, &G);
+    const int nbp = lk->n_dof == 3 ? 3 : 2;
+    unpack(lk, nbp, x_post, ang, w);
+    geo_make(lk, &v, ang[0], ang[1], ang[2], nbp, &G);
     velocities(&G, w, vel, om);
     const double hp = momentum(&G, vel, om, ALL & ~BIT(P_ST_S), G.knee_st);
     return hp - hm;

@@ -14,8 +14,9 @@ struct sm_linkage {
 
     size_t n_links;            /* per leg: 1 (straight) or 2 (thigh, shank) */
     bool use_gyration[SM_LINKAGE_MAX_LINKS];
-    size_t n_dof;              /* 2 or 3 */
+    size_t n_dof;              /* 2 (straight or locked knees) or 3 */
     bool assume_locked;        /* no stance-knee locking check */
+    bool knee_locked;          /* knees always locked: the straight-legged phase sequence */
 
     size_t n_params;
     sm_param_def params[SM_MAX_PARAMS];

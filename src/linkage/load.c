@@ -20,7 +20,8 @@
  *     - {name: thigh, length: 0.5, mass: 0.5, com: 0.3, com_offset: 0, gyration: 0}
  *     - {name: shank, length: 0.5, mass: 0.05, com: 0.15}
  *   knee: {stop: true, stiffness: 0, damping: 0, torque: 0}  # two links only
- *                              # assume_locked: true skips the stance-knee check
+ *                              # assume_locked: true skips the stance-knee check;
+ *                              # locked: true locks both knees (a straight-legged step)
  *   foot: {radius: 0, offset: 0}
  *   guess: [0.2, -0.2, -0.2, -1, 0.2, 0.2]   # a full state (linkage.h)
  *   time_limit: 5
@@ -56,7 +57,7 @@ typedef struct {
 } y_hip;
 
 typedef struct {
-    bool stop, assume_locked;
+    bool stop, assume_locked, locked;
     double *stiffness, *damping, *torque;
 } y_knee;
 
@@ -102,6 +103,7 @@ static const cyaml_schema_field_t hip_fields[] = {
 static const cyaml_schema_field_t knee_fields[] = {
     CYAML_FIELD_BOOL("stop", OPT, y_knee, stop),
     CYAML_FIELD_BOOL("assume_locked", OPT, y_knee, assume_locked),
+    CYAML_FIELD_BOOL("locked", OPT, y_knee, locked),
     OPT_FLOAT("stiffness", y_knee, stiffness),
     OPT_FLOAT("damping", y_knee, damping),
     OPT_FLOAT("torque", y_knee, torque),
@@ -549,9 +551,10 @@ static bool build(builder *b, const y_model *y)
     if (y->knee) {
         path.n = 0;
         path_push(&path, "knee");
-        if (!y->knee->stop)
-            return bad_at(b, &path, "only knees with a stop are supported: set 'stop: true'");
+        if (!y->knee->stop && !y->knee->locked)
+            return bad_at(b, &path, "only knees with a stop are supported: set 'stop: true' (or 'locked: true')");
         lk->assume_locked = y->knee->assume_locked;
+        lk->knee_locked = y->knee->locked;
         const double *kv[3] = {y->knee->stiffness, y->knee->damping, y->knee->torque};
         const char *kk[3] = {"stiffness", "damping", "torque"};
         const size_t ko[3] = {VOFF(knee_stiffness), VOFF(knee_damping), VOFF(knee_torque)};
@@ -589,7 +592,7 @@ static bool build(builder *b, const y_model *y)
                    "forward offset of the foot's centre from the leg axis"))
         return false;
 
-    lk->n_dof = lk->n_links == 2 ? 3 : 2;
+    lk->n_dof = lk->n_links == 2 && !lk->knee_locked ? 3 : 2;
 
     /* guess and time limit */
     if (y->guess) {

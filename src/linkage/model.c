@@ -71,6 +71,22 @@ static double foot_height(double t, const double *x, const double *p, const void
     return h;
 }
 
+/* Every step starts exactly on the heel-strike surface (the trailing foot on
+ * the ground) and with the swing knee straight.  CVODE refuses a root at
+ * and very near its initial time, so these event functions start raised by
+ * a ramp that vanishes after 1e-9 s; a crossing it causes is a real one
+ * (a knee bending backwards locks at once) or is rejected by the guards. */
+static double start_ramp(double t)
+{
+    const double tau0 = 1e-9;
+    return t < tau0 ? 1e-6 * (tau0 - t) / tau0 : 0.0;
+}
+
+static double foot_event(double t, const double *x, const double *p, const void *data)
+{
+    return foot_height(t, x, p, data) + start_ramp(t);
+}
+
 static bool strike_guard(double t, const double *x, const double *p, const void *data)
 {
     const sm_linkage *lk = data;
@@ -80,7 +96,12 @@ static bool strike_guard(double t, const double *x, const double *p, const void 
     return hip[0] > 0 && ahead > 0.02 * leg_length(lk, p);
 }
 
-static double knee_flexion(double t, const double *x, const double *p, const void *data) { return x[1] - x[2]; }
+static double lock0(double t, const double *x, const double *p, const void *data);
+
+static double knee_flexion(double t, const double *x, const double *p, const void *data)
+{
+    return x[1] - x[2] + start_ramp(t);
+}
 
 static double stance_rate(double t, const double *x, const double *p, const void *data)
 {
@@ -120,7 +141,8 @@ static int kneestrike(const double *xm, double *xp, const double *p, const void 
     return lk_impact(data, p, SM_LINKAGE_KNEESTRIKE, xm, xp);
 }
 
-/* Puts the (straight) swing leg where its foot touches the ground behind. */
+/* Puts the (straight) swing leg where its foot touches the ground behind.
+ * With locked knees (n_dof 2) the state has no shank angle. */
 static void lift(double *x, const double *p, const void *data)
 {
     const sm_linkage *lk = data;
@@ -256,11 +278,15 @@ void lk_build_model(sm_linkage *lk)
                               .outcome = SM_EVENT_FAIL, .failure = SM_FELL_FORWARD};
     if (n == 2) {
         sm_event *e = lk->events[0];
-        e[0] = (sm_event){.name = "heelstrike", .value = foot_height, .direction = 0, .guard = strike_guard,
+        e[0] = (sm_event){.name = "heelstrike", .value = foot_event, .direction = 0, .guard = strike_guard,
                           .outcome = SM_EVENT_SECTION, .reset = heelstrike};
         e[1] = rolled;
         e[2] = hipdown;
-        lk->phases[0] = (sm_phase){.name = "swing", .rhs = rhs0, .n_events = 3, .events = e};
+        /* knees locked by the file: the stance knee must hold */
+        e[3] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
+                          .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
+        const bool check = lk->n_links == 2 && !lk->assume_locked;
+        lk->phases[0] = (sm_phase){.name = "swing", .rhs = rhs0, .n_events = check ? 4 : 3, .events = e};
         m->n_phases = 1;
         lk->free_index[0] = 0;
         lk->free_index[1] = 2;
@@ -270,7 +296,7 @@ void lk_build_model(sm_linkage *lk)
         sm_event *e = lk->events[0];
         e[0] = (sm_event){.name = "kneestrike", .value = knee_flexion, .direction = -1,
                           .outcome = SM_EVENT_TO_PHASE, .next_phase = 1, .reset = kneestrike};
-        e[1] = (sm_event){.name = "foot_down_knee_bent", .value = foot_height, .direction = -1,
+        e[1] = (sm_event){.name = "foot_down_knee_bent", .value = foot_event, .direction = -1,
                           .guard = strike_guard, .outcome = SM_EVENT_FAIL, .failure = SM_EVENT_ORDER};
         e[2] = rolled;
         e[3] = hipdown;
@@ -279,7 +305,7 @@ void lk_build_model(sm_linkage *lk)
         lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = lk->assume_locked ? 4 : 5,
                                    .events = e};
         e = lk->events[1];
-        e[0] = (sm_event){.name = "heelstrike", .value = foot_height, .direction = -1, .guard = strike_guard,
+        e[0] = (sm_event){.name = "heelstrike", .value = foot_event, .direction = -1, .guard = strike_guard,
                           .outcome = SM_EVENT_SECTION, .reset = heelstrike};
         e[1] = rolled;
         e[2] = hipdown;
