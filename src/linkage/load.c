@@ -673,12 +673,18 @@ static sm_status load(const char *path, sm_linkage **out, char *why, size_t why_
             hint = " (remove it or fix its spelling; see the keys in an existing models/*.yaml)";
         else if (strstr(what, "Missing required"))
             hint = " (add it)";
+        else if (strstr(what, "entries"))
+            hint = " (links: one or two; guess: a full state of 4 or 6 numbers)";
         else if (strstr(what, "Invalid") || strstr(what, "Expected"))
             hint = " (give a value of the right type: a number, a name, a list or a mapping)";
         char at[200] = "";
         int depth = lg.path.n;
         /* a missing field's backtrace ends in the field read before it */
         if (strstr(what, "Missing required") && depth > 0 && lg.path.tok[depth - 1][0] != '#') depth--;
+        /* a sequence of the wrong length: the sequence, not an entry */
+        if ((strstr(what, "Insufficient entries") || strstr(what, "Excessive entries")) && depth > 0 &&
+            lg.path.tok[depth - 1][0] == '#')
+            depth--;
         for (int i = 0; i < depth && strlen(at) < 150; i++) {
             const char *t = lg.path.tok[i];
             const size_t k = strlen(at);
