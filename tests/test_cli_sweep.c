@@ -320,7 +320,7 @@ static void the_sidecar_says_how_the_sweep_was_made(void **state)
 static int run_mpi(const char *ranks, const char *out, const char *extra)
 {
     const char *args[40] = {"--oversubscribe", "--allow-run-as-root", "-np", ranks, exe, "sweep", "rimless",
-                            "--grid", "gamma=0.02:0.2:5", "--grid", "n=5:8:4", TOLS, "--jobs", "1", "--out", out,
+                            "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "1", "--out", out,
                             "-q", extra, NULL};
     char err_path[300];
     snprintf(err_path, sizeof err_path, "%s/stderr-mpi", base_dir);
@@ -335,7 +335,7 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
     (void)state;
     if (!mpirun) skip();
     const char *ref = dir("mpi-ref"), *four = dir("mpi-4"), *cut = dir("mpi-cut");
-    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:5", "--grid", "n=5:8:4", TOLS, "--jobs", "1",
+    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "1",
                          "--out", ref, "-q", NULL)->status,
                      0);
     char *want = rows_of(ref);

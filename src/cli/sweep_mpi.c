@@ -38,8 +38,8 @@ int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
 /* Rank 0: the next line with missing points, or -1. */
 static long next_line(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping)
 {
+    if (stopping || !s) return -1; /* s is NULL once rank 0's own workers are done */
     const long lines = sm_sweep_grid_lines(&c->grid);
-    if (stopping) return -1;
     while (mpi->next_line < lines && sm_sweep_line_done(s, mpi->next_line)) mpi->next_line++;
     return mpi->next_line < lines ? mpi->next_line++ : -1;
 }

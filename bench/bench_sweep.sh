@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Sweep speed: points per second with 1 and 2 threads, with 1, 2 and 4 MPI
+# ranks (when an MPI build exists), parallel efficiency, and the time of a
+# 100 x 100 compass-gait sweep with its projection to 64 cores.
+#
+#   bench/bench_sweep.sh [--big]      # --big adds the 100 x 100 sweep (minutes)
+#
+# BIN (default build/src/cli/stridemap) and MPIBIN (default
+# build-mpi/src/cli/stridemap, from 'meson setup build-mpi -Dmpi=enabled')
+# choose the programs.  Best of REPEAT (default 3) runs each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-build/src/cli/stridemap}
+MPIBIN=${MPIBIN:-build-mpi/src/cli/stridemap}
+REPEAT=${REPEAT:-3}
+export OPENBLAS_NUM_THREADS=1
+# The compass gait over mass and length ratio at 3 degrees: 10 x 40 points in
+# 40 lines (whole lines are the unit of work; with fewer, longer lines the
+# last ones leave workers idle).
+GRID=(compass --set m=1 --set a=1 --grid b=0.1:2:10 --grid mh=0.1:10:40)
+POINTS=400
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+now() { date +%s.%N; }
+# best_of LABEL CMD...: the shortest wall time of REPEAT fresh runs
+best_of() {
+  local best="" t0 t1 d
+  for ((r = 0; r < REPEAT; r++)); do
+    rm -rf "$tmp/out"
+    t0=$(now)
+    "$@" --out "$tmp/out" -q
+    t1=$(now)
+    d=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    best=$(awk -v a="$best" -v d="$d" 'BEGIN { print (a == "" || d < a) ? d : a }')
+  done
+  echo "$best"
+}
+
+report() { # LABEL WORKERS SECONDS REFERENCE-SECONDS
+  awk -v l="$1" -v w="$2" -v s="$3" -v r="$4" -v n="$POINTS" 'BEGIN {
+    printf "%-22s %6.2f s  %7.1f points/s  speed-up %.2f  efficiency %3.0f%%\n", l, s, n / s, r / s, 100 * r / s / w }'
+}
+
+echo "sweep of $POINTS compass points (${GRID[*]}), best of $REPEAT, $(nproc) cores"
+t1=$(best_of "$BIN" sweep "${GRID[@]}" --jobs 1)
+report "1 thread" 1 "$t1" "$t1"
+t2=$(best_of "$BIN" sweep "${GRID[@]}" --jobs 2)
+report "2 threads" 2 "$t2" "$t1"
+
+if [ -x "$MPIBIN" ] && command -v mpirun >/dev/null; then
+  for np in 1 2 4; do
+    tm=$(best_of mpirun --oversubscribe --allow-run-as-root -np "$np" "$MPIBIN" sweep "${GRID[@]}" --jobs 1)
+    w=$(( np < $(nproc) ? np : $(nproc) ))
+    report "$np MPI rank(s)" "$w" "$tm" "$t1"
+  done
+else
+  echo "(no MPI build at $MPIBIN: meson setup build-mpi -Dmpi=enabled -Dbench=false && ninja -C build-mpi)"
+fi
+
+if [ "${1:-}" = "--big" ]; then
+  rm -rf "$tmp/big"
+  t0=$(now)
+  "$BIN" sweep compass --set m=1 --set a=1 --grid b=0.1:2:100 --grid mh=0.1:10:100 --jobs "$(nproc)" \
+    --out "$tmp/big" -q
+  tb=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+  # 64 cores: the work over 64 workers at the 2-thread efficiency, but never
+  # less than the slowest worker's share of whole lines (100 lines here).
+  awk -v tb="$tb" -v w="$(nproc)" -v t1="$t1" -v t2="$t2" -v n="$POINTS" 'BEGIN {
+    e = t1 / t2 / 2; if (e > 1) e = 1
+    serial = tb * w * e                    # one core for the whole 100 x 100 grid
+    lines = 100; rounds = int((lines + 63) / 64)
+    proj = serial / (64 * e); gran = rounds * serial / lines
+    printf "100 x 100 compass sweep: %.1f s on %d threads (about %.0f s on one core)\n", tb, w, serial
+    printf "64 cores: %.1f s by work / (64 x %.0f%%), %.1f s by line granularity (%d lines, %d rounds): expect %.1f s\n",
+      proj, 100 * e, gran, lines, rounds, (proj > gran ? proj : gran) }'
+fi
