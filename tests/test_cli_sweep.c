@@ -182,6 +182,22 @@ static void an_unwritable_or_foreign_directory_is_refused_before_work(void **sta
                  "another sweep (its newton differ");
 }
 
+/* No room for a megabyte (a file-size limit stands in for a full disk). */
+static void a_full_disk_is_refused_before_work(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/prlimit", X_OK) != 0) skip();
+    const char *d = dir("full");
+    const char *args[] = {"--fsize=200000", "--", exe, "sweep", "simplest", "--grid", GRID, "--out", d, "-q", NULL};
+    char err_path[300], part[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr-full", base_dir);
+    run_result r;
+    finish(spawn_prog("/usr/bin/prlimit", args, err_path, NULL), err_path, &r);
+    expect_error(&r, 73, "File too large");
+    snprintf(part, sizeof part, "%s/part-local.csv", d);
+    assert_int_equal(access(part, F_OK), -1); /* nothing started */
+}
+
 static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
 {
     (void)state;
@@ -389,6 +405,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_grids_get_one_line_and_a_sysexits_code),
         cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
+        cmocka_unit_test(a_full_disk_is_refused_before_work),
         cmocka_unit_test(killed_with_sigkill_and_resumed_loses_nothing),
         cmocka_unit_test(sigterm_keeps_every_finished_row),
         cmocka_unit_test(shards_merge_into_the_same_rows),

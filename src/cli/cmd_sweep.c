@@ -229,6 +229,9 @@ int cmd_sweep(int argc, char **argv)
         snprintf(tag, sizeof tag, "local");
     }
 
+    /* A file-size limit (ulimit -f) or quota becomes a write error with a
+     * message, not a kill by SIGXFSZ. */
+    signal(SIGXFSZ, SIG_IGN);
     json_t *sidecar = sweep_sidecar(&run, &c, argc, argv, tag, o.resume);
     rc = sweep_check_sidecars(&run, o.out, sidecar);
     sm_sweep *s = NULL;
