@@ -64,7 +64,8 @@ def main():
         if y in orows[0]:
             ox = [num(r[param]) for r in orows if r["kind"] == "visit"]
             oy = [num(r[y]) for r in orows if r["kind"] == "visit"]
-            ax.plot(ox, oy, ",", color="0.6", zorder=1, label="orbit (simulation)")
+            ax.plot(ox, oy, ".", ms=0.8, color="0.55", zorder=1)
+            ax.plot([], [], ".", ms=5, color="0.55", label="orbit (simulation)")
 
     branches = {}
     for r in rows:

@@ -50,7 +50,8 @@ def main():
     fell = sorted({num(r[param]) for r in rows if r["kind"] == "fell"})
 
     fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
-    ax.plot(vx, vy, ".", ms=1.2, color="k", label="recorded strides")
+    ax.plot(vx, vy, ".", ms=1.2, color="k")
+    ax.plot([], [], ".", ms=5, color="k", label="recorded strides")  # legend entry at a readable size
     for m in a.mark:
         ax.axvline(m, color="tab:blue", lw=0.6, ls=":")
     if fell:
@@ -61,7 +62,7 @@ def main():
     ax.set_ylabel(y)
     ax.set_title(a.title or "stridemap orbit: %s against %s" % (y, param))
     ax.grid(True, lw=0.3)
-    ax.legend(fontsize=8, loc="best", markerscale=4)
+    ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
     fig.savefig(a.png)
     print("wrote %s" % a.png)

@@ -78,6 +78,10 @@ def orbit_transitions(sidecar):
             first.setdefault("first fall", v["value"])
             first.setdefault("first fall status", v["status"])
     first["last value before the first fall"] = last_ok
+    walked = [v["value"] for v in d["values"] if v["status"] == "ok"]
+    first["largest value that walked"] = max(walked) if walked else None
+    first["values that fell"] = sum(1 for v in d["values"] if v["status"] not in ("ok", "integrator_failed", "nonfinite", "rhs_failed"))
+    first["values"] = len(d["values"])
     return first
 
 
@@ -140,6 +144,10 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     log, summary = [], {}
+    if a.only and os.path.exists(OUT + "/summary.json"):
+        with open(OUT + "/summary.json") as f:
+            summary = json.load(f)  # keep the other model's results
+        summary.pop("runs", None)
     if a.only in (None, "simplest"):
         simplest(a.exe, a.quick, log, summary)
     if a.only in (None, "compass"):
