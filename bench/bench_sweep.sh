@@ -23,26 +23,31 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 now() { date +%s.%N; }
-# best_of LABEL CMD...: the shortest wall time of REPEAT fresh runs
+TIMEFORMAT='%R %U %S'
+# best_of CMD...: "WALL CPU" (seconds) of the fastest of REPEAT fresh runs;
+# CPU is user + system time of the process and its children.
 best_of() {
-  local best="" t0 t1 d
+  local best="" line
   for ((r = 0; r < REPEAT; r++)); do
     rm -rf "$tmp/out"
-    t0=$(now)
-    "$@" --out "$tmp/out" -q
-    t1=$(now)
-    d=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
-    best=$(awk -v a="$best" -v d="$d" 'BEGIN { print (a == "" || d < a) ? d : a }')
+    { time "$@" --out "$tmp/out" -q 2>/dev/null; } 2>"$tmp/time"
+    line=$(awk '{ printf "%.3f %.3f", $1, $2 + $3 }' "$tmp/time")
+    best=$(awk -v a="$best" -v l="$line" 'BEGIN { split(l, x, " "); split(a, y, " ");
+      print (a == "" || x[1] < y[1]) ? l : a }')
   done
   echo "$best"
 }
 
-report() { # LABEL WORKERS SECONDS REFERENCE-SECONDS
-  awk -v l="$1" -v w="$2" -v s="$3" -v r="$4" -v n="$POINTS" 'BEGIN {
-    printf "%-22s %6.2f s  %7.1f points/s  speed-up %.2f  efficiency %3.0f%%\n", l, s, n / s, r / s, 100 * r / s / w }'
+# report LABEL WORKERS "WALL CPU" "WALL1 CPU1": speed-up and efficiency against
+# one worker, by wall time and (contention aside) by CPU time spent.
+report() {
+  awk -v l="$1" -v w="$2" -v m="$3" -v r="$4" -v n="$POINTS" 'BEGIN {
+    split(m, x, " "); split(r, y, " ")
+    printf "%-16s %6.2f s  %6.1f points/s  speed-up %.2f  efficiency %3.0f%%   cpu %6.2f s (x%.2f of 1 worker)\n",
+      l, x[1], n / x[1], y[1] / x[1], 100 * y[1] / x[1] / w, x[2], x[2] / y[2] }'
 }
 
-echo "sweep of $POINTS compass points (${GRID[*]}), best of $REPEAT, $(nproc) cores"
+echo "sweep of $POINTS compass points (${GRID[*]}), best of $REPEAT, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 t1=$(best_of "$BIN" sweep "${GRID[@]}" --jobs 1)
 report "1 thread" 1 "$t1" "$t1"
 t2=$(best_of "$BIN" sweep "${GRID[@]}" --jobs 2)
@@ -64,6 +69,8 @@ if [ "${1:-}" = "--big" ]; then
   "$BIN" sweep compass --set m=1 --set a=1 --grid b=0.1:2:100 --grid mh=0.1:10:100 --jobs "$(nproc)" \
     --out "$tmp/big" -q
   tb=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+  t1=${t1%% *}
+  t2=${t2%% *}
   # 64 cores: the work over 64 workers at the 2-thread efficiency, but never
   # less than the slowest worker's share of whole lines (100 lines here).
   awk -v tb="$tb" -v w="$(nproc)" -v t1="$t1" -v t2="$t2" -v n="$POINTS" 'BEGIN {

@@ -233,6 +233,7 @@ int cmd_sweep(int argc, char **argv)
      * message, not a kill by SIGXFSZ. */
     signal(SIGXFSZ, SIG_IGN);
     json_t *sidecar = sweep_sidecar(&run, &c, argc, argv, tag, o.resume);
+    sweep_mpi_describe(&mpi, json_object_get(sidecar, "run"));
     rc = sweep_check_sidecars(&run, o.out, sidecar);
     sm_sweep *s = NULL;
     if (!rc) {

@@ -41,6 +41,8 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
 int sweep_mpi_finish(sweep_mpi *mpi, int rc, long own_rows);
 /* Rows written by all ranks as far as rank 0 knows (own: this rank's). */
 long sweep_mpi_rows(const sweep_mpi *mpi, long own);
+/* Adds the ranks and the MPI library's version to a sidecar's run object. */
+void sweep_mpi_describe(const sweep_mpi *mpi, json_t *run_object);
 void sweep_mpi_end(sweep_mpi *mpi);
 
 #endif

@@ -12,6 +12,7 @@
  * itself, so a line's rows do not depend on which rank gets it. */
 #include <mpi.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "sweep_cli.h"
@@ -145,4 +146,16 @@ void sweep_mpi_end(sweep_mpi *mpi)
     mpi->initialised = false;
     free(remote_written);
     remote_written = NULL;
+}
+
+void sweep_mpi_describe(const sweep_mpi *mpi, json_t *run_object)
+{
+    if (!mpi->initialised) return;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    char *nl = strchr(version, '\n');
+    if (nl) *nl = '\0';
+    json_object_set_new(run_object, "mpi", json_pack("{s:i, s:i, s:s}", "rank", mpi->rank, "ranks", mpi->size,
+                                                     "library", version));
 }
