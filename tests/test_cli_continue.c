@@ -1,0 +1,259 @@
+/* stridemap continue and orbit as a user meets them: exit codes, one-line
+ * errors, the CSV columns, the JSON sidecar, MX and fall rows.  The binary's
+ * path comes as argv[1]. */
+#include <fcntl.h>
+#include <jansson.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+extern char **environ;
+
+static const char *exe;
+static char dir[] = "/tmp/sm_cont_cliXXXXXX";
+
+typedef struct {
+    int status;
+    char out[1 << 16];
+    char err[1 << 14];
+} result;
+
+static void slurp(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* Runs stridemap with the NULL-terminated arguments. */
+static result *sm(const char *first, ...)
+{
+    static result r;
+    const char *argv[48] = {exe, first};
+    size_t n = 2;
+    va_list ap;
+    va_start(ap, first);
+    while (n < 47 && (argv[n] = va_arg(ap, const char *)) != NULL) n++;
+    va_end(ap);
+    argv[n] = NULL;
+    char out[256], err[256];
+    snprintf(out, sizeof out, "%s/stdout", dir);
+    snprintf(err, sizeof err, "%s/stderr", dir);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws)); /* never a crash */
+    r.status = WEXITSTATUS(ws);
+    slurp(out, r.out, sizeof r.out);
+    slurp(err, r.err, sizeof r.err);
+    return &r;
+}
+
+static const char *path(const char *name)
+{
+    static char p[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+    return p[k];
+}
+
+/* One error line, "stridemap CMD: ...". */
+static void one_line_error(const result *r, const char *cmd)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "stridemap %s: ", cmd);
+    if (strncmp(r->err, prefix, strlen(prefix)) != 0) fail_msg("stderr: %s", r->err);
+    const char *nl = strchr(r->err, '\n');
+    assert_non_null(nl);
+    assert_int_equal(nl[1], '\0');
+}
+
+static void test_continue_logistic_csv_and_sidecar(void **state)
+{
+    const char *csv = path("log.csv");
+    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.5", "--switch", "--out", csv,
+                   NULL);
+    if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+    char text[1 << 16];
+    slurp(csv, text, sizeof text);
+    assert_true(strncmp(text, "branch,period,r,type,x,eig1_re,eig1_im,max_abs_eig,stable,step_period,", 70) == 0);
+    /* the PD rows: r = 3 on branch 0, 1 + sqrt 6 on branch 1 */
+    const char *pd = strstr(text, "\n0,1,");
+    assert_non_null(pd);
+    pd = strstr(text, ",PD,");
+    assert_non_null(pd);
+    const char *line = pd;
+    while (line > text && line[-1] != '\n') line--;
+    int branch, period;
+    double value;
+    assert_int_equal(sscanf(line, "%d,%d,%lf", &branch, &period, &value), 3);
+    assert_int_equal(branch, 0);
+    assert_close(value, 3.0, 1e-8);
+    pd = strstr(pd + 1, ",PD,");
+    assert_non_null(pd);
+    line = pd;
+    while (line > text && line[-1] != '\n') line--;
+    assert_int_equal(sscanf(line, "%d,%d,%lf", &branch, &period, &value), 3);
+    assert_int_equal(branch, 1);
+    assert_int_equal(period, 2);
+    assert_close(value, 1.0 + sqrt(6.0), 1e-8);
+
+    json_error_t e;
+    json_t *doc = json_load_file(path("log.json"), 0, &e);
+    if (!doc) fail_msg("sidecar: %s", e.text);
+    assert_string_equal(json_string_value(json_object_get(doc, "model")), "logistic");
+    assert_string_equal(json_string_value(json_object_get(doc, "param")), "r");
+    assert_string_equal(json_string_value(json_object_get(doc, "version")), STRIDEMAP_VERSION);
+    assert_true(json_array_size(json_object_get(doc, "command_line")) >= 10);
+    json_t *br = json_object_get(doc, "branches");
+    assert_true(json_array_size(br) >= 3);
+    json_t *b0 = json_array_get(br, 0);
+    assert_string_equal(json_string_value(json_object_get(b0, "stop")), "bound");
+    json_t *sp = json_array_get(json_object_get(b0, "special"), 0);
+    assert_string_equal(json_string_value(json_object_get(sp, "type")), "PD");
+    assert_close(json_real_value(json_object_get(sp, "value")), 3.0, 1e-8);
+    json_t *b1 = json_array_get(br, 1);
+    assert_int_equal(json_integer_value(json_object_get(b1, "period")), 2);
+    assert_int_equal(json_integer_value(json_object_get(b1, "parent")), 0);
+    assert_non_null(json_object_get(json_object_get(doc, "solver"), "rtol"));
+    assert_non_null(json_object_get(json_object_get(doc, "continuation"), "locate_tol"));
+    json_decref(doc);
+    assert_non_null(strstr(r->err, "PD at r = 3"));
+}
+
+static void test_continue_failed_start(void **state)
+{
+    result *r = sm("continue", "simplest", "--param", "gamma", "--to", "0.012", "--guess", "0.2,-0.01,0.4,0", NULL);
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->out, ",MX,"));
+    assert_non_null(strstr(r->err, "start_failed"));
+    assert_non_null(strstr(r->err, "fell_backward"));
+    assert_non_null(strstr(r->err, "stridemap continue: no gait at the start"));
+}
+
+static void test_continue_errors(void **state)
+{
+    result *r = sm("continue", "logistic", NULL);
+    assert_int_equal(r->status, 64);
+    one_line_error(r, "continue");
+    assert_non_null(strstr(r->err, "--param"));
+    r = sm("continue", "logistic", "--param", "q", NULL);
+    assert_int_equal(r->status, 64);
+    one_line_error(r, "continue");
+    r = sm("continue", "logistic", "--param", "r", "--to", "5", NULL);
+    assert_int_equal(r->status, 65);
+    one_line_error(r, "continue");
+    r = sm("continue", "logistic", "--param", "r", "--from", "2.8", "--to", "2.8", NULL);
+    assert_int_equal(r->status, 65);
+    one_line_error(r, "continue");
+    r = sm("continue", "logistic", "--param", "r", "--step", "-1", NULL);
+    assert_int_equal(r->status, 65);
+    one_line_error(r, "continue");
+    r = sm("continue", "nosuchmodel", "--param", "r", NULL);
+    assert_int_equal(r->status, 64);
+    r = sm("continue", "logistic", "--param", "r", "--out", "/nonexistent/dir/x.csv", NULL);
+    assert_int_equal(r->status, 73);
+    one_line_error(r, "continue");
+    r = sm("continue", "--help", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "usage: stridemap continue"));
+    assert_non_null(strstr(r->out, "examples:"));
+}
+
+static void test_orbit_logistic(void **state)
+{
+    const char *csv = path("orbit.csv");
+    result *r = sm("orbit", "logistic", "--param", "r=2.8:3.9:12", "--transient", "500", "--record", "8", "--out", csv,
+                   NULL);
+    if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+    char text[1 << 16];
+    slurp(csv, text, sizeof text);
+    size_t lines = 0;
+    for (const char *c = text; *c; c++) lines += *c == '\n';
+    assert_int_equal(lines, 1 + 12 * 8);
+    assert_true(strncmp(text, "r,index,kind,x,step_period,step_length,speed,period,steps,status\n", 65) == 0);
+    assert_non_null(strstr(text, "\n2.8,0,visit,0.642857142857143,1,,,1,508,ok\n"));
+    json_error_t e;
+    json_t *doc = json_load_file(path("orbit.json"), 0, &e);
+    if (!doc) fail_msg("sidecar: %s", e.text);
+    assert_int_equal(json_array_size(json_object_get(doc, "values")), 12);
+    assert_int_equal(json_integer_value(json_object_get(doc, "falls")), 0);
+    json_decref(doc);
+}
+
+static void test_orbit_reports_falls(void **state)
+{
+    result *r = sm("orbit", "simplest", "--param", "gamma=0.009:0.0095:2", "--x0", "0.2,-0.01,0.4,0", "--transient",
+                   "5", "--record", "5", NULL);
+    assert_int_equal(r->status, 0); /* falls are results */
+    /* both values fall at once: no visit rows, two fell rows with 0 strides */
+    assert_null(strstr(r->out, ",visit,"));
+    const char *f1 = strstr(r->out, "\n0.009,-1,fell,");
+    assert_non_null(f1);
+    assert_non_null(strstr(f1, ",0,0,fell_backward\n"));
+    assert_non_null(strstr(r->out, "\n0.0095,-1,fell,"));
+    assert_non_null(strstr(r->err, "fell at 2 of them, first at gamma = 0.009"));
+}
+
+static void test_orbit_errors(void **state)
+{
+    result *r = sm("orbit", "simplest", NULL);
+    assert_int_equal(r->status, 64);
+    one_line_error(r, "orbit");
+    r = sm("orbit", "simplest", "--param", "gamma=0.01:0.02", NULL);
+    assert_int_equal(r->status, 64);
+    one_line_error(r, "orbit");
+    r = sm("orbit", "simplest", "--param", "gamma=a:0.02:3", NULL);
+    assert_int_equal(r->status, 65);
+    one_line_error(r, "orbit");
+    r = sm("orbit", "simplest", "--param", "beta=0.01:0.02:3", NULL);
+    assert_int_equal(r->status, 64);
+    r = sm("orbit", "simplest", "--param", "gamma=0.01:0.02:3", "--record", "0", NULL);
+    assert_int_equal(r->status, 65);
+    r = sm("orbit", "--help", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "usage: stridemap orbit"));
+}
+
+static int setup(void **state)
+{
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    const char *names[] = {"stdout", "stderr", "log.csv", "log.json", "orbit.csv", "orbit.json"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(path(names[i]));
+    rmdir(dir);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_cli_continue PATH_TO_STRIDEMAP\n");
+        return 2;
+    }
+    exe = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_continue_logistic_csv_and_sidecar),
+        cmocka_unit_test(test_continue_failed_start),
+        cmocka_unit_test(test_continue_errors),
+        cmocka_unit_test(test_orbit_logistic),
+        cmocka_unit_test(test_orbit_reports_falls),
+        cmocka_unit_test(test_orbit_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
