@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -336,10 +337,14 @@ static void *worker(void *arg)
 
 /* ---- open, start, wait ---- */
 
-static sm_status fail(char *why, size_t why_len, sm_status st, const char *fmt, const char *a,
-                      const char *b)
+static sm_status fail(char *why, size_t why_len, sm_status st, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static sm_status fail(char *why, size_t why_len, sm_status st, const char *fmt, ...)
 {
-    snprintf(why, why_len, fmt, a, b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_len, fmt, ap);
+    va_end(ap);
     return st;
 }
 
@@ -350,7 +355,7 @@ static sm_status probe_dir(const char *dir, const char *tag, char *why, size_t w
         return fail(why, why_len, SM_IO_ERROR, "cannot create directory '%s': %s", dir, strerror(errno));
     struct stat sb;
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return fail(why, why_len, SM_IO_ERROR, "'%s' is not a directory%s", dir, "");
+        return fail(why, why_len, SM_IO_ERROR, "'%s' is not a directory", dir);
     char probe[4200];
     snprintf(probe, sizeof probe, "%s/.probe-%s-%ld", dir, tag, (long)getpid());
     int fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
@@ -382,7 +387,7 @@ static sm_status load_part(sm_sweep *s, const char *path, const char *header, si
         size_t hl = (size_t)(nl - buf) + 1;
         if (hl != header_len || memcmp(buf, header, hl) != 0) {
             st = fail(why, why_len, SM_BAD_OPTION,
-                      "'%s' holds another sweep (other columns); use another directory%s", path, "");
+                      "'%s' holds another sweep (other columns); use another directory", path);
             goto done;
         }
         good = hl;
@@ -413,11 +418,11 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
                         sm_sweep **out, char *why, size_t why_len)
 {
     *out = NULL;
-    if (c->grid.n_axes == 0) return fail(why, why_len, SM_BAD_OPTION, "a sweep needs at least one --grid%s%s", "", "");
+    if (c->grid.n_axes == 0) return fail(why, why_len, SM_BAD_OPTION, "a sweep needs at least one --grid");
     if (c->jobs < 1 || c->jobs > 1024)
-        return fail(why, why_len, SM_BAD_OPTION, "--jobs must be from 1 to 1024%s%s", "", "");
+        return fail(why, why_len, SM_BAD_OPTION, "--jobs must be from 1 to 1024");
     if (c->shard_n < 1 || c->shard_k < 0 || c->shard_k >= c->shard_n)
-        return fail(why, why_len, SM_BAD_OPTION, "--shard K/N needs 0 <= K < N%s%s", "", "");
+        return fail(why, why_len, SM_BAD_OPTION, "--shard K/N needs 0 <= K < N");
     sm_status st = probe_dir(dir, tag, why, why_len);
     if (st != SM_OK) return st;
 
@@ -448,11 +453,11 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     if (!s->loaded || !s->loaded_conv || !s->loaded_x || !s->spine_have || !s->spine_x || !s->spine_row ||
         !s->queue || header_len == 0) {
         sm_sweep_free(s);
-        return fail(why, why_len, SM_NO_MEMORY, "out of memory for a grid of this size%s%s", "", "");
+        return fail(why, why_len, SM_NO_MEMORY, "out of memory for a grid of this size");
     }
     if (strlen(dir) + strlen(tag) + 16 > sizeof s->path) {
         sm_sweep_free(s);
-        return fail(why, why_len, SM_BAD_OPTION, "the directory name '%s' is too long%s", dir, "");
+        return fail(why, why_len, SM_BAD_OPTION, "the directory name '%s' is too long", dir);
     }
     snprintf(s->path, sizeof s->path, "%s/part-%s.csv", dir, tag);
 
@@ -461,8 +466,8 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     if (own_exists && !resume) {
         sm_sweep_free(s);
         return fail(why, why_len, SM_BAD_OPTION,
-                    "'%s' already exists: add --resume to finish that sweep, or use another directory%s",
-                    dir, "");
+                    "'%s' already exists: add --resume to finish that sweep, or use another directory",
+                    dir);
     }
     size_t n_parts = 0;
     char **parts = sweep_list_parts(dir, &n_parts);
@@ -505,7 +510,7 @@ sm_status sm_sweep_start(sm_sweep *s, char *why, size_t why_len)
         sm_sweep_close_lines(s);
     }
     s->threads = calloc((size_t)s->c.jobs, sizeof *s->threads);
-    if (!s->threads) return fail(why, why_len, SM_NO_MEMORY, "out of memory%s%s", "", "");
+    if (!s->threads) return fail(why, why_len, SM_NO_MEMORY, "out of memory");
     atomic_store(&s->running, s->c.jobs);
     for (int i = 0; i < s->c.jobs; i++) {
         if (pthread_create(&s->threads[i], NULL, worker, s) != 0) {

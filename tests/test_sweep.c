@@ -75,6 +75,67 @@ static void bad_grid_specs_are_refused_with_a_reason(void **state)
     assert_non_null(strstr(why, "swept twice"));
 }
 
+/* ---- rows ---- */
+
+static size_t commas(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++) n += *s == ',';
+    return n;
+}
+
+static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_sweep_grid g = {0};
+    sm_sweep_axis a;
+    char why[256], header[8192], row[8192];
+    assert_status(sm_sweep_axis_parse(m, "gamma=0.005:0.01:2", &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
+    assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
+    /* One table decides the measures: a field added to it is a column. */
+    for (size_t k = 0; k < sm_metric_field_count; k++) {
+        char col[80];
+        const char *name = strcmp(sm_metric_fields[k].name, "period") == 0 ? "step_period" : sm_metric_fields[k].name;
+        snprintf(col, sizeof col, ",%s,", name);
+        if (!strstr(header, col)) print_error("no column %s in %s\n", name, header);
+        assert_non_null(strstr(header, col));
+    }
+    assert_non_null(strstr(header, ",x_theta,x_theta_dot,x_phi,x_phi_dot,seed,wall_s\n"));
+
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {0.009}, x0[4];
+    m->guess(x0, p, m->data);
+    sm_sweep_point pt = {.index = 1, .values = {0.009}, .seed = SM_SEED_NEIGHBOUR, .wall = 0.25};
+    assert_status(sm_fixed_point(ws, p, x0, &(sm_newton_options){1, 1e-10, 30, 0, false, 20}, &pt.r), SM_OK);
+    sm_workspace_free(ws);
+    size_t n = sm_sweep_csv_row(m, &g, &pt, row, sizeof row);
+    assert_true(n > 0 && row[n - 1] == '\n');
+    assert_int_equal(commas(row), commas(header));
+    assert_true(strncmp(row, "1,0.0089999999999999993,stable,ok,ok,1,1,", 41) == 0);
+    /* The state comes back bit for bit: a row read by --resume seeds exactly. */
+    const char *xs = row;
+    for (size_t k = 0; k < commas(header) - 5; k++) xs = strchr(xs, ',') + 1;
+    for (size_t i = 0; i < 4; i++) {
+        char *end;
+        double v = strtod(xs, &end);
+        assert_true(v == pt.r.x[i]);
+        xs = end + 1;
+    }
+    assert_non_null(strstr(row, ",neighbour,0.250000\n"));
+    assert_string_equal(sm_sweep_outcome_name(sm_sweep_point_outcome(&pt)), "stable");
+    pt.r.converged = false;
+    pt.r.status = SM_NOT_CONVERGED;
+    pt.r.stride_status = SM_FELL_FORWARD;
+    assert_int_equal(sm_sweep_point_outcome(&pt), SM_OUTCOME_FELL);
+    pt.r.stride_status = SM_INTEGRATOR_FAILED;
+    assert_int_equal(sm_sweep_point_outcome(&pt), SM_OUTCOME_NOT_CONVERGED);
+    n = sm_sweep_csv_row(m, &g, &pt, row, sizeof row);
+    assert_non_null(strstr(row, ",not_converged,not_converged,integrator_failed,0,0,nan,"));
+    assert_int_equal(sm_sweep_csv_row(m, &g, &pt, row, 40), 0); /* too small: nothing, not half a row */
+}
+
 /* ---- running sweeps ---- */
 
 static char base_dir[] = "/tmp/sm_test_sweepXXXXXX";
@@ -310,6 +371,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(grid_specs_parse_and_number_points),
         cmocka_unit_test(bad_grid_specs_are_refused_with_a_reason),
+        cmocka_unit_test(every_gait_measure_is_a_column_and_rows_round_trip),
         cmocka_unit_test(same_rows_with_1_2_and_4_threads_and_3_shards),
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
