@@ -197,13 +197,18 @@ static bool is_failure(const sm_sweep_point *pt)
 
 /* ---- the spine ---- */
 
-/* Makes sure spine points 0..l are known; false if stopped first. */
+/* Makes sure spine points 0..l are known; false if stopped first.  The
+ * lock is taken for one point at a time, so a worker waiting for an early
+ * spine point goes on as soon as that point is known, whoever solved it. */
 static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *pt, char *row)
 {
-    if (atomic_load(&s->spine_n) > l) return true;
-    pthread_mutex_lock(&s->spine_mu);
-    bool ok = true;
-    for (long j = atomic_load(&s->spine_n); j <= l; j++) {
+    while (atomic_load(&s->spine_n) <= l) {
+        pthread_mutex_lock(&s->spine_mu);
+        const long j = atomic_load(&s->spine_n);
+        if (j > l) {
+            pthread_mutex_unlock(&s->spine_mu);
+            break;
+        }
         const long idx = j * s->n0;
         const double *seed = j > 0 && s->spine_have[j - 1] ? &s->spine_x[(size_t)(j - 1) * s->ns] : NULL;
         const double *x_after = seed;
@@ -211,15 +216,15 @@ static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *
             if (s->loaded_conv[idx]) x_after = &s->loaded_x[(size_t)idx * s->ns];
         } else {
             if (stop_requested(s)) {
-                ok = false;
-                break;
+                pthread_mutex_unlock(&s->spine_mu);
+                return false;
             }
             solve_point(s, ws, idx, seed, pt);
             size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
             if (n == 0 || !(s->spine_row[j] = strndup(row, n))) {
+                pthread_mutex_unlock(&s->spine_mu);
                 if (n) set_error(s, SM_NO_MEMORY, "out of memory");
-                ok = false;
-                break;
+                return false;
             }
             if (pt->r.converged) x_after = pt->r.x;
         }
@@ -228,9 +233,9 @@ static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *
             s->spine_have[j] = 1;
         }
         atomic_store(&s->spine_n, j + 1);
+        pthread_mutex_unlock(&s->spine_mu);
     }
-    pthread_mutex_unlock(&s->spine_mu);
-    return ok;
+    return true;
 }
 
 /* ---- lines ---- */
