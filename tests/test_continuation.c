@@ -258,6 +258,49 @@ static void test_simplest_period_doubling_and_switch(void **state)
     sm_workspace_free(ws);
 }
 
+/* A map whose stride fails past mu = 0.8 (as a walker falls past some
+ * slope): the branch stops there, says why, and ends EP then MX. */
+static int failing_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    if (p[0] > 0.8) return -1;
+    y[0] = x[0] + p[0] - x[0] * x[0];
+    *period = 1.0;
+    return 0;
+}
+static void failing_lift(double *x, const double *p, const void *data) {}
+static void failing_guess(double *x, const double *p, const void *data) { x[0] = sqrt(fabs(p[0])); }
+static double failing_time(const double *p, const void *data) { return 1.0; }
+
+static void test_stops_where_the_stride_fails(void **state)
+{
+    static const char *const names[] = {"x"};
+    static const size_t free_x[] = {0};
+    static const sm_param_def params[] = {{"mu", 0.5, -1.0, 3.0, "1", "shift", 0}};
+    static const sm_phase phase[] = {{.name = "map"}};
+    static const sm_model m = {.name = "failing", .title = "t", .reference = "r", .n_state = 1, .state_names = names,
+                               .n_params = 1, .params = params, .n_phases = 1, .phases = phase, .map = failing_map,
+                               .n_free = 1, .free_index = free_x, .lift = failing_lift, .guess = failing_guess,
+                               .time_limit = failing_time};
+    sm_workspace *ws = test_workspace(&m, 0, SM_METHOD_ADAMS);
+    static trace t;
+    sm_cont_result r;
+    double p[1] = {0.5}, x[1] = {sqrt(0.5)};
+    sm_cont_options o;
+    sm_cont_options_default(&o, &m, 0);
+    o.lo = 0.0;
+    o.hi = 1.5;
+    t.n = 0;
+    assert_status(sm_continue(ws, p, x, &o, keep, &t, &r), SM_RHS_FAILED);
+    assert_int_equal(r.stop, SM_STOP_FAILED);
+    assert_status(r.stride_status, SM_RHS_FAILED);
+    assert_true(r.stop_mu <= 0.8 && r.stop_mu > 0.8 - 1e-6);
+    assert_int_equal(t.pts[t.n - 2].type, SM_POINT_EP);
+    assert_int_equal(t.pts[t.n - 1].type, SM_POINT_MX);
+    assert_status(t.pts[t.n - 1].status, SM_RHS_FAILED);
+    for (int i = 0; i < t.n; i++) assert_true(t.pts[i].mu <= 0.8);
+    sm_workspace_free(ws);
+}
+
 /* No gait at the start: one MX point saying why, and a stop. */
 static void test_failed_start_says_why(void **state)
 {
@@ -305,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_neimark_sacker),
         cmocka_unit_test(test_simplest_through_garcia_gait),
         cmocka_unit_test(test_simplest_period_doubling_and_switch),
+        cmocka_unit_test(test_stops_where_the_stride_fails),
         cmocka_unit_test(test_failed_start_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
