@@ -285,16 +285,22 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         du[n] = -cons;
         st = solve(m, M, du);
         if (st != SM_OK) return st;
-        /* Halve a step that throws the walker into a fall. */
-        double lambda = 1.0;
-        for (int k = 0;; k++, lambda *= 0.5) {
+        /* Halve a step that throws the walker into a fall or does not
+         * reduce the residual (far from the branch, e.g. a long period's
+         * first point, a full Newton step can overshoot).  The constraint
+         * is linear and holds along the whole step once it holds at u. */
+        double lambda = 1.0, tn = INFINITY;
+        sm_status first_st = SM_OK;
+        for (int k = 0; k <= 8; k++, lambda *= 0.5) {
             for (size_t i = 0; i < m; i++) ut[i] = u[i] + lambda * du[i];
             st = residual(b, ut, Ft, NULL);
-            if (st == SM_OK || k >= 6) break;
+            if (k == 0) first_st = st;
+            if (st != SM_OK) continue;
+            tn = max_abs(Ft, n);
+            if (tn < norm || tn <= b->o->tol || fabs(cons) > 0) break; /* (a first step onto the plane is taken whole) */
         }
-        if (st != SM_OK) return st;
-        double tn = max_abs(Ft, n);
-        if (*iters > 2 && tn > 2.0 * norm) return SM_NOT_CONVERGED; /* diverging */
+        if (st != SM_OK) return first_st != SM_OK ? first_st : st;
+        if (!(tn < norm) && !(tn <= b->o->tol) && !(fabs(cons) > 0)) return SM_NOT_CONVERGED;
         memcpy(u, ut, m * sizeof *u);
         memcpy(F, Ft, n * sizeof *F);
         norm = tn;

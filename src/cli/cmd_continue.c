@@ -52,6 +52,9 @@ static const char help[] =
     "  --sidecar FILE    JSON sidecar (default: FILE with .csv replaced by .json when\n"
     "                    --out is given; none otherwise)\n"
     "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
+    "  --corrector-iter K  corrector iterations per step before it is shortened (default 8;\n"
+    "                    the switch to a doubled branch gets 4K)\n"
+    "  --max-iter K      Newton iterations at the start point (default 30)\n"
     "  --fd-step H       finite-difference step (default sqrt(rtol))\n"
     "  --rtol, --atol, --method, --max-order, --tmax, --max-step: the integrator, as in\n"
     "                    'stridemap fixed --help'\n"
@@ -85,13 +88,14 @@ enum {
     OPT_NO_LOCATE,
     OPT_LOCATE_TOL,
     OPT_SIDECAR,
+    OPT_CORRECTOR_ITER,
 };
 
 typedef struct {
     const char *param, *out, *sidecar;
     bool have_from, have_to, do_switch, no_locate;
     double from, to, step, step_min, step_max, amplitude, weight, locate_tol;
-    long max_points, max_period;
+    long max_points, max_period, corrector_iter;
 } cont_settings;
 
 static int positive(cli_run *run, const char *name, const char *arg, double *out)
@@ -135,6 +139,10 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
     case OPT_MAX_PERIOD:
         if (!cli_parse_long(arg, 1, 1024, &s->max_period))
             return cli_fail(run, EX_DATAERR, "--max-period takes a whole number from 1 to 1024, not '%s'", arg);
+        return 0;
+    case OPT_CORRECTOR_ITER:
+        if (!cli_parse_long(arg, 1, 1000, &s->corrector_iter))
+            return cli_fail(run, EX_DATAERR, "--corrector-iter takes a whole number from 1 to 1000, not '%s'", arg);
         return 0;
     case OPT_SWITCH: s->do_switch = true; return 0;
     case OPT_NO_LOCATE: s->no_locate = true; return 0;
@@ -233,6 +241,7 @@ int cmd_continue(int argc, char **argv)
                                          {"no-locate", no_argument, 0, OPT_NO_LOCATE},
                                          {"locate-tol", required_argument, 0, OPT_LOCATE_TOL},
                                          {"sidecar", required_argument, 0, OPT_SIDECAR},
+                                         {"corrector-iter", required_argument, 0, OPT_CORRECTOR_ITER},
                                          {"guess", required_argument, 0, OPT_GUESS},
                                          {"period", required_argument, 0, OPT_PERIOD},
                                          {"tol", required_argument, 0, OPT_TOL},
@@ -241,7 +250,7 @@ int cmd_continue(int argc, char **argv)
                                          {"out", required_argument, 0, OPT_OUT},
                                          {0, 0, 0, 0}};
     cont_settings s = {.step = 1e-3, .step_min = 1e-8, .step_max = 0.02, .weight = 1.0,
-                       .locate_tol = 1e-10, .max_points = 500, .max_period = 16};
+                       .locate_tol = 1e-10, .max_points = 500, .max_period = 16, .corrector_iter = 8};
     int rc = cli_parse(&run, argc, argv, opts, help, own_option, &s, false);
     if (rc) return rc == CLI_DONE ? 0 : rc;
     const sm_model *m = run.model;
@@ -274,6 +283,7 @@ int cmd_continue(int argc, char **argv)
     o->h_max = s.step_max;
     o->max_points = (int)s.max_points;
     o->tol = run.newton.tol;
+    o->max_iter = (int)s.corrector_iter;
     o->fd_step = run.newton.fd_step;
     o->weight = s.weight;
     o->locate = !s.no_locate;
