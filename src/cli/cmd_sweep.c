@@ -271,7 +271,7 @@ int cmd_sweep(int argc, char **argv)
             nanosleep(&nap, NULL);
         }
         double t = now_seconds();
-        stats.written = sweep_mpi_rows(&mpi, stats.written);
+        sweep_mpi_totals(&mpi, &stats);
         if (show && t - last_print >= (tty ? 0.5 : 5.0)) {
             print_progress(&stats, t - t0, tty, false);
             last_print = t;
@@ -312,8 +312,8 @@ int cmd_sweep(int argc, char **argv)
         snprintf(msg, sizeof msg, "stopped with %ld of %ld points missing; run again with --resume",
                  stats.owned - stats.loaded - stats.written, stats.owned);
     }
-    int worst = sweep_mpi_finish(&mpi, rc, stats.written);
-    stats.written = sweep_mpi_rows(&mpi, stats.written);
+    int worst = sweep_mpi_finish(&mpi, rc, &stats);
+    sweep_mpi_totals(&mpi, &stats);
     if (show) print_progress(&stats, elapsed, tty, true);
     if (msg[0]) cli_fail(&run, rc, "%s", msg);
     rc = worst;

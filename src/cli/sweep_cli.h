@@ -38,9 +38,9 @@ int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi);
 void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping);
 /* After the workers: rank 0 serves the others until all are done; every rank
  * gets the worst exit code of all.  Returns it. */
-int sweep_mpi_finish(sweep_mpi *mpi, int rc, long own_rows);
-/* Rows written by all ranks as far as rank 0 knows (own: this rank's). */
-long sweep_mpi_rows(const sweep_mpi *mpi, long own);
+int sweep_mpi_finish(sweep_mpi *mpi, int rc, const sm_sweep_stats *own);
+/* Rank 0: adds the other ranks' rows and failures, as far as it knows, to st. */
+void sweep_mpi_totals(const sweep_mpi *mpi, sm_sweep_stats *st);
 /* Adds the ranks and the MPI library's version to a sidecar's run object. */
 void sweep_mpi_describe(const sweep_mpi *mpi, json_t *run_object);
 void sweep_mpi_end(sweep_mpi *mpi);

@@ -19,7 +19,7 @@
 
 enum { TAG_REQUEST = 1, TAG_LINE = 2 };
 
-static long *remote_written; /* rank 0: rows written by each rank, as last reported */
+static long *remote; /* rank 0: rows written and rows without a gait of each rank, as last reported */
 
 int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
 {
@@ -32,7 +32,7 @@ int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
     mpi->initialised = true;
     MPI_Comm_rank(MPI_COMM_WORLD, &mpi->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mpi->size);
-    if (mpi->rank == 0) remote_written = calloc((size_t)mpi->size, sizeof *remote_written);
+    if (mpi->rank == 0) remote = calloc(2 * (size_t)mpi->size, sizeof *remote);
     return 0;
 }
 
@@ -56,10 +56,13 @@ static void serve(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool st
         else
             MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQUEST, MPI_COMM_WORLD, &flag, &status);
         if (!flag) return;
-        long msg[2];
-        MPI_Recv(msg, 2, MPI_LONG, blocking ? MPI_ANY_SOURCE : status.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
+        long msg[3];
+        MPI_Recv(msg, 3, MPI_LONG, blocking ? MPI_ANY_SOURCE : status.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
                  &status);
-        if (remote_written && msg[1] >= 0) remote_written[status.MPI_SOURCE] = msg[1];
+        if (remote && msg[1] >= 0) {
+            remote[2 * status.MPI_SOURCE] = msg[1];
+            remote[2 * status.MPI_SOURCE + 1] = msg[2];
+        }
         if (msg[0] == 0) { /* a request for work */
             long l = next_line(mpi, s, c, stopping);
             MPI_Send(&l, 1, MPI_LONG, status.MPI_SOURCE, TAG_LINE, MPI_COMM_WORLD);
@@ -91,14 +94,14 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
         return;
     }
     if (!mpi->exhausted && stopping) {
-        long msg[2] = {1, st.written};
-        MPI_Send(msg, 2, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        long msg[3] = {1, st.written, st.failed};
+        MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
         mpi->exhausted = true;
         sm_sweep_close_lines(s);
     }
     if (!mpi->exhausted && sm_sweep_queued_lines(s) == 0) {
-        long msg[2] = {0, st.written}, l = -1;
-        MPI_Send(msg, 2, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        long msg[3] = {0, st.written, st.failed}, l = -1;
+        MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
         MPI_Recv(&l, 1, MPI_LONG, 0, TAG_LINE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (l < 0) {
             mpi->exhausted = true;
@@ -112,30 +115,34 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
     nanosleep(&nap, NULL);
 }
 
-long sweep_mpi_rows(const sweep_mpi *mpi, long own)
+void sweep_mpi_totals(const sweep_mpi *mpi, sm_sweep_stats *st)
 {
-    long n = own;
-    for (int r = 1; remote_written && r < mpi->size; r++) n += remote_written[r];
-    return n;
+    for (int r = 1; remote && r < mpi->size; r++) {
+        st->written += remote[2 * r];
+        st->failed += remote[2 * r + 1];
+    }
 }
 
-int sweep_mpi_finish(sweep_mpi *mpi, int rc, long own_rows)
+int sweep_mpi_finish(sweep_mpi *mpi, int rc, const sm_sweep_stats *own)
 {
     if (!mpi->initialised) return rc;
     if (mpi->rank == 0) {
         while (mpi->closed < mpi->size - 1) serve(mpi, NULL, NULL, true, true);
     } else if (!mpi->exhausted) {
-        long msg[2] = {1, -1};
-        MPI_Send(msg, 2, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        long msg[3] = {1, -1, -1};
+        MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
         mpi->exhausted = true;
     }
     int worst = rc;
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    long rows = 0;
-    MPI_Reduce(&own_rows, &rows, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (mpi->rank == 0 && remote_written) {
-        remote_written[1] = rows - own_rows; /* the final count, for the last progress line */
-        for (int r = 2; r < mpi->size; r++) remote_written[r] = 0;
+    long mine[2] = {own->written, own->failed}, all[2] = {0, 0};
+    MPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (mpi->rank == 0 && remote) { /* the final counts, for the last progress line */
+        for (int r = 1; r < mpi->size; r++) remote[2 * r] = remote[2 * r + 1] = 0;
+        if (mpi->size > 1) {
+            remote[2] = all[0] - mine[0];
+            remote[3] = all[1] - mine[1];
+        }
     }
     return worst;
 }
@@ -144,8 +151,8 @@ void sweep_mpi_end(sweep_mpi *mpi)
 {
     if (mpi->initialised) MPI_Finalize();
     mpi->initialised = false;
-    free(remote_written);
-    remote_written = NULL;
+    free(remote);
+    remote = NULL;
 }
 
 void sweep_mpi_describe(const sweep_mpi *mpi, json_t *run_object)

@@ -13,18 +13,14 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
     (void)mpi, (void)s, (void)c, (void)stopping;
 }
 
-int sweep_mpi_finish(sweep_mpi *mpi, int rc, long own_rows)
+int sweep_mpi_finish(sweep_mpi *mpi, int rc, const sm_sweep_stats *own)
 {
-    (void)mpi, (void)own_rows;
+    (void)mpi, (void)own;
     return rc;
 }
 
 void sweep_mpi_end(sweep_mpi *mpi) { (void)mpi; }
 
-long sweep_mpi_rows(const sweep_mpi *mpi, long own)
-{
-    (void)mpi;
-    return own;
-}
+void sweep_mpi_totals(const sweep_mpi *mpi, sm_sweep_stats *st) { (void)mpi, (void)st; }
 
 void sweep_mpi_describe(const sweep_mpi *mpi, json_t *run_object) { (void)mpi, (void)run_object; }
