@@ -57,6 +57,10 @@ enum { OPT_GRID = 2000, OPT_JOBS, OPT_SHARD, OPT_RESUME, OPT_PROGRESS, OPT_QUIET
 
 static volatile sig_atomic_t stop_signal;
 
+/* OpenBLAS's own threads only cost start-up time on 2x2 and 3x3 problems and
+ * compete with the sweep's workers; set when OpenBLAS is the BLAS loaded. */
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+
 static void on_signal(int sig) { stop_signal = sig; }
 
 typedef struct {
@@ -257,6 +261,7 @@ int cmd_sweep(int argc, char **argv)
 
     const bool tty = isatty(STDERR_FILENO);
     const bool show = !o.quiet && (o.progress || tty) && mpi.rank == 0;
+    if (openblas_set_num_threads) openblas_set_num_threads(1);
     const double t0 = now_seconds();
     sm_status st = sm_sweep_start(s, why, sizeof why);
     double last_print = 0;
