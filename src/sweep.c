@@ -141,7 +141,10 @@ static void solve_point(sm_sweep *s, sm_workspace *ws, long idx, const double *s
     }
     if (!seed || !pt->r.converged) {
         pt->seed = seed ? SM_SEED_GUESS_RETRY : SM_SEED_GUESS;
-        m->guess(x0, p, m->data);
+        if (s->c.have_guess)
+            memcpy(x0, s->c.guess, m->n_state * sizeof *x0);
+        else
+            m->guess(x0, p, m->data);
         sm_fixed_point(ws, p, x0, &s->c.newton, &pt->r);
     }
     pt->wall = now_seconds() - t0;

@@ -372,6 +372,36 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
     free(want);
 }
 
+/* --guess starts the sweep on the other gait: the simplest walker's short,
+ * unstable one (Garcia et al. 1998: max |eigenvalue| 4.0 at gamma 0.009). */
+static void a_guess_chooses_the_branch_the_sweep_follows(void **state)
+{
+    (void)state;
+    const char *d = dir("guess");
+    assert_int_equal(run("sweep", "simplest", "--grid", "gamma=0.008:0.01:3", "--guess", "0.19,-0.2,0.38,-0.01",
+                         "--out", d, "-q", NULL)->status,
+                     0);
+    char path[400], line[8192];
+    snprintf(path, sizeof path, "%s/sweep.csv", d);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(line, sizeof line, f));
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        assert_non_null(strstr(line, ",unstable,ok,"));
+        if (strncmp(line, "1,", 2) == 0) {
+            char *c = line;
+            for (int k = 0; k < 7; k++) c = strchr(c, ',') + 1; /* max_abs_eig */
+            assert_close(strtod(c, NULL), 4.0, 0.01);
+        }
+        n++;
+    }
+    fclose(f);
+    assert_int_equal(n, 3);
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.008:0.01:3", "--guess", "0.19,-0.2", "--out", d, NULL),
+                 65, "needs 4");
+}
+
 static void help_has_an_example(void **state)
 {
     (void)state;
@@ -410,6 +440,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(sigterm_keeps_every_finished_row),
         cmocka_unit_test(shards_merge_into_the_same_rows),
         cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),
+        cmocka_unit_test(a_guess_chooses_the_branch_the_sweep_follows),
         cmocka_unit_test(help_has_an_example),
         cmocka_unit_test(mpi_ranks_give_the_same_rows_and_resume),
     };

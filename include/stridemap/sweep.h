@@ -10,7 +10,7 @@
  * last converged spine point before it; every other point is solved from the
  * last converged point before it on its own line (its spine point first).
  * With no converged predecessor, or if Newton fails from it, the model's own
- * guess is used.  Lines are independent once their spine point is known, so
+ * guess (or the configured one) is used.  Lines are independent once their spine point is known, so
  * they are the unit of parallel work.
  *
  * Output: DIR/part-TAG.csv, one CSV row per point, appended with one write()
@@ -99,6 +99,8 @@ typedef struct {
     sm_sweep_grid grid;
     sm_solver_options solver;
     sm_newton_options newton;
+    bool have_guess;               /* start points without a converged neighbour from guess, */
+    double guess[SM_MAX_STATE];    /* a full state, instead of the model's own guess */
     int jobs;                      /* worker threads (>= 1) */
     long shard_k, shard_n;         /* this process owns lines l with l % shard_n == shard_k */
     bool external_lines;           /* lines come from sm_sweep_push_line (MPI), not the shard rule */

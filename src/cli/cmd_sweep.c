@@ -13,7 +13,8 @@
 static const char help[] =
     "usage: stridemap sweep MODEL --grid NAME=LO:HI:N [--grid NAME=LO:HI:N]... --out DIR\n"
     "                       [--set NAME=VALUE]... [--period N] [--jobs N] [--shard K/N]\n"
-    "                       [--resume] [--progress | -q] [solver and Newton options of 'fixed']\n"
+    "                       [--guess v1,v2,...] [--resume] [--progress | -q]\n"
+    "                       [solver and Newton options of 'fixed']\n"
     "\n"
     "Finds the gait (a fixed point of the stride map) and its stability at every\n"
     "point of a grid of parameters.  Each point starts from the last converged\n"
@@ -27,6 +28,8 @@ static const char help[] =
     "                    DIR/part-TAG.json (the run), and at the end DIR/sweep.csv (all rows,\n"
     "                    sorted by index) with DIR/sweep.json\n"
     "  --set NAME=VALUE  fix a parameter that is not swept\n"
+    "  --guess LIST      start points that have no converged neighbour from this full\n"
+    "                    state (as in 'fixed'; default: the model's guess at each point)\n"
     "  --jobs N          worker threads (default: SLURM_CPUS_PER_TASK, else every core)\n"
     "  --shard K/N       compute only grid lines l with l %% N == K (0 <= K < N), e.g. one\n"
     "                    task of a SLURM job array; join the parts with 'stridemap merge DIR'\n"
@@ -110,6 +113,10 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
     case OPT_QUIET:
         o->quiet = true;
         return 0;
+    case OPT_GUESS:
+        run->state_option = "--guess";
+        run->state_text = arg;
+        return 0;
     case OPT_STOP_AFTER:
         if (!cli_parse_long(arg, 1, 1000000000L, &o->stop_after))
             return cli_fail(run, EX_DATAERR, "--stop-after takes a whole number >= 1, not '%s'", arg);
@@ -175,6 +182,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"progress", no_argument, 0, OPT_PROGRESS},
                                          {"quiet", no_argument, 0, OPT_QUIET},
                                          {"stop-after", required_argument, 0, OPT_STOP_AFTER},
+                                         {"guess", required_argument, 0, OPT_GUESS},
                                          {"period", required_argument, 0, OPT_PERIOD},
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
@@ -194,6 +202,8 @@ int cmd_sweep(int argc, char **argv)
     memcpy(c.params, run.params, sizeof c.params);
     c.solver = run.solver;
     c.newton = run.newton;
+    c.have_guess = run.have_x0;
+    memcpy(c.guess, run.x0, sizeof c.guess);
     if (o.n_grids == 0)
         return cli_fail(&run, EX_USAGE, "which parameters? give at least one --grid NAME=LO:HI:N");
     char why[1024];

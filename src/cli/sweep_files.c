@@ -27,9 +27,14 @@ static json_t *signature(const cli_run *run, const sm_sweep_config *c)
                                               "hi", number(a->hi), "n", (json_int_t)a->n));
     }
     (void)run;
+    json_t *guess = json_null();
+    if (c->have_guess) {
+        guess = json_array();
+        for (size_t i = 0; i < m->n_state; i++) json_array_append_new(guess, number(c->guess[i]));
+    }
     return json_pack(
-        "{s:s, s:o, s:o, s:i, s:{s:s, s:i, s:o, s:o, s:o, s:o}, s:{s:o, s:i, s:o, s:b}}", "model", m->name,
-        "fixed_params", params, "grid", grid, "period", c->newton.period, "solver", "method",
+        "{s:s, s:o, s:o, s:o, s:i, s:{s:s, s:i, s:o, s:o, s:o, s:o}, s:{s:o, s:i, s:o, s:b}}", "model", m->name,
+        "fixed_params", params, "grid", grid, "guess", guess, "period", c->newton.period, "solver", "method",
         c->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order", c->solver.max_order, "rtol",
         number(c->solver.rtol), "atol", number(c->solver.atol), "max_step", number(c->solver.max_step), "tmax",
         number(c->solver.t_max), "newton", "tol", number(c->newton.tol), "max_iter", c->newton.max_iter,
