@@ -223,11 +223,14 @@ static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *
                 return false;
             }
             solve_point(s, ws, idx, seed, pt);
-            size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
-            if (n == 0 || !(s->spine_row[j] = strndup(row, n))) {
-                pthread_mutex_unlock(&s->spine_mu);
-                if (n) set_error(s, SM_NO_MEMORY, "out of memory");
-                return false;
+            /* Kept until its line is written; a line of another shard only needs the seed. */
+            if (s->c.external_lines || sm_sweep_owns_line(&s->c, j)) {
+                size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
+                if (n == 0 || !(s->spine_row[j] = strndup(row, n))) {
+                    pthread_mutex_unlock(&s->spine_mu);
+                    if (n) set_error(s, SM_NO_MEMORY, "out of memory");
+                    return false;
+                }
             }
             if (pt->r.converged) x_after = pt->r.x;
         }
@@ -263,7 +266,10 @@ static void process_line(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *
         const char *oc = strchr(r, ',');
         for (size_t k = 0; oc && k < s->c.grid.n_axes; k++) oc = strchr(oc + 1, ',');
         bool failed = oc && strncmp(oc + 1, "stable,", 7) != 0 && strncmp(oc + 1, "unstable,", 9) != 0;
-        if (!write_row(s, r, strlen(r), failed)) return;
+        bool ok = write_row(s, r, strlen(r), failed);
+        free(s->spine_row[l]); /* only this worker has line l */
+        s->spine_row[l] = NULL;
+        if (!ok) return;
     }
     for (long i = 1; i < s->n0; i++) {
         const long idx = base + i;
