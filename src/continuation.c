@@ -173,6 +173,8 @@ typedef struct {
     sm_status stride_status;
     bool central;  /* central differences in the corrector */
     int max_iter;  /* corrector iterations */
+    bool inv;      /* the model conserves a quantity: its gaits form families */
+    size_t ne;     /* equations in F: n, plus the invariant's when inv */
 } branch;
 
 static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_cont_options *o, int period)
@@ -188,11 +190,26 @@ static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_c
     b->w = o->weight;
     b->max_iter = o->max_iter;
     b->central = o->central;
+    b->inv = b->m->invariant != NULL;
+    b->ne = b->n + (b->inv ? 1 : 0);
 }
 
 static double mu_of(const branch *b, const double *u) { return u[b->n] / b->w; }
 
-/* F(u) = P^N(z; mu) - z. */
+/* The conserved quantity's distance from its parameter at z (relative). */
+static double invariant_gap(const branch *b, const double *z)
+{
+    const sm_model *m = b->m;
+    double x[SM_MAX_STATE] = {0};
+    for (size_t k = 0; k < b->n; k++) x[m->free_index[k]] = z[k];
+    m->lift(x, b->p, m->data);
+    const double target = b->p[m->invariant_param];
+    return (m->invariant(x, b->p, m->data) - target) / fmax(1.0, fabs(target));
+}
+
+/* F(u) = P^N(z; mu) - z, and for a model with a conserved quantity one more
+ * equation, invariant(z) = its parameter, which picks one gait of the
+ * family (as sm_fixed_point does); F has b->ne components. */
 static sm_status residual(branch *b, const double *u, double *F, sm_step_metrics *mt)
 {
     double Pz[SM_MAX_STATE];
@@ -204,6 +221,7 @@ static sm_status residual(branch *b, const double *u, double *F, sm_step_metrics
         return st;
     }
     for (size_t i = 0; i < b->n; i++) F[i] = Pz[i] - u[i];
+    if (b->inv) F[b->n] = invariant_gap(b, u);
     return SM_OK;
 }
 
@@ -215,7 +233,7 @@ static sm_status dF_dmu(branch *b, const double *u, const double *F, bool centra
     const double mu = mu_of(b, u);
     double hm = b->h * fmax(1.0, fabs(mu));
     if (mu + hm > d->max) hm = -hm;
-    double up[MAXU], Fp[SM_MAX_STATE], Fm[SM_MAX_STATE];
+    double up[MAXU], Fp[MAXU], Fm[MAXU];
     memcpy(up, u, (b->n + 1) * sizeof *u);
     if (central && mu - hm >= d->min && mu + hm <= d->max) {
         up[b->n] = (mu + hm) * b->w;
@@ -223,7 +241,7 @@ static sm_status dF_dmu(branch *b, const double *u, const double *F, bool centra
         up[b->n] = (mu - hm) * b->w;
         if (st == SM_OK) st = residual(b, up, Fm, NULL);
         if (st == SM_OK) {
-            for (size_t i = 0; i < b->n; i++) col[i] = (Fp[i] - Fm[i]) / (2 * hm * b->w);
+            for (size_t i = 0; i < b->ne; i++) col[i] = (Fp[i] - Fm[i]) / (2 * hm * b->w);
             return SM_OK;
         }
     }
@@ -235,15 +253,15 @@ static sm_status dF_dmu(branch *b, const double *u, const double *F, bool centra
         st = residual(b, up, Fp, NULL);
     }
     if (st != SM_OK) return st;
-    for (size_t i = 0; i < b->n; i++) col[i] = (Fp[i] - F[i]) / (hm * b->w);
+    for (size_t i = 0; i < b->ne; i++) col[i] = (Fp[i] - F[i]) / (hm * b->w);
     return SM_OK;
 }
 
-/* A[n x (n+1)] = dF/du: forward (or central) differences in z, then mu. */
+/* A[ne x (n+1)] = dF/du: forward (or central) differences in z, then mu. */
 static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool central, double *A)
 {
     const size_t n = b->n;
-    double J[SM_MAX_STATE * SM_MAX_STATE], Pz[SM_MAX_STATE], col[SM_MAX_STATE];
+    double J[SM_MAX_STATE * SM_MAX_STATE], Pz[SM_MAX_STATE], col[MAXU];
     for (size_t i = 0; i < n; i++) Pz[i] = F[i] + u[i];
     b->p[b->o->param] = mu_of(b, u);
     sm_status st = sm_map_jacobian(b->ws, b->p, b->period, u, Pz, b->h, central, J, &b->evals);
@@ -254,7 +272,47 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
         for (size_t j = 0; j < n; j++) A[i * (n + 1) + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
         A[i * (n + 1) + n] = col[i];
     }
+    if (b->inv) {
+        /* The invariant's row: central differences, no strides. */
+        double zp[SM_MAX_STATE];
+        for (size_t j = 0; j < n; j++) {
+            memcpy(zp, u, n * sizeof *zp);
+            zp[j] = u[j] + b->h;
+            const double up = invariant_gap(b, zp);
+            zp[j] = u[j] - b->h;
+            A[n * (n + 1) + j] = (up - invariant_gap(b, zp)) / (2 * b->h);
+        }
+        A[n * (n + 1) + n] = col[n];
+    }
     return SM_OK;
+}
+
+/* Least-squares solution of the consistent rows x cols system A x = b
+ * (rows >= cols), in place of b[rows]. */
+static sm_status solve_ls(size_t rows, size_t cols, const double *A, double *b)
+{
+    double a[(MAXU + 1) * MAXU];
+    memcpy(a, A, rows * cols * sizeof *a);
+    lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', (lapack_int)rows, (lapack_int)cols, 1, a,
+                                    (lapack_int)cols, b, 1);
+    if (info > 0) return SM_SINGULAR_JACOBIAN;
+    if (info < 0) return SM_LAPACK_FAILED;
+    for (size_t i = 0; i < cols; i++)
+        if (!isfinite(b[i])) return SM_SINGULAR_JACOBIAN;
+    return SM_OK;
+}
+
+/* Unit null vector of the rows x cols matrix A (rank cols - 1): the right
+ * singular vector of its smallest singular value. */
+static bool null_vector_svd(size_t rows, size_t cols, const double *A, double *t)
+{
+    double a[(MAXU + 1) * MAXU], sv[MAXU + 1], vt[MAXU * MAXU], superb[MAXU + 1];
+    memcpy(a, A, rows * cols * sizeof *a);
+    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', (lapack_int)rows, (lapack_int)cols, a, (lapack_int)cols, sv,
+                       NULL, 1, vt, (lapack_int)cols, superb) != 0)
+        return false;
+    for (size_t j = 0; j < cols; j++) t[j] = vt[(cols - 1) * cols + j];
+    return isfinite(norm2(t, cols)) && norm2(t, cols) > 0.5;
 }
 
 /* Newton on F(u) = 0, a . u = c from u (in place).  Fails if the iterate
@@ -262,13 +320,13 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
 static sm_status correct(branch *b, double *u, const double *a, double c, double radius, double *F,
                          int *iters, double *res)
 {
-    const size_t n = b->n, m = n + 1;
-    double u0[MAXU], A[SM_MAX_STATE * MAXU], M[MAXU * MAXU], du[MAXU], ut[MAXU], Ft[SM_MAX_STATE];
+    const size_t n = b->n, m = n + 1, ne = b->ne;
+    double u0[MAXU], A[MAXU * MAXU], M[(MAXU + 1) * MAXU], du[MAXU + 1], ut[MAXU], Ft[MAXU];
     memcpy(u0, u, m * sizeof *u);
     *iters = 0;
     sm_status st = residual(b, u, F, NULL);
     if (st != SM_OK) return st;
-    double norm = max_abs(F, n);
+    double norm = max_abs(F, ne);
     for (;;) {
         const double cons = dot(a, u, m) - c;
         *res = norm;
@@ -277,14 +335,21 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         (*iters)++;
         st = jacobian_aug(b, u, F, b->central, A);
         if (st != SM_OK) return st;
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < ne; i++) {
             memcpy(&M[i * m], &A[i * m], m * sizeof *A);
             du[i] = -F[i];
         }
-        memcpy(&M[n * m], a, m * sizeof *a);
-        du[n] = -cons;
-        st = solve(m, M, du);
+        memcpy(&M[ne * m], a, m * sizeof *a);
+        du[ne] = -cons;
+        /* With an invariant one of the n + 2 rows is redundant (the family's
+         * multiplier 1): the consistent system is solved by least squares. */
+        st = b->inv ? solve_ls(ne + 1, m, M, du) : solve(m, M, du);
         if (st != SM_OK) return st;
+        /* At the noise floor of the strides (a conserved quantity's
+         * equations are consistent only to the integration error): Newton
+         * no longer moves, and the residual is within 100 tol. */
+        if (b->inv && fabs(cons) == 0 && max_abs(du, m) <= 1e-9 * (1.0 + max_abs(u, m)) && norm <= 100 * b->o->tol)
+            return SM_OK;
         /* Halve a step that throws the walker into a fall or does not
          * reduce the residual (far from the branch, e.g. a long period's
          * first point, a full Newton step can overshoot).  The constraint
@@ -296,13 +361,13 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
             st = residual(b, ut, Ft, NULL);
             if (k == 0) first_st = st;
             if (st != SM_OK) continue;
-            tn = max_abs(Ft, n);
+            tn = max_abs(Ft, ne);
             if (tn < norm || tn <= b->o->tol || fabs(cons) > 0) break; /* (a first step onto the plane is taken whole) */
         }
         if (st != SM_OK) return first_st != SM_OK ? first_st : st;
         if (!(tn < norm) && !(tn <= b->o->tol) && !(fabs(cons) > 0)) return SM_NOT_CONVERGED;
         memcpy(u, ut, m * sizeof *u);
-        memcpy(F, Ft, n * sizeof *F);
+        memcpy(F, Ft, ne * sizeof *F);
         norm = tn;
         double dist[MAXU];
         for (size_t i = 0; i < m; i++) dist[i] = u[i] - u0[i];
@@ -313,10 +378,11 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
 /* A converged point with its multipliers and test functions. */
 typedef struct {
     double u[MAXU];
-    double F[SM_MAX_STATE];
+    double F[MAXU];
     double J[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, central differences */
     double psi_lp, psi_pd;  /* det(J - I), det(J + I) */
     int ns_out;             /* complex multipliers outside the unit circle */
+    int n_out;              /* all multipliers outside it */
     double psi_ns;          /* |lambda| - 1 of the complex multiplier nearest the circle (NAN if none) */
     double gap;             /* distance from the nearest shorter period (INFINITY for N = 1) */
     sm_cont_point pt;
@@ -394,12 +460,38 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         }
     nd->psi_lp = det(n, I_minus);
     nd->psi_pd = det(n, I_plus);
+    /* A conserved quantity makes one multiplier 1 along the family: it is
+     * left out of the test functions and of stability, as in sm_fixed_point. */
+    size_t trivial = n;
+    if (b->inv) {
+        double best = INFINITY;
+        for (size_t k = 0; k < n; k++) {
+            const double d = hypot(pt->eig_re[k] - 1.0, pt->eig_im[k]);
+            if (d < best) best = d, trivial = k;
+        }
+        /* prod (lambda - 1) and prod (lambda + 1) over the others (complex
+         * pairs give real products). */
+        double lr = 1, li = 0, pr = 1, pi = 0;
+        for (size_t k = 0; k < n; k++) {
+            if (k == trivial) continue;
+            const double er = pt->eig_re[k], ei = pt->eig_im[k];
+            double t = lr * (er - 1) - li * ei;
+            li = lr * ei + li * (er - 1), lr = t;
+            t = pr * (er + 1) - pi * ei;
+            pi = pr * ei + pi * (er + 1), pr = t;
+        }
+        nd->psi_lp = lr;
+        nd->psi_pd = pr;
+    }
     nd->ns_out = 0;
+    nd->n_out = 0;
     nd->psi_ns = NAN;
     pt->max_abs_eig = 0.0;
     for (size_t k = 0; k < n; k++) {
+        if (k == trivial) continue;
         const double mod = hypot(pt->eig_re[k], pt->eig_im[k]);
         pt->max_abs_eig = fmax(pt->max_abs_eig, mod);
+        nd->n_out += mod > 1.0;
         if (pt->eig_im[k] != 0.0) {
             nd->ns_out += mod > 1.0;
             if (isnan(nd->psi_ns) || fabs(mod - 1.0) < fabs(nd->psi_ns)) nd->psi_ns = mod - 1.0;
@@ -495,7 +587,10 @@ static int find_special(branch *b, const node *na, const node *nb, node *sp, dou
     for (int i = 0; i < 3; i++) {
         bool change;
         if (types[i] == SM_POINT_NS)
-            change = na->ns_out != nb->ns_out;
+            /* a complex pair through the circle: fewer or more multipliers
+             * outside it, and complex ones (a pair outside that meets on
+             * the real axis changes ns_out but not n_out) */
+            change = na->ns_out != nb->ns_out && na->n_out != nb->n_out;
         else
             change = sgn(test_value(na, types[i])) * sgn(test_value(nb, types[i])) < 0;
         if (!change) continue;
@@ -580,9 +675,10 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
      * (or along o's orientation hint, for a branch leaving a bifurcation). */
     double t[MAXU];
     {
-        double A[SM_MAX_STATE * MAXU];
+        double A[MAXU * MAXU];
         st = jacobian_aug(&b, prev->u, prev->F, true, A);
-        if (st == SM_OK && !null_vector(n, A, t)) st = SM_SINGULAR_JACOBIAN;
+        if (st == SM_OK && !(b.inv ? null_vector_svd(b.ne, mm, A, t) : null_vector(n, A, t)))
+            st = SM_SINGULAR_JACOBIAN;
         if (st != SM_OK) {
             r->status = st;
             r->stride_status = b.stride_status;
@@ -745,7 +841,7 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     const double *v = pd->eigvec;
     if (!(norm2(v, n) > 0.5)) return SM_SINGULAR_JACOBIAN;
     /* Unknowns u = (z, w mu): P^2N(z) = z and v . z = v . z_pd + amplitude. */
-    double u[MAXU], a[MAXU], F[SM_MAX_STATE];
+    double u[MAXU], a[MAXU], F[MAXU];
     for (size_t k = 0; k < n; k++) u[k] = z0[k] + amplitude * v[k];
     u[n] = pd->mu * b.w;
     /* The constraint's normal a = (w, 0): w is v made orthogonal to the

@@ -34,6 +34,9 @@ static const sm_cont_point *first_of(const trace *t, sm_point_type type)
     return NULL;
 }
 
+/* Largest arclength step of run() (a parameter of a large scale needs more). */
+static double run_h_max = 0.05;
+
 /* Runs a continuation of model `name` in its parameter `param` from `from`
  * towards `to`. */
 static sm_status run(const char *name, const char *param, double from, double to, int period,
@@ -52,7 +55,7 @@ static sm_status run(const char *name, const char *param, double from, double to
     o.hi = fmax(from, to);
     o.direction = to >= from ? +1 : -1;
     o.period = period;
-    o.h_max = 0.05;
+    o.h_max = run_h_max;
     double x[SM_MAX_STATE];
     if (x0)
         memcpy(x, x0, m->n_state * sizeof *x);
@@ -301,6 +304,32 @@ static void test_stops_where_the_stride_fails(void **state)
     sm_workspace_free(ws);
 }
 
+/* A walker with a conserved quantity (SLIP walking: the energy E): its
+ * gaits form families, one multiplier is 1, and the continuation adds the
+ * energy equation and leaves that multiplier out of stability and the test
+ * functions.  As the leg stiffness grows the gait loses stability through a
+ * complex pair (NS); `stridemap fixed slip` agrees: stable at k = 21400
+ * (max |lambda| 0.99929), unstable at 21445 (1.00071). */
+static void test_slip_neimark_sacker_in_stiffness(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    run_h_max = 50; /* k moves by 1000 */
+    assert_status(run("slip", "k", 21000, 22000, 1, NULL, &t, &r, NULL), SM_OK);
+    run_h_max = 0.05;
+    assert_int_equal(r.stop, SM_STOP_BOUND);
+    assert_int_equal(count_type(&t, SM_POINT_NS), 1);
+    assert_int_equal(count_type(&t, SM_POINT_LP) + count_type(&t, SM_POINT_PD), 0);
+    const sm_cont_point *ns = first_of(&t, SM_POINT_NS);
+    assert_close(ns->mu, 21422.581, 0.01);
+    assert_close(ns->max_abs_eig, 1.0, 1e-6);
+    for (int i = 0; i < t.n; i++) {
+        if (t.pts[i].type != SM_POINT_REGULAR && t.pts[i].type != SM_POINT_EP) continue;
+        assert_true(t.pts[i].stable == (t.pts[i].mu < ns->mu));
+        assert_true(t.pts[i].residual < 1e-8);
+    }
+}
+
 /* No gait at the start: one MX point saying why, and a stop. */
 static void test_failed_start_says_why(void **state)
 {
@@ -348,6 +377,7 @@ int main(void)
         cmocka_unit_test(test_neimark_sacker),
         cmocka_unit_test(test_simplest_through_garcia_gait),
         cmocka_unit_test(test_simplest_period_doubling_and_switch),
+        cmocka_unit_test(test_slip_neimark_sacker_in_stiffness),
         cmocka_unit_test(test_stops_where_the_stride_fails),
         cmocka_unit_test(test_failed_start_says_why),
     };

@@ -15,12 +15,11 @@ static const char help[] =
     "                          [--rtol R] [--atol A] [--method adams|bdf] [--tmax T]\n"
     "\n"
     "Follows a gait of MODEL (a fixed point of the stride map P^N) as the parameter\n"
-    "NAME moves from A to B, by pseudo-arclength continuation: secant predictor,\n"
-    "Newton corrector on the gait equations plus the arclength condition, so the\n"
-    "branch goes round folds.  The step grows when Newton converges quickly and\n"
-    "shrinks when it struggles or a stride fails.  It stops when the parameter\n"
-    "leaves [min(A,B), max(A,B)], after K points, or when no gait can be found\n"
-    "ahead (the walker falls, scuffs, ...), saying which and where.\n"
+    "NAME moves from A to B by pseudo-arclength continuation (secant predictor,\n"
+    "Newton corrector), so the branch goes round folds; the step adapts to Newton's\n"
+    "effort.  It stops when the parameter leaves [min(A,B), max(A,B)], after K\n"
+    "points, or when no gait can be found ahead (the walker falls, ...), saying\n"
+    "which and where.\n"
     "\n"
     "Along the branch it watches the multipliers (eigenvalues of dP^N/dx) and\n"
     "locates to --locate-tol in the arclength, with AUTO's labels:\n"
@@ -36,13 +35,14 @@ static const char help[] =
     "  --step H          first arclength step (default 1e-3); the arclength is measured\n"
     "                    in (free coordinates, W x parameter)\n"
     "  --step-min H      give up when the step shrinks below H (default 1e-8)\n"
-    "  --step-max H      largest step (default 0.02)\n"
+    "  --step-max H      largest step (default: 0.02, or W |B - A| / 20 if larger, so a\n"
+    "                    parameter with a wide range does not take hundreds of points)\n"
     "  --max-points K    points per branch (default 500)\n"
     "  --period N        continue period-N gaits, fixed points of P^N (default 1)\n"
     "  --switch          switch to the period-doubled branch at every PD\n"
     "  --max-period N    switch only while the new period is <= N (default 16)\n"
-    "  --amplitude A     distance from the PD of the first period-2N point (default 1e-3\n"
-    "                    of the state's size)\n"
+    "  --amplitude A     first period-2N point's distance from the PD (default 1e-3 x\n"
+    "                    the state's size)\n"
     "  --weight W        the parameter's weight in the arclength (default 1)\n"
     "  --no-locate       do not detect bifurcations (faster)\n"
     "  --locate-tol S    bracket in arclength at which a bifurcation counts as located\n"
@@ -249,7 +249,7 @@ int cmd_continue(int argc, char **argv)
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"out", required_argument, 0, OPT_OUT},
                                          {0, 0, 0, 0}};
-    cont_settings s = {.step = 1e-3, .step_min = 1e-8, .step_max = 0.02, .weight = 1.0,
+    cont_settings s = {.step = 1e-3, .step_min = 1e-8, .step_max = 0.0, .weight = 1.0,
                        .locate_tol = 1e-10, .max_points = 500, .max_period = 16, .corrector_iter = 8};
     int rc = cli_parse(&run, argc, argv, opts, help, own_option, &s, false);
     if (rc) return rc == CLI_DONE ? 0 : rc;
@@ -280,7 +280,7 @@ int cmd_continue(int argc, char **argv)
     o->period = run.newton.period;
     o->h0 = s.step;
     o->h_min = s.step_min;
-    o->h_max = s.step_max;
+    o->h_max = s.step_max > 0 ? s.step_max : fmax(0.02, s.weight * fabs(to - from) / 20.0);
     o->max_points = (int)s.max_points;
     o->tol = run.newton.tol;
     o->max_iter = (int)s.corrector_iter;
