@@ -161,6 +161,9 @@ static void test_continue_errors(void **state)
     r = sm("continue", "logistic", "--param", "r", "--step", "-1", NULL);
     assert_int_equal(r->status, 65);
     one_line_error(r, "continue");
+    r = sm("continue", "rimless", "--param", "n", "--to", "20", NULL); /* whole-number parameter */
+    assert_int_equal(r->status, 65);
+    one_line_error(r, "continue");
     r = sm("continue", "nosuchmodel", "--param", "r", NULL);
     assert_int_equal(r->status, 64);
     r = sm("continue", "logistic", "--param", "r", "--out", "/nonexistent/dir/x.csv", NULL);
@@ -222,6 +225,9 @@ static void test_orbit_errors(void **state)
     assert_int_equal(r->status, 64);
     r = sm("orbit", "simplest", "--param", "gamma=0.01:0.02:3", "--record", "0", NULL);
     assert_int_equal(r->status, 65);
+    r = sm("orbit", "rimless", "--param", "n=6:10:4", NULL); /* 7.33 spokes */
+    assert_int_equal(r->status, 65);
+    one_line_error(r, "orbit");
     r = sm("orbit", "--help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "usage: stridemap orbit"));

@@ -259,6 +259,9 @@ int cmd_continue(int argc, char **argv)
     if (ip < 0)
         return cli_fail(&run, EX_USAGE, "model '%s' has no parameter '%s' (see 'stridemap params %s')", m->name,
                         s.param, m->name);
+    if (m->params[ip].flags & SM_PARAM_INTEGER)
+        return cli_fail(&run, EX_DATAERR, "parameter '%s' of model '%s' is a whole number; continuation needs a real one",
+                        s.param, m->name);
     char why[512];
     if (s.have_from) {
         if (sm_model_check_param(m, (size_t)ip, s.from, why, sizeof why) != SM_OK)

@@ -172,6 +172,11 @@ int cmd_orbit(int argc, char **argv)
         sm_model_check_param(m, (size_t)ip, hi, why, sizeof why) != SM_OK)
         return cli_fail(&run, EX_DATAERR, "--param: %s", why);
     if (sm_orbit_options_check(&s.oo, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
+    for (long k = 0; k < n; k++) { /* e.g. a whole-number parameter between whole numbers */
+        const double mu = n == 1 ? lo : lo + (hi - lo) * (double)k / (double)(n - 1);
+        if (sm_model_check_param(m, (size_t)ip, mu, why, sizeof why) != SM_OK)
+            return cli_fail(&run, EX_DATAERR, "--param: value %ld of the grid: %s", k + 1, why);
+    }
 
     FILE *f = stdout;
     if (s.out && strcmp(s.out, "-") != 0 && !(f = fopen(s.out, "w")))
