@@ -2,11 +2,12 @@
 """Stability map of a two-parameter sweep: max |eigenvalue| as a heat map.
 
     scripts/plot_stability_map.py DIR/sweep.csv --out map.png \
-        [--x NAME] [--y NAME] [--xlabel TEXT] [--ylabel TEXT] [--title TEXT] [--vmax V]
+        [--x NAME] [--y NAME] [--xlabel TEXT] [--ylabel TEXT] [--title TEXT] [--vmax V] [--boundary]
 
 Stable gaits (every |eigenvalue| < 1) are shaded in blues by max |eigenvalue|
 (darker: faster convergence), unstable gaits in oranges to reds (max |eigenvalue|
-from 1 to --vmax, default 5, log scale), points where the walker fell are black,
+from 1 to --vmax, default 5, log scale), with --boundary a white line at
+|eigenvalue| = 1 between converged points; points where the walker fell are black,
 points where Newton did not converge are light grey with a cross, gaits whose
 stability could not be computed are magenta.  --x and --y name the swept
 columns (default: the first two after 'index'); with one swept column the
@@ -54,6 +55,9 @@ def main():
     ap.add_argument("--ylabel")
     ap.add_argument("--title")
     ap.add_argument("--vmax", type=float, default=5.0)
+    ap.add_argument("--boundary", action="store_true",
+                    help="draw |eigenvalue| = 1 between converged neighbours (misleading where neighbours "
+                         "lie on different gait families)")
     a = ap.parse_args()
 
     rows, xname, yname = read(a.csv, a.x, a.y)
@@ -99,6 +103,12 @@ def main():
     ax.pcolormesh(X, Y, flag("fell"), cmap=colors.ListedColormap(["black"]), shading="flat")
     ax.pcolormesh(X, Y, flag("not_converged"), cmap=colors.ListedColormap(["#d0d0d0"]), shading="flat")
     ax.pcolormesh(X, Y, flag("no_stability"), cmap=colors.ListedColormap(["magenta"]), shading="flat")
+    if a.boundary and yname and len(xs) > 1 and len(ys) > 1:
+        # The stability boundary |eigenvalue| = 1 between converged neighbours.
+        import numpy as np
+        z = np.ma.masked_invalid(np.array(eig, dtype=float))
+        if z.count() > 3 and z.min() < 1.0 < z.max():
+            ax.contour(xs, ys, z, levels=[1.0], colors="white", linewidths=1.2)
     nc = [(xs[j], ys[i]) for i in range(len(ys)) for j in range(len(xs)) if kind[i][j] == "not_converged"]
     if nc:
         ax.plot([p[0] for p in nc], [p[1] for p in nc], "x", color="#606060", ms=3, mew=0.6)
