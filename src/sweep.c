@@ -200,6 +200,22 @@ static bool is_failure(const sm_sweep_point *pt)
 
 /* ---- the spine ---- */
 
+/* The spine point whose seed spine point j starts from: the one before it
+ * along the second axis, or at the start of a row the first point of the
+ * previous row along the next axis that moved (never a jump across a whole
+ * plane); -1 for the first. */
+static long spine_predecessor(const sm_sweep *s, long j)
+{
+    long stride = 1, rest = j;
+    for (size_t k = 1; k < s->c.grid.n_axes; k++) {
+        const long n = s->c.grid.axis[k].n;
+        if (rest % n > 0) return j - stride;
+        rest /= n;
+        stride *= n;
+    }
+    return -1;
+}
+
 /* Makes sure spine points 0..l are known; false if stopped first.  The
  * lock is taken for one point at a time, so a worker waiting for an early
  * spine point goes on as soon as that point is known, whoever solved it. */
@@ -213,7 +229,8 @@ static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *
             break;
         }
         const long idx = j * s->n0;
-        const double *seed = j > 0 && s->spine_have[j - 1] ? &s->spine_x[(size_t)(j - 1) * s->ns] : NULL;
+        const long from = spine_predecessor(s, j);
+        const double *seed = from >= 0 && s->spine_have[from] ? &s->spine_x[(size_t)from * s->ns] : NULL;
         const double *x_after = seed;
         if (s->loaded[idx]) {
             if (s->loaded_conv[idx]) x_after = &s->loaded_x[(size_t)idx * s->ns];

@@ -249,6 +249,37 @@ static void same_rows_with_1_2_and_4_threads_and_3_shards(void **state)
     free(shards);
 }
 
+static void three_axes_give_the_same_rows_with_3_threads_and_5_shards(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    config(&c, "rimless", "gamma=0.05:0.2:4", "n=6:9:4");
+    char why[256];
+    sm_sweep_axis a;
+    assert_status(sm_sweep_axis_parse(c.model, "l=0.5:1.5:3", &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&c.grid, &a, why, sizeof why), SM_OK);
+    assert_int_equal(sm_sweep_grid_lines(&c.grid), 12);
+    c.jobs = 1;
+    run_sweep(&c, "a1", "local", false);
+    char *ref = merged("a1", 48);
+    c.jobs = 3;
+    run_sweep(&c, "a3", "local", false);
+    char *three = merged("a3", 48);
+    assert_string_equal(ref, three);
+    c.jobs = 2;
+    c.shard_n = 5;
+    for (c.shard_k = 0; c.shard_k < 5; c.shard_k++) {
+        char tag[32];
+        snprintf(tag, sizeof tag, "shard-%ld-of-5", c.shard_k);
+        run_sweep(&c, "a5", tag, false);
+    }
+    char *five = merged("a5", 48);
+    assert_string_equal(ref, five);
+    free(ref);
+    free(three);
+    free(five);
+}
+
 static void an_interrupted_sweep_resumed_gives_the_same_rows(void **state)
 {
     (void)state;
@@ -373,6 +404,7 @@ int main(void)
         cmocka_unit_test(bad_grid_specs_are_refused_with_a_reason),
         cmocka_unit_test(every_gait_measure_is_a_column_and_rows_round_trip),
         cmocka_unit_test(same_rows_with_1_2_and_4_threads_and_3_shards),
+        cmocka_unit_test(three_axes_give_the_same_rows_with_3_threads_and_5_shards),
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
         cmocka_unit_test(falls_are_rows_not_crashes),

@@ -6,12 +6,14 @@
  * share i1, i2, ...; line l holds the indices l*n0 ... l*n0 + n0 - 1.
  *
  * Seeding (deterministic, independent of threads, shards and ranks): the
- * points with i0 = 0 form the "spine", solved in index order, each from the
- * last converged spine point before it; every other point is solved from the
- * last converged point before it on its own line (its spine point first).
- * With no converged predecessor, or if Newton fails from it, the model's own
- * guess (or the configured one) is used.  Lines are independent once their spine point is known, so
- * they are the unit of parallel work.
+ * points with i0 = 0 form the "spine", solved in index order, each from its
+ * neighbour before it along the second axis (at i1 = 0, along the next axis
+ * that moved; if that neighbour did not converge, from its own seed); every
+ * other point is solved from the last converged point before it on its own
+ * line (its spine point first).  With no converged predecessor, or if
+ * Newton fails from it, the model's own guess (or the configured one) is
+ * used.  Lines are independent once their spine point is known, so they are
+ * the unit of parallel work.
  *
  * Output: DIR/part-TAG.csv, one CSV row per point, appended with one write()
  * per row in whatever order points finish.  A point whose row is in any
