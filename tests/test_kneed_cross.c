@@ -1,7 +1,8 @@
 /* The linkage engine's kneed walker against a closed form derived by hand
  * (tests/kneed_closed_form.h): accelerations and the stance knee's locking
  * torque in both phases, the knee-strike and heel-strike maps, and whole
- * strides, for models/kneed_hsu.yaml with its own mass positions and with
+ * strides, for tests/data/kneed_free_knee.yaml (the kneed walker with the
+ * engine's default, free-knee heel-strike) with its own mass positions and with
  * the issue's (thigh centre 0.2 m above the knee, shank centre 0.35 m above
  * the foot: thigh.com = 0.3, shank.com = 0.15).
  *
@@ -12,7 +13,10 @@
  * the engine's heel-strike followed at once by its knee-strike, which is
  * checked too.  The last test answers the issue's question: with its mass
  * positions on slope asin(7.25/144), Chen's walker has a stable gait and the
- * engine's does not (see models/kneed_hsu.yaml). */
+ * engine's default does not; models/kneed_hsu.yaml is therefore Chen's
+ * model (hold_at_heelstrike). */
+#include <stdlib.h>
+
 #include "kneed_closed_form.h"
 #include "stridemap/linkage.h"
 #include "test_util.h"
@@ -21,7 +25,7 @@
 #define SM_SOURCE_DIR "."
 #endif
 
-#define MODEL_FILE SM_SOURCE_DIR "/models/kneed_hsu.yaml"
+#define MODEL_FILE SM_SOURCE_DIR "/tests/data/kneed_free_knee.yaml"
 
 /* Angles from the slope normal of Tedrake's kneedCompassGait.m initial
  * condition (his angles from the vertical plus the slope). */
@@ -327,6 +331,86 @@ static void test_issue_gait(void **state)
     close_walker(&w);
 }
 
+/* ---- knee: {hold_at_heelstrike: true}: Chen's heel-strike in the engine ------ */
+
+/* kneed_hsu.yaml with the new swing knee held locked through heel-strike,
+ * written to a temporary file; path gets its name. */
+static void write_held_model(char *path, size_t len)
+{
+    FILE *in = fopen(MODEL_FILE, "r");
+    assert_non_null(in);
+    snprintf(path, len, "/tmp/kneed_held_XXXXXX.yaml");
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    assert_non_null(out);
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, in)) {
+        fputs(line, out);
+        if (strcmp(line, "  assume_locked: true\n") == 0) {
+            fputs("  hold_at_heelstrike: true\n", out);
+            found++;
+        }
+    }
+    fclose(in);
+    fclose(out);
+    assert_int_equal(found, 1);
+}
+
+static void test_held_heelstrike(void **state)
+{
+    char path[64];
+    write_held_model(path, sizeof path);
+    walker w;
+    char why[2048] = "";
+    w.m = NULL;
+    if (sm_registry_open(path, &w.m, why, sizeof why) != SM_OK) fail_msg("%s", why);
+    remove(path);
+    w.lk = sm_linkage_of(w.m);
+    sm_model_default_params(w.m, w.p);
+    set(w.m, w.p, "thigh.com", 0.3);
+    set(w.m, w.p, "shank.com", 0.15);
+    w.P = (kcf_params){.g = 9.8, .gamma = get(w.m, w.p, "slope"), .mh = 0.5, .mt = 0.5, .ms = 0.05,
+                       .lt = 0.5, .ls = 0.5, .ct = 0.3, .cs = 0.15};
+    const sm_event *hs = find_event(w.m, 1, "heelstrike");
+    unsigned long long seed = 17;
+    for (int k = 0; k < 200; k++) {
+        double x[6], a[6], c[6], hm[3], hp[3];
+        size_t n = 0;
+        random_state(&seed, x);
+        x[2] = x[1];
+        x[5] = x[4];
+        assert_int_equal(hs->reset(x, a, w.p, w.m->data), 0);
+        assert_int_equal(kcf_heelstrike(&w.P, KCF_HS_LOCKED, x, c), 0);
+        for (int i = 0; i < 6; i++) assert_close(a[i], c[i], 1e-12 * (1 + fabs(c[i])));
+        assert_int_equal(sm_linkage_impact_momenta(w.lk, w.p, SM_LINKAGE_HEELSTRIKE, x, a, hm, hp, &n), 0);
+        assert_int_equal(n, 2);
+        for (size_t i = 0; i < n; i++) assert_close(hm[i], hp[i], 1e-12 * (1 + fabs(hm[i])));
+    }
+    /* a stride, and Newton from Tedrake's start onto Chen's gait */
+    double x[6], y[SM_MAX_STATE], z[6], T;
+    for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
+    sm_workspace *ws = test_workspace(w.m, 1e-12, SM_METHOD_ADAMS);
+    sm_step_metrics mt;
+    assert_status(sm_stride(ws, w.p, x, y, &mt, NULL), SM_OK);
+    assert_int_equal(kcf_stride(&w.P, KCF_HS_LOCKED, x, 2e-5, 5.0, z, &T), KCF_OK);
+    for (int i = 0; i < 6; i++) assert_close(y[i], z[i], 1e-8);
+    assert_close(mt.period, T, 1e-8);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, w.p, x, &no, &r), SM_OK);
+    assert_true(r.stable);
+    assert_close(r.x[0], 0.2396419965, 1e-8);
+    assert_close(r.x[3], -1.1338165864, 1e-8);
+    assert_close(r.x[4], -0.1087293385, 1e-8);
+    assert_close(r.x[5], r.x[4], 1e-12);
+    assert_close(r.max_abs_eig, 0.7410, 2e-4);
+    sm_workspace_free(ws);
+    close_walker(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_accel_issue),        cmocka_unit_test(test_impacts_file),
         cmocka_unit_test(test_impacts_issue),      cmocka_unit_test(test_stride_file),
         cmocka_unit_test(test_stride_issue),       cmocka_unit_test(test_issue_gait),
+        cmocka_unit_test(test_held_heelstrike),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,7 +208,9 @@ static void test_energy_and_momentum(void **state)
  * heel-strike, with point and round feet. */
 static void test_kneed_energy_and_momentum(void **state)
 {
-    sm_linkage *lk = load_ok("models/kneed_hsu.yaml");
+    /* The engine's default heel-strike (three momenta, the new swing knee
+     * free): the fixture keeps it, the model file uses Chen's. */
+    sm_linkage *lk = load_ok("tests/data/kneed_free_knee.yaml");
     const sm_model *m = sm_linkage_model(lk);
     const double radii[] = {0.0, 0.2};
     for (size_t k = 0; k < 2; k++) {
@@ -250,17 +252,20 @@ static void test_kneed_hsu_gait(void **state)
     const sm_model *m = sm_linkage_model(lk);
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
-    const double x0[6] = {0.2, -0.2, -0.2, -1.0, 0.0, -2.0};
+    double x0[SM_MAX_STATE];
+    m->guess(x0, p, m->data); /* the file's rough start */
     sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
     sm_newton_options no;
     sm_newton_options_default(&no);
     static sm_fixed_result r;
     assert_status(sm_fixed_point(ws, p, x0, &no, &r), SM_OK);
     assert_true(r.stable);
-    assert_close(r.x[0], 0.2371551787, 1e-8);
-    assert_close(r.max_abs_eig, 0.7779247, 1e-5);
-    /* the file assumes the stance knee locked: its torque is negative just
-     * after heel-strike (see models/kneed_hsu.yaml) */
+    /* Chen's gait with the issue's masses, as the independent closed form of
+     * tests/kneed_closed_form.h finds it (tests/test_kneed_cross.c). */
+    assert_close(r.x[0], 0.2396419965, 1e-8);
+    assert_close(r.max_abs_eig, 0.741003599, 1e-5);
+    /* the file assumes the stance knee locked: its torque is negative early
+     * in the step (see models/kneed_hsu.yaml) */
     assert_true(sm_linkage_knee_lock_torque(lk, p, 0, r.x) < 0);
     sm_workspace_free(ws);
     sm_linkage_free(lk);

@@ -31,7 +31,10 @@
  * Impacts (2.5): plastic, angular momentum of the nested sub-chains (the
  * whole walker about the new contact point, the swing leg about the hip,
  * the swing shank about its knee) is conserved, and H = M: the rates after
- * the impact solve M(q+) q'+ = h-.
+ * the impact solve M(q+) q'+ = h-.  At heel-strike the new swing knee is
+ * free (Garcia 2.5.3), or with knee: {hold_at_heelstrike: true} held locked
+ * through the impact (Chen 2007): then only the first two momenta count and
+ * the shank leaves turning with the thigh.
  *
  * Phases: straight legs: swing -> heel-strike (section).  Knees: knee free
  * -> knee-strike -> knee locked -> heel-strike (section). */

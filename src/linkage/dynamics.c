@@ -325,7 +325,7 @@ static void pre_momenta(const sm_linkage *lk, sm_linkage_impact kind, const geo 
         h[0] = momentum(G, v, om, ALL, C);
         h[1] = momentum(G, v, om, BIT(P_ST_T) | BIT(P_ST_S), G->hip);
         int n = 2;
-        if (lk->n_dof == 3) h[n++] = momentum(G, v, om, BIT(P_ST_S), G->knee_st);
+        if (lk->n_dof == 3 && !lk->hs_knee_locked) h[n++] = momentum(G, v, om, BIT(P_ST_S), G->knee_st);
         *n_out = n;
     } else {
         const double C[2] = {0, 0};
@@ -345,7 +345,8 @@ static void post_momenta(const sm_linkage *lk, sm_linkage_impact kind, const geo
     h[0] = momentum(G, v, om, ALL, C);
     h[1] = momentum(G, v, om, BIT(P_SW_T) | BIT(P_SW_S), G->hip);
     int n = 2;
-    if (kind == SM_LINKAGE_HEELSTRIKE && lk->n_dof == 3) h[n++] = momentum(G, v, om, BIT(P_SW_S), G->knee_sw);
+    if (kind == SM_LINKAGE_HEELSTRIKE && lk->n_dof == 3 && !lk->hs_knee_locked)
+        h[n++] = momentum(G, v, om, BIT(P_SW_S), G->knee_sw);
     *n_out = n;
 }
 
@@ -356,7 +357,7 @@ int lk_impact(const sm_linkage *lk, const double *p, sm_linkage_impact kind, con
     sm_linkage_values_from(lk, p, &v);
     const size_t n = lk->n_dof;
     const int nb_pre = kind == SM_LINKAGE_HEELSTRIKE ? 2 : 3;
-    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE ? (int)n : 2;
+    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE && !lk->hs_knee_locked ? (int)n : 2;
     double ang[3], w[LK_MAX_DOF];
     unpack(lk, nb_pre, xm, ang, w);
     geo G;
@@ -398,7 +399,7 @@ int sm_linkage_impact_momenta(const sm_linkage *lk, const double *p, sm_linkage_
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
     const int nb_pre = kind == SM_LINKAGE_HEELSTRIKE ? 2 : 3;
-    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE ? (int)lk->n_dof : 2;
+    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE && !lk->hs_knee_locked ? (int)lk->n_dof : 2;
     double ang[3], w[LK_MAX_DOF];
     geo G;
     int n1 = 0, n2 = 0;

@@ -17,6 +17,7 @@ struct sm_linkage {
     size_t n_dof;              /* 2 (straight or locked knees) or 3 */
     bool assume_locked;        /* no stance-knee locking check */
     bool knee_locked;          /* knees always locked: the straight-legged phase sequence */
+    bool hs_knee_locked;       /* the new swing knee stays locked through heel-strike */
 
     size_t n_params;
     sm_param_def params[SM_MAX_PARAMS];

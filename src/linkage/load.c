@@ -22,6 +22,8 @@
  *   knee: {stop: true, stiffness: 0, damping: 0, torque: 0}  # two links only
  *                              # assume_locked: true skips the stance-knee check;
  *                              # locked: true locks both knees (a straight-legged step)
+ *                              # hold_at_heelstrike: true keeps the new swing knee locked
+ *                              # through heel-strike (Chen 2007): it leaves straight
  *   foot: {radius: 0, offset: 0}
  *   guess: [0.2, -0.2, -0.2, -1, 0.2, 0.2]   # a full state (linkage.h)
  *   time_limit: 5
@@ -57,7 +59,7 @@ typedef struct {
 } y_hip;
 
 typedef struct {
-    bool stop, assume_locked, locked;
+    bool stop, assume_locked, locked, hold_at_heelstrike;
     double *stiffness, *damping, *torque;
 } y_knee;
 
@@ -104,6 +106,7 @@ static const cyaml_schema_field_t knee_fields[] = {
     CYAML_FIELD_BOOL("stop", OPT, y_knee, stop),
     CYAML_FIELD_BOOL("assume_locked", OPT, y_knee, assume_locked),
     CYAML_FIELD_BOOL("locked", OPT, y_knee, locked),
+    CYAML_FIELD_BOOL("hold_at_heelstrike", OPT, y_knee, hold_at_heelstrike),
     OPT_FLOAT("stiffness", y_knee, stiffness),
     OPT_FLOAT("damping", y_knee, damping),
     OPT_FLOAT("torque", y_knee, torque),
@@ -555,6 +558,7 @@ static bool build(builder *b, const y_model *y)
             return bad_at(b, &path, "only knees with a stop are supported: set 'stop: true' (or 'locked: true')");
         lk->assume_locked = y->knee->assume_locked;
         lk->knee_locked = y->knee->locked;
+        lk->hs_knee_locked = y->knee->hold_at_heelstrike;
         const double *kv[3] = {y->knee->stiffness, y->knee->damping, y->knee->torque};
         const char *kk[3] = {"stiffness", "damping", "torque"};
         const size_t ko[3] = {VOFF(knee_stiffness), VOFF(knee_damping), VOFF(knee_torque)};
