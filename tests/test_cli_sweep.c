@@ -232,31 +232,33 @@ static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
     free(want);
 }
 
-static void sigterm_keeps_every_finished_row(void **state)
+static void sigterm_and_sigint_keep_every_finished_row(void **state)
 {
     (void)state;
-    const char *d = dir("termed");
-    const char *args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:40", TOLS, "--jobs", "2", "--out", d,
-                          "-q", NULL};
-    char err_path[300], part[400];
-    snprintf(err_path, sizeof err_path, "%s/stderr-term", base_dir);
-    snprintf(part, sizeof part, "%s/part-local.csv", d);
-    pid_t pid = spawn(args, err_path, NULL);
-    struct timespec nap = {0, 2 * 1000 * 1000};
-    for (int i = 0; i < 5000 && lines_in(part) < 4; i++) nanosleep(&nap, NULL);
-    kill(pid, SIGTERM);
-    run_result r;
-    finish(pid, err_path, &r);
-    if (r.status != 0) { /* it may have finished first on a fast machine */
-        expect_error(&r, 143, "--resume");
-        assert_non_null(strstr(r.err, "SIGTERM"));
+    const int sigs[] = {SIGTERM, SIGINT};
+    const char *names[] = {"SIGTERM", "SIGINT"};
+    for (int k = 0; k < 2; k++) {
+        const char *d = dir(k ? "interrupted" : "termed");
+        const char *args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", d, "-q",
+                              NULL};
+        char err_path[300], part[400];
+        snprintf(err_path, sizeof err_path, "%s/stderr-term", base_dir);
+        snprintf(part, sizeof part, "%s/part-local.csv", d);
+        pid_t pid = spawn(args, err_path, NULL);
+        struct timespec nap = {0, 2 * 1000 * 1000};
+        for (int i = 0; i < 5000 && lines_in(part) < 4; i++) nanosleep(&nap, NULL);
+        kill(pid, sigs[k]);
+        run_result r;
+        finish(pid, err_path, &r);
+        expect_error(&r, 128 + sigs[k], "--resume");
+        assert_non_null(strstr(r.err, names[k]));
+        long kept = lines_in(part) - 1;
+        assert_true(kept >= 3 && kept < 60);
+        run_result *rr = run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", d,
+                             "--resume", "-q", NULL);
+        assert_int_equal(rr->status, 0);
+        assert_int_equal(lines_in(part), 61); /* each point once */
     }
-    long kept = lines_in(part) - 1;
-    assert_true(kept >= 3);
-    run_result *rr = run("sweep", "simplest", "--grid", "gamma=0.002:0.02:40", TOLS, "--jobs", "2", "--out", d,
-                         "--resume", "-q", NULL);
-    assert_int_equal(rr->status, 0);
-    assert_int_equal(lines_in(part), 41);
 }
 
 static void shards_merge_into_the_same_rows(void **state)
@@ -437,7 +439,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
         cmocka_unit_test(a_full_disk_is_refused_before_work),
         cmocka_unit_test(killed_with_sigkill_and_resumed_loses_nothing),
-        cmocka_unit_test(sigterm_keeps_every_finished_row),
+        cmocka_unit_test(sigterm_and_sigint_keep_every_finished_row),
         cmocka_unit_test(shards_merge_into_the_same_rows),
         cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),
         cmocka_unit_test(a_guess_chooses_the_branch_the_sweep_follows),
