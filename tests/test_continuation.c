@@ -330,6 +330,27 @@ static void test_slip_neimark_sacker_in_stiffness(void **state)
     }
 }
 
+/* The rimless wheel's gait exists only while it can vault over each spoke,
+ * theta_dot*^2 > 2 (g/l) (1 - cos(alpha - gamma)) with theta_dot* =
+ * -cot(2 alpha) sqrt(4 (g/l) sin(alpha) sin(gamma)), alpha = pi/n (McGeer
+ * 1990): for n = 10 down to gamma = 0.033439064302763 (bisection on that
+ * closed form).  Continued down the slope, the branch stops just above it,
+ * saying the wheel fell backwards; how far above is set by the
+ * finite-difference step (a perturbed stride stops vaulting first). */
+static void test_rimless_stops_where_it_cannot_vault(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    assert_status(run("rimless", "gamma", 0.08, 0.0, 1, NULL, &t, &r, NULL), SM_FELL_BACKWARD);
+    assert_int_equal(r.stop, SM_STOP_FAILED);
+    assert_status(r.stride_status, SM_FELL_BACKWARD);
+    const double gamma_min = 0.033439064302763;
+    assert_true(r.stop_mu > gamma_min && r.stop_mu < gamma_min + 2e-6);
+    assert_int_equal(t.pts[t.n - 1].type, SM_POINT_MX);
+    assert_status(t.pts[t.n - 1].status, SM_FELL_BACKWARD);
+    for (int i = 0; i < t.n - 1; i++) assert_true(t.pts[i].stable);
+}
+
 /* No gait at the start: one MX point saying why, and a stop. */
 static void test_failed_start_says_why(void **state)
 {
@@ -379,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_simplest_period_doubling_and_switch),
         cmocka_unit_test(test_slip_neimark_sacker_in_stiffness),
         cmocka_unit_test(test_stops_where_the_stride_fails),
+        cmocka_unit_test(test_rimless_stops_where_it_cannot_vault),
         cmocka_unit_test(test_failed_start_says_why),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
