@@ -42,7 +42,7 @@ static const char help[] =
     "  --switch          switch to the period-doubled branch at every PD\n"
     "  --max-period N    switch only while the new period is <= N (default 16)\n"
     "  --amplitude A     first period-2N point's distance from the PD (default 1e-3 x\n"
-    "                    the state's size)\n"
+    "                    the state's size; 2.5 A and 0.4 A are tried if A fails)\n"
     "  --weight W        the parameter's weight in the arclength (default 1)\n"
     "  --no-locate       do not detect bifurcations (faster)\n"
     "  --locate-tol S    bracket in arclength at which a bifurcation counts as located\n"
@@ -370,7 +370,16 @@ int cmd_continue(int argc, char **argv)
             if (sp->type != SM_POINT_PD || 2 * sp->period > s.max_period || n_jobs >= MAX_BRANCHES) continue;
             job *nj = &queue[n_jobs];
             p[ip] = sp->mu;
-            st = sm_cont_switch_pd(ws, p, sp, &jb->o, s.amplitude, nj->x, &nj->mu, &nj->o);
+            /* The amplitude asked for (or the library's default: 1e-3 of the
+             * state's size), then 2.5 and 0.4 times it: a switch can fail
+             * for one amplitude (a stride that falls, a solver failure). */
+            double scale = 0.0;
+            for (size_t k = 0; k < m->n_free; k++) scale = fmax(scale, fabs(sp->x[m->free_index[k]]));
+            const double a0 = s.amplitude > 0 ? s.amplitude : 1e-3 * fmax(scale, 0.1);
+            const double tries[3] = {a0, 2.5 * a0, 0.4 * a0};
+            st = SM_NOT_CONVERGED;
+            for (int k = 0; k < 3 && st != SM_OK; k++)
+                st = sm_cont_switch_pd(ws, p, sp, &jb->o, tries[k], nj->x, &nj->mu, &nj->o);
             if (st != SM_OK) {
                 fprintf(stderr, "  could not switch to period %d at %s = %.10g: %s\n", 2 * sp->period, s.param,
                         sp->mu, sm_strerror(st));
