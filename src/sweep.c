@@ -30,18 +30,21 @@ struct sm_sweep {
     sm_sweep_config c;
     sweep_layout lay;
     long total, lines, n0;
+    long seg_len, n_seg, units; /* a unit of work: segment seg of line l is unit l * n_seg + seg */
     size_t ns; /* n_state */
 
     /* Rows found in dir at open: read-only afterwards. */
     unsigned char *loaded, *loaded_conv; /* [total] */
     double *loaded_x;                    /* [total * ns] */
 
-    /* The spine: the start of every line, solved in line order. */
-    pthread_mutex_t spine_mu;
-    atomic_long spine_n;        /* spine points known */
-    unsigned char *spine_have;  /* [lines]: a converged seed exists after spine point l */
-    double *spine_x;            /* [lines * ns]: that seed */
-    char **spine_row;           /* [lines]: the row of spine point l if it was not loaded */
+    /* The spines: the starts of every line's segments, one chain per segment
+     * (chain 0 is the spine of line starts), each solved in line order.
+     * Element c = seg * lines + l. */
+    pthread_mutex_t *chain_mu;  /* [n_seg] */
+    atomic_long *chain_n;       /* [n_seg]: chain points known */
+    unsigned char *spine_have;  /* [n_seg * lines]: a converged seed exists after that point */
+    double *spine_x;            /* [n_seg * lines * ns]: that seed */
+    char **spine_row;           /* [n_seg * lines]: its row if it was not loaded (until written) */
 
     /* The line queue. */
     pthread_mutex_t q_mu;
@@ -216,35 +219,41 @@ static long spine_predecessor(const sm_sweep *s, long j)
     return -1;
 }
 
-/* Makes sure spine points 0..l are known; false if stopped first.  The
- * lock is taken for one point at a time, so a worker waiting for an early
- * spine point goes on as soon as that point is known, whoever solved it. */
-static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *pt, char *row)
+/* Makes sure points 0..l of chain seg are known; false if stopped first.
+ * A chain's first point starts from the previous chain's first point (seg_len
+ * points before it on line 0), the others like the spine.  The lock is taken
+ * for one point at a time, so a worker waiting for an early point goes on
+ * as soon as that point is known, whoever solved it. */
+static bool ensure_chain(sm_sweep *s, sm_workspace *ws, long seg, long l, sm_sweep_point *pt, char *row)
 {
-    while (atomic_load(&s->spine_n) <= l) {
-        pthread_mutex_lock(&s->spine_mu);
-        const long j = atomic_load(&s->spine_n);
+    if (seg > 0 && atomic_load(&s->chain_n[seg]) == 0 && !ensure_chain(s, ws, seg - 1, 0, pt, row)) return false;
+    const size_t c0 = (size_t)(seg * s->lines);
+    while (atomic_load(&s->chain_n[seg]) <= l) {
+        pthread_mutex_lock(&s->chain_mu[seg]);
+        const long j = atomic_load(&s->chain_n[seg]);
         if (j > l) {
-            pthread_mutex_unlock(&s->spine_mu);
+            pthread_mutex_unlock(&s->chain_mu[seg]);
             break;
         }
-        const long idx = j * s->n0;
+        const long idx = j * s->n0 + seg * s->seg_len;
         const long from = spine_predecessor(s, j);
-        const double *seed = from >= 0 && s->spine_have[from] ? &s->spine_x[(size_t)from * s->ns] : NULL;
+        /* The element whose seed this one takes, in the chain arrays. */
+        const long fc = from >= 0 ? (long)c0 + from : seg > 0 ? (seg - 1) * s->lines : -1;
+        const double *seed = fc >= 0 && s->spine_have[fc] ? &s->spine_x[(size_t)fc * s->ns] : NULL;
         const double *x_after = seed;
         if (s->loaded[idx]) {
             if (s->loaded_conv[idx]) x_after = &s->loaded_x[(size_t)idx * s->ns];
         } else {
             if (stop_requested(s)) {
-                pthread_mutex_unlock(&s->spine_mu);
+                pthread_mutex_unlock(&s->chain_mu[seg]);
                 return false;
             }
             solve_point(s, ws, idx, seed, pt);
-            /* Kept until its line is written; a line of another shard only needs the seed. */
+            /* Kept until its unit is written; a line of another shard only needs the seed. */
             if (s->c.external_lines || sm_sweep_owns_line(&s->c, j)) {
                 size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
-                if (n == 0 || !(s->spine_row[j] = strndup(row, n))) {
-                    pthread_mutex_unlock(&s->spine_mu);
+                if (n == 0 || !(s->spine_row[c0 + (size_t)j] = strndup(row, n))) {
+                    pthread_mutex_unlock(&s->chain_mu[seg]);
                     if (n) set_error(s, SM_NO_MEMORY, "out of memory");
                     return false;
                 }
@@ -252,44 +261,58 @@ static bool ensure_spine(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *
             if (pt->r.converged) x_after = pt->r.x;
         }
         if (x_after) {
-            memmove(&s->spine_x[(size_t)j * s->ns], x_after, s->ns * sizeof(double));
-            s->spine_have[j] = 1;
+            memmove(&s->spine_x[(c0 + (size_t)j) * s->ns], x_after, s->ns * sizeof(double));
+            s->spine_have[c0 + (size_t)j] = 1;
         }
-        atomic_store(&s->spine_n, j + 1);
-        pthread_mutex_unlock(&s->spine_mu);
+        atomic_store(&s->chain_n[seg], j + 1);
+        pthread_mutex_unlock(&s->chain_mu[seg]);
     }
     return true;
 }
 
 /* ---- lines ---- */
 
-bool sm_sweep_line_done(const sm_sweep *s, long l)
+/* The first and one-past-last point index of unit u. */
+static void unit_span(const sm_sweep *s, long u, long *first, long *end)
 {
-    for (long i = 0; i < s->n0; i++)
-        if (!s->loaded[l * s->n0 + i]) return false;
+    const long l = u / s->n_seg, seg = u % s->n_seg;
+    *first = l * s->n0 + seg * s->seg_len;
+    *end = seg * s->seg_len + s->seg_len < s->n0 ? *first + s->seg_len : (l + 1) * s->n0;
+}
+
+long sm_sweep_units(const sm_sweep *s) { return s->units; }
+
+bool sm_sweep_unit_done(const sm_sweep *s, long u)
+{
+    long first, end;
+    unit_span(s, u, &first, &end);
+    for (long i = first; i < end; i++)
+        if (!s->loaded[i]) return false;
     return true;
 }
 
-static void process_line(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *pt, char *row)
+static void process_unit(sm_sweep *s, sm_workspace *ws, long u, sm_sweep_point *pt, char *row)
 {
-    if (!ensure_spine(s, ws, l, pt, row)) return;
-    const long base = l * s->n0;
+    const long l = u / s->n_seg, seg = u % s->n_seg;
+    if (!ensure_chain(s, ws, seg, l, pt, row)) return;
+    const size_t c = (size_t)(seg * s->lines + l);
+    long base, end;
+    unit_span(s, u, &base, &end);
     double carry[SM_MAX_STATE];
-    bool have = s->spine_have[l];
-    if (have) memcpy(carry, &s->spine_x[(size_t)l * s->ns], s->ns * sizeof *carry);
+    bool have = s->spine_have[c];
+    if (have) memcpy(carry, &s->spine_x[c * s->ns], s->ns * sizeof *carry);
     if (!s->loaded[base]) {
-        /* The spine point's row, solved earlier; failure as recorded there. */
-        const char *r = s->spine_row[l];
+        /* The chain point's row, solved earlier; failure as recorded there. */
+        const char *r = s->spine_row[c];
         const char *oc = strchr(r, ',');
         for (size_t k = 0; oc && k < s->c.grid.n_axes; k++) oc = strchr(oc + 1, ',');
         bool failed = oc && strncmp(oc + 1, "stable,", 7) != 0 && strncmp(oc + 1, "unstable,", 9) != 0;
         bool ok = write_row(s, r, strlen(r), failed);
-        free(s->spine_row[l]); /* only this worker has line l */
-        s->spine_row[l] = NULL;
+        free(s->spine_row[c]); /* only this worker has unit u */
+        s->spine_row[c] = NULL;
         if (!ok) return;
     }
-    for (long i = 1; i < s->n0; i++) {
-        const long idx = base + i;
+    for (long idx = base + 1; idx < end; idx++) {
         if (s->loaded[idx]) {
             if (s->loaded_conv[idx]) {
                 memcpy(carry, &s->loaded_x[(size_t)idx * s->ns], s->ns * sizeof *carry);
@@ -308,7 +331,7 @@ static void process_line(sm_sweep *s, sm_workspace *ws, long l, sm_sweep_point *
     }
 }
 
-static long pop_line(sm_sweep *s)
+static long pop_unit(sm_sweep *s)
 {
     pthread_mutex_lock(&s->q_mu);
     while (s->q_head == s->q_tail && !s->q_closed && !atomic_load(&s->stopping))
@@ -319,7 +342,7 @@ static long pop_line(sm_sweep *s)
     return l;
 }
 
-void sm_sweep_push_line(sm_sweep *s, long l)
+void sm_sweep_push_unit(sm_sweep *s, long l)
 {
     pthread_mutex_lock(&s->q_mu);
     if (s->q_tail - s->q_head < s->q_cap) {
@@ -329,7 +352,7 @@ void sm_sweep_push_line(sm_sweep *s, long l)
     pthread_mutex_unlock(&s->q_mu);
 }
 
-void sm_sweep_close_lines(sm_sweep *s)
+void sm_sweep_close_units(sm_sweep *s)
 {
     pthread_mutex_lock(&s->q_mu);
     s->q_closed = true;
@@ -337,7 +360,7 @@ void sm_sweep_close_lines(sm_sweep *s)
     pthread_mutex_unlock(&s->q_mu);
 }
 
-long sm_sweep_queued_lines(sm_sweep *s)
+long sm_sweep_queued_units(sm_sweep *s)
 {
     pthread_mutex_lock(&s->q_mu);
     long n = (long)(s->q_tail - s->q_head);
@@ -355,7 +378,7 @@ static void *worker(void *arg)
     if (st != SM_OK) {
         set_error(s, st, "cannot set up a worker's integrator");
     } else {
-        for (long l; !stop_requested(s) && (l = pop_line(s)) >= 0;) process_line(s, ws, l, pt, row);
+        for (long u; !stop_requested(s) && (u = pop_unit(s)) >= 0;) process_unit(s, ws, u, pt, row);
     }
     sm_workspace_free(ws);
     free(pt);
@@ -465,8 +488,10 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     s->total = sm_sweep_grid_points(&c->grid);
     s->lines = sm_sweep_grid_lines(&c->grid);
     s->n0 = c->grid.axis[0].n;
+    s->seg_len = c->segment > 0 && c->segment < s->n0 ? c->segment : s->n0;
+    s->n_seg = (s->n0 + s->seg_len - 1) / s->seg_len;
+    s->units = s->lines * s->n_seg;
     sweep_csv_layout(c->model, &c->grid, &s->lay);
-    pthread_mutex_init(&s->spine_mu, NULL);
     pthread_mutex_init(&s->q_mu, NULL);
     pthread_cond_init(&s->q_cv, NULL);
     pthread_mutex_init(&s->err_mu, NULL);
@@ -474,14 +499,21 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     s->loaded = calloc((size_t)s->total, 1);
     s->loaded_conv = calloc((size_t)s->total, 1);
     s->loaded_x = calloc((size_t)s->total * s->ns, sizeof(double));
-    s->spine_have = calloc((size_t)s->lines, 1);
-    s->spine_x = calloc((size_t)s->lines * s->ns, sizeof(double));
-    s->spine_row = calloc((size_t)s->lines, sizeof(char *));
-    s->q_cap = (size_t)s->lines + 1;
+    s->chain_mu = calloc((size_t)s->n_seg, sizeof *s->chain_mu);
+    s->chain_n = calloc((size_t)s->n_seg, sizeof *s->chain_n);
+    for (long k = 0; s->chain_mu && s->chain_n && k < s->n_seg; k++) {
+        pthread_mutex_init(&s->chain_mu[k], NULL);
+        atomic_init(&s->chain_n[k], 0);
+    }
+    s->spine_have = calloc((size_t)s->units, 1);
+    s->spine_x = calloc((size_t)s->units * s->ns, sizeof(double));
+    s->spine_row = calloc((size_t)s->units, sizeof(char *));
+    s->q_cap = (size_t)s->units + 1;
     s->queue = calloc(s->q_cap, sizeof(long));
     char header[SWEEP_ROW_MAX];
     size_t header_len = sm_sweep_csv_header(c->model, &c->grid, header, sizeof header);
-    if (!s->loaded || !s->loaded_conv || !s->loaded_x || !s->spine_have || !s->spine_x || !s->spine_row ||
+    if (!s->loaded || !s->loaded_conv || !s->loaded_x || !s->chain_mu || !s->chain_n || !s->spine_have ||
+        !s->spine_x || !s->spine_row ||
         !s->queue || header_len == 0) {
         sm_sweep_free(s);
         return fail(why, why_len, SM_NO_MEMORY, "out of memory for a grid of this size");
@@ -536,9 +568,9 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
 sm_status sm_sweep_start(sm_sweep *s, char *why, size_t why_len)
 {
     if (!s->c.external_lines) {
-        for (long l = 0; l < s->lines; l++)
-            if (sm_sweep_owns_line(&s->c, l) && !sm_sweep_line_done(s, l)) sm_sweep_push_line(s, l);
-        sm_sweep_close_lines(s);
+        for (long u = 0; u < s->units; u++)
+            if (sm_sweep_owns_line(&s->c, u / s->n_seg) && !sm_sweep_unit_done(s, u)) sm_sweep_push_unit(s, u);
+        sm_sweep_close_units(s);
     }
     s->threads = calloc((size_t)s->c.jobs, sizeof *s->threads);
     if (!s->threads) return fail(why, why_len, SM_NO_MEMORY, "out of memory");
@@ -547,7 +579,7 @@ sm_status sm_sweep_start(sm_sweep *s, char *why, size_t why_len)
         if (pthread_create(&s->threads[i], NULL, worker, s) != 0) {
             atomic_fetch_sub(&s->running, s->c.jobs - i);
             set_error(s, SM_NO_MEMORY, "cannot start a worker thread");
-            sm_sweep_close_lines(s);
+            sm_sweep_close_units(s);
             break;
         }
         s->n_threads++;
@@ -562,7 +594,7 @@ void sm_sweep_stats_get(sm_sweep *s, sm_sweep_stats *st)
     st->loaded = s->loaded_owned;
     st->written = atomic_load(&s->written);
     st->failed = atomic_load(&s->failed);
-    st->spine = atomic_load(&s->spine_n);
+    st->spine = s->chain_n ? atomic_load(&s->chain_n[0]) : 0;
     st->finished = atomic_load(&s->running) == 0;
     st->stopped = atomic_load(&s->stopping);
 }
@@ -584,12 +616,12 @@ void sm_sweep_free(sm_sweep *s)
     if (!s) return;
     if (s->n_threads) {
         atomic_store(&s->stopping, true);
-        sm_sweep_close_lines(s);
+        sm_sweep_close_units(s);
         char why[8];
         sm_sweep_wait(s, why, sizeof why);
     }
     if (s->fd >= 0) close(s->fd);
-    for (long l = 0; s->spine_row && l < s->lines; l++) free(s->spine_row[l]);
+    for (long u = 0; s->spine_row && u < s->units; u++) free(s->spine_row[u]);
     free(s->spine_row);
     free(s->spine_have);
     free(s->spine_x);
@@ -598,7 +630,9 @@ void sm_sweep_free(sm_sweep *s)
     free(s->loaded_x);
     free(s->queue);
     free(s->threads);
-    pthread_mutex_destroy(&s->spine_mu);
+    for (long k = 0; s->chain_mu && k < s->n_seg; k++) pthread_mutex_destroy(&s->chain_mu[k]);
+    free(s->chain_mu);
+    free((void *)s->chain_n);
     pthread_mutex_destroy(&s->q_mu);
     pthread_cond_destroy(&s->q_cv);
     pthread_mutex_destroy(&s->err_mu);

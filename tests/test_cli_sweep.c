@@ -177,9 +177,9 @@ static void an_unwritable_or_foreign_directory_is_refused_before_work(void **sta
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q", NULL), 73,
                  "--resume");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:4", TOLS, "--out", d, "--resume", "-q", NULL),
-                 73, "another sweep (its grid differ");
+                 73, "another sweep ('grid' differs");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", "--out", d, "--resume", "-q", NULL), 73,
-                 "another sweep (its newton differ");
+                 "another sweep ('newton' differs");
 }
 
 /* No room for a megabyte (a file-size limit stands in for a full disk). */
@@ -364,6 +364,18 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
     char part[400];
     snprintf(part, sizeof part, "%s/part-rank-3-of-4.csv", four);
     assert_true(lines_in(part) >= 1); /* every rank wrote its own part */
+
+    /* Lines cut into segments of 2 points: ranks and threads agree again. */
+    const char *seg_ref = dir("mpi-seg-ref"), *seg4 = dir("mpi-seg-4");
+    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "2",
+                         "--segment=2", "--out", seg_ref, "-q", NULL)->status,
+                     0);
+    char *seg_want = rows_of(seg_ref);
+    assert_int_equal(run_mpi("4", seg4, "--segment=2"), 0);
+    got = rows_of(seg4);
+    assert_string_equal(seg_want, got);
+    free(got);
+    free(seg_want);
 
     /* Three ranks stopped early, resumed by two: the same rows. */
     assert_int_equal(run_mpi("3", cut, "--stop-after=2"), 75);

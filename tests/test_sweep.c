@@ -280,6 +280,40 @@ static void three_axes_give_the_same_rows_with_3_threads_and_5_shards(void **sta
     free(five);
 }
 
+static void segments_give_the_same_rows_with_threads_shards_and_a_resume(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    /* 10 points per line in segments of 4, 4 and 2: 3 units per line, 9 units. */
+    config(&c, "rimless", "gamma=0.02:0.2:10", "n=6:8:3");
+    c.segment = 4;
+    c.jobs = 1;
+    run_sweep(&c, "s1", "local", false);
+    char *ref = merged("s1", 30);
+    c.jobs = 4;
+    run_sweep(&c, "s4", "local", false);
+    char *four = merged("s4", 30);
+    assert_string_equal(ref, four);
+    c.jobs = 2;
+    c.shard_n = 2;
+    for (c.shard_k = 0; c.shard_k < 2; c.shard_k++)
+        run_sweep(&c, "s2", c.shard_k ? "shard-1-of-2" : "shard-0-of-2", false);
+    char *shards = merged("s2", 30);
+    assert_string_equal(ref, shards);
+    c.shard_n = 1;
+    c.shard_k = 0;
+    c.stop_after = 11;
+    assert_int_equal(run_sweep(&c, "sr", "local", false), 11);
+    c.stop_after = 0;
+    assert_int_equal(run_sweep(&c, "sr", "local", true), 19);
+    char *resumed = merged("sr", 30);
+    assert_string_equal(ref, resumed);
+    free(ref);
+    free(four);
+    free(shards);
+    free(resumed);
+}
+
 static void an_interrupted_sweep_resumed_gives_the_same_rows(void **state)
 {
     (void)state;
@@ -405,6 +439,7 @@ int main(void)
         cmocka_unit_test(every_gait_measure_is_a_column_and_rows_round_trip),
         cmocka_unit_test(same_rows_with_1_2_and_4_threads_and_3_shards),
         cmocka_unit_test(three_axes_give_the_same_rows_with_3_threads_and_5_shards),
+        cmocka_unit_test(segments_give_the_same_rows_with_threads_shards_and_a_resume),
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
         cmocka_unit_test(falls_are_rows_not_crashes),

@@ -13,7 +13,11 @@
  * line (its spine point first).  With no converged predecessor, or if
  * Newton fails from it, the model's own guess (or the configured one) is
  * used.  Lines are independent once their spine point is known, so they are
- * the unit of parallel work.
+ * the unit of parallel work.  With config.segment = S, each line is cut into
+ * segments of S points, each seeded like a line from its own spine (the
+ * points i0 = k S: along the other axes as above, and the first of them
+ * from the previous segment spine's first point), so that a grid with few
+ * lines still gives many workers something to do.
  *
  * Output: DIR/part-TAG.csv, one CSV row per point, appended with one write()
  * per row in whatever order points finish.  A point whose row is in any
@@ -105,7 +109,8 @@ typedef struct {
     double guess[SM_MAX_STATE];    /* a full state, instead of the model's own guess */
     int jobs;                      /* worker threads (>= 1) */
     long shard_k, shard_n;         /* this process owns lines l with l % shard_n == shard_k */
-    bool external_lines;           /* lines come from sm_sweep_push_line (MPI), not the shard rule */
+    long segment;                  /* points per unit of work along the first axis (0: whole lines) */
+    bool external_lines;           /* units come from sm_sweep_push_unit (MPI), not the shard rule */
     long stop_after;               /* testing aid: stop after this many new rows (0: never) */
     volatile sig_atomic_t *stop;   /* non-zero: finish the current points and stop (may be NULL) */
 } sm_sweep_config;
@@ -138,11 +143,16 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
 /* Starts the worker threads (returns at once). */
 sm_status sm_sweep_start(sm_sweep *s, char *why, size_t why_len);
 
-/* With external_lines: hands line l to the workers; close when there are no more. */
-void sm_sweep_push_line(sm_sweep *s, long l);
-void sm_sweep_close_lines(sm_sweep *s);
-/* Lines waiting for a worker (for prefetching in the MPI driver). */
-long sm_sweep_queued_lines(sm_sweep *s);
+/* Units of work: unit u is segment u % n_seg of line u / n_seg, where a
+ * line is cut into segments of config.segment points (one segment per line
+ * by default).  Their number: */
+long sm_sweep_units(const sm_sweep *s);
+
+/* With external_lines: hands unit u to the workers; close when there are no more. */
+void sm_sweep_push_unit(sm_sweep *s, long u);
+void sm_sweep_close_units(sm_sweep *s);
+/* Units waiting for a worker (for prefetching in the MPI driver). */
+long sm_sweep_queued_units(sm_sweep *s);
 
 void sm_sweep_stats_get(sm_sweep *s, sm_sweep_stats *st);
 
@@ -152,8 +162,8 @@ sm_status sm_sweep_wait(sm_sweep *s, char *why, size_t why_len);
 /* True if this process owns line l (shard rule). */
 bool sm_sweep_owns_line(const sm_sweep_config *c, long l);
 
-/* True if every point of line l already has a row in dir (after open). */
-bool sm_sweep_line_done(const sm_sweep *s, long l);
+/* True if every point of unit u already has a row in dir (after open). */
+bool sm_sweep_unit_done(const sm_sweep *s, long u);
 
 /* Frees the sweep and closes its file; NULL is fine. */
 void sm_sweep_free(sm_sweep *s);

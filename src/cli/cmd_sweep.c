@@ -31,7 +31,10 @@ static const char help[] =
     "  --guess LIST      start points that have no converged neighbour from this full\n"
     "                    state (as in 'fixed'; default: the model's guess at each point)\n"
     "  --jobs N          worker threads (default: SLURM_CPUS_PER_TASK, else every core)\n"
-    "  --shard K/N       compute only grid lines l with l %% N == K (0 <= K < N), e.g. one\n"
+    "  --segment S       cut each grid line into units of work of S points, each seeded\n"
+    "                    like a line from its own first point (more units for many cores;\n"
+    "                    default: whole lines)\n"
+    "  --shard K/N       compute only grid lines l with l % N == K (0 <= K < N), e.g. one\n"
     "                    task of a SLURM job array; join the parts with 'stridemap merge DIR'\n"
     "  --resume          keep every row already in DIR and compute only what is missing\n"
     "                    (a torn last line is redone)\n"
@@ -56,7 +59,7 @@ static const char help[] =
     "  stridemap sweep compass --grid mh=0.5:4:50 --grid b=0.3:0.7:50 --set gamma=0.0524 \\\n"
     "      --jobs 8 --out compass-map\n";
 
-enum { OPT_GRID = 2000, OPT_JOBS, OPT_SHARD, OPT_RESUME, OPT_PROGRESS, OPT_QUIET, OPT_STOP_AFTER };
+enum { OPT_GRID = 2000, OPT_JOBS, OPT_SHARD, OPT_RESUME, OPT_PROGRESS, OPT_QUIET, OPT_STOP_AFTER, OPT_SEGMENT };
 
 static volatile sig_atomic_t stop_signal;
 
@@ -74,6 +77,7 @@ typedef struct {
     long shard_k, shard_n;
     bool resume, progress, quiet;
     long stop_after;
+    long segment;
 } sweep_opts;
 
 static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
@@ -116,6 +120,10 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
     case OPT_GUESS:
         run->state_option = "--guess";
         run->state_text = arg;
+        return 0;
+    case OPT_SEGMENT:
+        if (!cli_parse_long(arg, 1, 100000000L, &o->segment))
+            return cli_fail(run, EX_DATAERR, "--segment takes a whole number >= 1, not '%s'", arg);
         return 0;
     case OPT_STOP_AFTER:
         if (!cli_parse_long(arg, 1, 1000000000L, &o->stop_after))
@@ -182,6 +190,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"progress", no_argument, 0, OPT_PROGRESS},
                                          {"quiet", no_argument, 0, OPT_QUIET},
                                          {"stop-after", required_argument, 0, OPT_STOP_AFTER},
+                                         {"segment", required_argument, 0, OPT_SEGMENT},
                                          {"guess", required_argument, 0, OPT_GUESS},
                                          {"period", required_argument, 0, OPT_PERIOD},
                                          {"tol", required_argument, 0, OPT_TOL},
@@ -224,6 +233,7 @@ int cmd_sweep(int argc, char **argv)
     c.shard_k = o.shard_k;
     c.shard_n = o.shard_n;
     c.stop_after = o.stop_after;
+    c.segment = o.segment;
     c.stop = &stop_signal;
 
     sweep_mpi mpi;

@@ -46,6 +46,8 @@ json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, ch
                       bool resume)
 {
     json_t *doc = signature(run, c);
+    if (c->segment > 0 && c->segment < c->grid.axis[0].n) /* only a real cut changes the rows */
+        json_object_set_new(doc, "segment", json_integer(c->segment));
     char *sig = json_dumps(doc, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_object_set_new(doc, "signature", json_string(sig ? sig : ""));
     free(sig);
@@ -126,13 +128,18 @@ static const char *first_difference(const char *a, const char *b)
     snprintf(key, sizeof key, "settings");
     const char *k;
     json_t *v;
-    if (ja && jb)
-        json_object_foreach(ja, k, v) {
-            if (!json_equal(v, json_object_get(jb, k))) {
+    for (int pass = 0; ja && jb && pass < 2; pass++) {
+        json_t *x = pass ? jb : ja, *y = pass ? ja : jb;
+        bool found = false;
+        json_object_foreach(x, k, v) {
+            if (!json_equal(v, json_object_get(y, k))) {
                 snprintf(key, sizeof key, "%s", k);
+                found = true;
                 break;
             }
         }
+        if (found) break;
+    }
     json_decref(ja);
     json_decref(jb);
     return key;
@@ -148,7 +155,7 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
         json_t *doc = json_load_file(names[i], 0, NULL);
         const char *theirs = json_string_value(json_object_get(doc, "signature"));
         if (doc && theirs && strcmp(theirs, mine) != 0)
-            rc = cli_fail(run, EX_CANTCREAT, "'%s' holds another sweep (its %s differ: see %s); use another --out",
+            rc = cli_fail(run, EX_CANTCREAT, "'%s' holds another sweep ('%s' differs, see %s); use another --out",
                           dir, first_difference(theirs, mine), names[i]);
         json_decref(doc);
     }

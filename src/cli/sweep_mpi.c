@@ -36,13 +36,15 @@ int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
     return 0;
 }
 
-/* Rank 0: the next line with missing points, or -1. */
+/* Rank 0: the next unit of work (a line, or a segment of one) with missing
+ * points, or -1. */
 static long next_line(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping)
 {
+    (void)c;
     if (stopping || !s) return -1; /* s is NULL once rank 0's own workers are done */
-    const long lines = sm_sweep_grid_lines(&c->grid);
-    while (mpi->next_line < lines && sm_sweep_line_done(s, mpi->next_line)) mpi->next_line++;
-    return mpi->next_line < lines ? mpi->next_line++ : -1;
+    const long units = sm_sweep_units(s);
+    while (mpi->next_line < units && sm_sweep_unit_done(s, mpi->next_line)) mpi->next_line++;
+    return mpi->next_line < units ? mpi->next_line++ : -1;
 }
 
 /* Rank 0: answers every request waiting; blocking waits for at least one. */
@@ -80,13 +82,13 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
     sm_sweep_stats_get(s, &st);
     if (mpi->rank == 0) {
         serve(mpi, s, c, stopping, false);
-        while (!mpi->exhausted && sm_sweep_queued_lines(s) == 0) {
+        while (!mpi->exhausted && sm_sweep_queued_units(s) == 0) {
             long l = next_line(mpi, s, c, stopping);
             if (l < 0) {
                 mpi->exhausted = true;
-                sm_sweep_close_lines(s);
+                sm_sweep_close_units(s);
             } else {
-                sm_sweep_push_line(s, l);
+                sm_sweep_push_unit(s, l);
             }
         }
         struct timespec nap = {0, 1000 * 1000};
@@ -97,17 +99,17 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
         long msg[3] = {1, st.written, st.failed};
         MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
         mpi->exhausted = true;
-        sm_sweep_close_lines(s);
+        sm_sweep_close_units(s);
     }
-    if (!mpi->exhausted && sm_sweep_queued_lines(s) == 0) {
+    if (!mpi->exhausted && sm_sweep_queued_units(s) == 0) {
         long msg[3] = {0, st.written, st.failed}, l = -1;
         MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
         MPI_Recv(&l, 1, MPI_LONG, 0, TAG_LINE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (l < 0) {
             mpi->exhausted = true;
-            sm_sweep_close_lines(s);
+            sm_sweep_close_units(s);
         } else {
-            sm_sweep_push_line(s, l);
+            sm_sweep_push_unit(s, l);
         }
         return;
     }
