@@ -13,7 +13,7 @@
 static const char help[] =
     "usage: stridemap sweep MODEL --grid NAME=LO:HI:N [--grid NAME=LO:HI:N]... --out DIR\n"
     "                       [--set NAME=VALUE]... [--period N] [--jobs N] [--shard K/N]\n"
-    "                       [--guess v1,v2,...] [--resume] [--progress | -q]\n"
+    "                       [--guess v1,v2,...] [--segment S] [--resume] [--progress | -q]\n"
     "                       [solver and Newton options of 'fixed']\n"
     "\n"
     "Finds the gait (a fixed point of the stride map) and its stability at every\n"
@@ -56,7 +56,7 @@ static const char help[] =
     "\n"
     "examples:\n"
     "  stridemap sweep simplest --grid gamma=0.001:0.015:50 --out sweep-gamma\n"
-    "  stridemap sweep compass --grid mh=0.5:4:50 --grid b=0.3:0.7:50 --set gamma=0.0524 \\\n"
+    "  stridemap sweep compass --set m=1 --set a=1 --grid b=0.1:2:50 --grid mh=0.1:10:50 \\\n"
     "      --jobs 8 --out compass-map\n";
 
 enum { OPT_GRID = 2000, OPT_JOBS, OPT_SHARD, OPT_RESUME, OPT_PROGRESS, OPT_QUIET, OPT_STOP_AFTER, OPT_SEGMENT };
