@@ -225,13 +225,19 @@ static sm_status failure_status(sm_workspace *ws, int flag)
     }
 }
 
-static void add_cvode_counters(sm_workspace *ws)
+/* CVODE's counters restart at every CVodeReInit: bank them first. */
+static void add_steps(sm_workspace *ws)
 {
     long nst = 0, nge = 0;
     CVodeGetNumSteps(ws->cvode, &nst);
     CVodeGetNumGEvals(ws->cvode, &nge);
     ws->counters.steps += nst;
     ws->counters.root_evals += nge;
+}
+
+static void add_cvode_counters(sm_workspace *ws)
+{
+    add_steps(ws);
     ws->counters.flows++;
 }
 
@@ -271,7 +277,22 @@ sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double
             while (e < P->n_events &&
                    !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tret, y, p, m->data))))
                 e++;
-            if (e == P->n_events) continue; /* crossings that do not count, e.g. a scuff */
+            if (e == P->n_events) {
+                /* A crossing that does not count (the start of a step, a
+                 * scuff).  Restart CVODE there: its initial root check then
+                 * sets that function aside until it leaves zero, whereas
+                 * stepping on from a root a hair after t0 (every step starts
+                 * on the heel-strike surface) can end in CVODE's "root found
+                 * at and very near t" failure. */
+                add_steps(ws);
+                if (CVodeReInit(ws->cvode, tret, ws->y) != CV_SUCCESS ||
+                    CVodeSetStopTime(ws->cvode, t_end) != CV_SUCCESS) {
+                    st = SM_INTEGRATOR_FAILED;
+                    *t = tret;
+                    break;
+                }
+                continue;
+            }
             *event = e;
             st = SM_OK;
             *t = tret;
