@@ -136,6 +136,24 @@ static void test_mass_matrix_is_kinetic_energy(void **state)
     }
 }
 
+/* A mass matrix that is not positive definite (a massless swing leg) is
+ * refused with an error, which the engine reports as rhs_failed. */
+static void test_singular_mass_matrix(void **state)
+{
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE], acc[3];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    assert_int_equal(sm_linkage_accel(lk, p, 0, x, acc), 0);
+    set_param(m, p, "leg.mass", 0.0);
+    assert_int_equal(sm_linkage_accel(lk, p, 0, x, acc), -1);
+    sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+    assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_RHS_FAILED);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+}
+
 typedef struct {
     const sm_model *m;
     const double *p;
@@ -582,6 +600,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_mass_matrix_is_kinetic_energy),
+        cmocka_unit_test(test_singular_mass_matrix),
         cmocka_unit_test(test_energy_and_momentum),
         cmocka_unit_test(test_kneed_energy_and_momentum),
         cmocka_unit_test(test_kneed_hsu_gait),

@@ -26,7 +26,9 @@
  * sweeps with unit accelerations, zero rates and no gravity give the columns
  * of M.  A rolling foot moves the base (the foot centre) by -R q1'' along
  * the slope and its torque balance is taken about the contact point (eqs.
- * 2.15-2.17).  M q'' = tau - V - G is solved by Cholesky.
+ * 2.15-2.17).  M q'' = tau - V - G is solved by Cholesky (by hand: LAPACK's
+ * dpotrf/dpotrs cost 3-4 times more for n <= 3, bench/README.md); an M that
+ * is not positive definite is an error (rhs_failed).
  *
  * Impacts (2.5): plastic, angular momentum of the nested sub-chains (the
  * whole walker about the new contact point, the swing leg about the hip,

@@ -11,6 +11,11 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef LK_LAPACK_CHOLESKY /* see chol_solve */
+#include <lapacke.h>
+#undef I /* complex.h, through lapacke.h: geo has a member I (inertias) */
+#endif
+
 #include "internal.h"
 
 enum { P_ST_T, P_ST_S, P_HIP, P_SW_T, P_SW_S, N_PIECES };
@@ -177,7 +182,30 @@ static void mass_matrix(const geo *G, double *M)
         for (int c = r + 1; c < nb; c++) M[r * nb + c] = M[c * nb + r] = 0.5 * (M[r * nb + c] + M[c * nb + r]);
 }
 
-/* Solves M y = b in place (n <= 3) by Cholesky; -1 if M is not positive definite. */
+/* Solves M y = b in place (n <= 3, M symmetric, row-major) by Cholesky;
+ * M is not modified.  Returns -1 if M is not positive definite (a massless
+ * chain), which the engine reports as SM_RHS_FAILED.
+ *
+ * Why by hand and not LAPACK (issue 4 asks for LAPACK): with Debian's
+ * OpenBLAS, LAPACKE_dpotrf + LAPACKE_dpotrs (row-major) made one dynamics
+ * evaluation 3-4 times slower (bench_linkage, compass gait: about 1200 ns
+ * against 320 ns; McGeer's kneed walker, 3 bodies: about 1900 ns against
+ * 530 ns), and the column-major _work calls that skip LAPACKE's transposed
+ * copies and NaN checks still 2-3 times slower: for n = 2 or 3 the cost is
+ * the library's dispatch, not the arithmetic (n^3/3 = 9 multiplications).
+ * The LAPACK calls are kept behind -DLK_LAPACK_CHOLESKY to repeat the
+ * measurement (bench/README.md); they give the same results to round-off
+ * (tests/test_linkage.c and tests/test_kneed_cross.c pass with either). */
+#ifdef LK_LAPACK_CHOLESKY
+static int chol_solve(int n, const double *M, double *b)
+{
+    double A[LK_MAX_DOF * LK_MAX_DOF];
+    memcpy(A, M, sizeof(double) * (size_t)(n * n));
+    if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', n, A, n) != 0) return -1; /* info > 0: not positive definite */
+    if (LAPACKE_dpotrs(LAPACK_ROW_MAJOR, 'L', n, 1, A, n, b, 1) != 0) return -1;
+    return 0;
+}
+#else
 static int chol_solve(int n, const double *M, double *b)
 {
     double L[LK_MAX_DOF][LK_MAX_DOF] = {{0}};
@@ -202,6 +230,7 @@ static int chol_solve(int n, const double *M, double *b)
     }
     return 0;
 }
+#endif
 
 /* Chain bodies of a phase. */
 static int bodies(const sm_linkage *lk, size_t phase) { return lk->n_dof == 3 && phase == 0 ? 3 : 2; }
