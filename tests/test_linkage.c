@@ -511,6 +511,234 @@ static void test_file_errors(void **state)
     expect_error("", "", "empty");
 }
 
+/* ---- declared phase sequences (phases:) ------------------------------------- */
+
+static char *read_text(const char *rel)
+{
+    FILE *f = fopen(src_path(rel), "rb");
+    assert_non_null(f);
+    static char buf[4][8192];
+    static int k = 0;
+    k = (k + 1) % 4;
+    const size_t n = fread(buf[k], 1, sizeof buf[k] - 1, f);
+    fclose(f);
+    buf[k][n] = '\0';
+    return buf[k];
+}
+
+/* Loads text (with every occurrence of cut removed, if given, and add
+ * appended) from a temporary file. */
+static sm_linkage *load_text(const char *text, const char *cut, const char *add)
+{
+    static char t[9000];
+    snprintf(t, sizeof t, "%s", text);
+    if (cut) {
+        char *c = strstr(t, cut);
+        if (!c) fail_msg("'%s' not in the file", cut);
+        memmove(c, c + strlen(cut), strlen(c + strlen(cut)) + 1);
+    }
+    strncat(t, add, sizeof t - strlen(t) - 1);
+    const char *path = write_tmp(t);
+    sm_linkage *lk = NULL;
+    char why[2048] = "";
+    const sm_status st = sm_linkage_load(path, &lk, why, sizeof why);
+    unlink(path);
+    if (st != SM_OK) fail_msg("%s", why);
+    return lk;
+}
+
+/* Two walkers give bit-identical strides (two steps) from the same state. */
+static void same_strides(sm_linkage *a, sm_linkage *b)
+{
+    const sm_model *ma = sm_linkage_model(a), *mb = sm_linkage_model(b);
+    assert_int_equal(ma->n_state, mb->n_state);
+    assert_int_equal(ma->n_phases, mb->n_phases);
+    assert_int_equal(ma->n_free, mb->n_free);
+    for (size_t k = 0; k < ma->n_phases; k++) assert_string_equal(ma->phases[k].name, mb->phases[k].name);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], ya[SM_MAX_STATE], yb[SM_MAX_STATE];
+    sm_model_default_params(ma, p);
+    ma->guess(x, p, ma->data);
+    sm_workspace *wa = test_workspace(ma, 1e-10, SM_METHOD_ADAMS), *wb = test_workspace(mb, 1e-10, SM_METHOD_ADAMS);
+    for (int step = 0; step < 2; step++) {
+        sm_step_metrics mta, mtb;
+        assert_status(sm_stride(wa, p, x, ya, &mta, NULL), SM_OK);
+        assert_status(sm_stride(wb, p, x, yb, &mtb, NULL), SM_OK);
+        for (size_t i = 0; i < ma->n_state; i++)
+            if (ya[i] != yb[i]) fail_msg("step %d, state %zu: %.17g != %.17g", step, i, ya[i], yb[i]);
+        assert_true(mta.period == mtb.period);
+        memcpy(x, ya, sizeof x);
+    }
+    sm_workspace_free(wa);
+    sm_workspace_free(wb);
+}
+
+/* phases: [knee_free, knee_locked] is the default of kneed legs,
+ * [knee_locked] is knee: {locked: true}, [swing] the default of straight
+ * legs: declared, each gives the same walker, stride for stride. */
+static void test_declared_phases_identical(void **state)
+{
+    const char *mcgeer = read_text("models/kneed_mcgeer.yaml");
+    sm_linkage *a = load_ok("models/kneed_mcgeer.yaml");
+    sm_linkage *b = load_text(mcgeer, NULL, "phases: [knee_free, knee_locked]\n");
+    same_strides(a, b);
+    sm_linkage_free(b);
+    sm_linkage_free(a);
+
+    const char *locked = read_text("models/kneed_mcgeer_locked.yaml");
+    const char *line = "  locked: true      # both knees locked: the straight-legged phase sequence\n";
+    a = load_ok("models/kneed_mcgeer_locked.yaml");
+    b = load_text(locked, line, "phases: [knee_locked]\n");
+    same_strides(a, b);
+    sm_linkage_free(b);
+    b = load_text(locked, NULL, "phases: [knee_locked]\n"); /* both: consistent */
+    same_strides(a, b);
+    sm_linkage_free(b);
+    sm_linkage_free(a);
+
+    a = load_ok("models/compass.yaml");
+    b = load_text(read_text("models/compass.yaml"), NULL, "phases: [swing]\n");
+    same_strides(a, b);
+    sm_linkage_free(b);
+    sm_linkage_free(a);
+}
+
+#define KNEED_LINKS                                                                                          \
+    "links:\n  - {name: thigh, length: 0.5, mass: 1, com: 0.2}\n  - {name: shank, length: 0.5, mass: 0.5, com: " \
+    "0.2}\n"
+
+static void test_phase_errors(void **state)
+{
+    const char *leg = "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\n";
+    char t[1024];
+    snprintf(t, sizeof t, GOOD_HEAD "%sphases: [knee_free]\n", leg);
+    expect_error(t, "6:10: ", "phase 'knee_free' needs a knee but the leg has one link");
+    snprintf(t, sizeof t, GOOD_HEAD "%sphases: [swing, hop]\n", leg);
+    expect_error(t, "6:17: ", "unknown phase 'hop'");
+    snprintf(t, sizeof t, GOOD_HEAD "%sphases: []\n", leg);
+    expect_error(t, "6:9: ", "phases is empty");
+    snprintf(t, sizeof t, GOOD_HEAD "%sphases: knee_free\n", leg);
+    expect_error(t, "6:", "phases");
+    expect_error(GOOD_HEAD KNEED_LINKS "knee:\n  stop: true\n  locked: true\nphases: [knee_free, knee_locked]\n",
+                 "9:11: ", "conflicts with phases listing knee_free");
+    expect_error(GOOD_HEAD KNEED_LINKS "knee: {stop: true}\nphases: [swing]\n", "8:10: ",
+                 "phase 'swing' is the step of straight legs");
+    expect_error(GOOD_HEAD KNEED_LINKS "knee: {stop: true}\nphases: [knee_locked, knee_free]\n", "8:23: ",
+                 "phase 'knee_free' cannot come here");
+    expect_error(GOOD_HEAD KNEED_LINKS "knee: {stop: true}\nphases: [knee_free, knee_free]\n", "8:21: ",
+                 "cannot come here");
+    expect_error(GOOD_HEAD KNEED_LINKS "knee:\n  hold_at_heelstrike: true\nphases: [knee_free]\n", "8:23: ",
+                 "phases: [knee_free] never locks it");
+    expect_error(GOOD_HEAD KNEED_LINKS "knee: {stop: false}\nphases: [knee_free, knee_locked]\n", "7:",
+                 "set 'stop: true'");
+    expect_error(GOOD_HEAD KNEED_LINKS "knee: {stop: true}\nphases: [knee_free]\nguess: [0.2, -0.2, -0.2, 0, -1, 0, 0, 0]\n",
+                 "9:", "guess: a full state of 4 or 6 numbers"); /* the bend is not guessed */
+}
+
+typedef struct {
+    const sm_model *m;
+    const double *p;
+    double e0, max_err;
+    int n, samples, impacts;
+    double pre[3][SM_MAX_STATE], post[3][SM_MAX_STATE];
+} nl_watch;
+
+static int nl_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    nl_watch *w = ctx;
+    const double e = w->m->kinetic_energy(x, w->p, w->m->data) + w->m->potential_energy(x, w->p, w->m->data);
+    w->samples++;
+    if (w->n++ == 0) w->e0 = e;
+    if (fabs(e - w->e0) > w->max_err) w->max_err = fabs(e - w->e0);
+    return 0;
+}
+
+static int nl_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
+{
+    nl_watch *w = ctx;
+    w->n = 0;
+    if (strcmp(name, "heelstrike") == 0 && w->impacts < 3) {
+        memcpy(w->pre[w->impacts], xm, w->m->n_state * sizeof *xm);
+        memcpy(w->post[w->impacts], xp, w->m->n_state * sizeof *xp);
+        w->impacts++;
+    }
+    return 0;
+}
+
+/* Heel-strike from the knee-free phase: the three momenta (the walker about
+ * the new contact point, the trailing leg about the hip, the trailing shank
+ * about its knee) through it, the configuration unchanged by the renaming. */
+static void check_free_heelstrike(sm_linkage *lk, const double *p, const double *xm, const double *xp)
+{
+    const sm_model *m = sm_linkage_model(lk);
+    double hm[3], hp[3];
+    size_t n = 0;
+    assert_int_equal(sm_linkage_impact_momenta(lk, p, SM_LINKAGE_HEELSTRIKE, xm, xp, hm, hp, &n), 0);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(hm[i] - hp[i]) <= 1e-12 * (1 + fabs(hm[i]))))
+            fail_msg("momentum %zu: %.17g before, %.17g after", i, hm[i], hp[i]);
+    /* the new stance leg keeps the swing knee's bend, the trailing leg the
+     * old stance leg's; the old stance foot is on the ground, behind */
+    assert_close(xp[3], xm[1] - xm[2], 1e-15);
+    assert_close(xp[1] - xp[2], xm[3], 1e-15);
+    assert_true(xp[7] == 0.0);
+    double hpre, apre, hpost, apost;
+    sm_linkage_swing_foot(lk, p, xm, &hpre, &apre);
+    sm_linkage_swing_foot(lk, p, xp, &hpost, &apost);
+    assert_close(hpost, -hpre, 1e-12);
+    assert_close(apost, -apre, 1e-12);
+    assert_true(m->kinetic_energy(xp, p, m->data) <= m->kinetic_energy(xm, p, m->data));
+}
+
+/* phases: [knee_free]: energy in the phase, momenta through heel-strikes
+ * with the knee bent (point and round feet), and a state of its own. */
+static void test_knee_never_locks(void **state)
+{
+    sm_linkage *lk = load_ok("tests/data/kneed_never_locks.yaml");
+    const sm_model *m = sm_linkage_model(lk);
+    assert_int_equal(m->n_state, 8);
+    assert_int_equal(m->n_phases, 1);
+    assert_string_equal(m->phases[0].name, "knee_free");
+    assert_string_equal(m->state_names[3], "stance_bend");
+    const double radii[] = {0.0, 0.1};
+    for (size_t k = 0; k < 2; k++) {
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        set_param(m, p, "foot.radius", radii[k]);
+        set_param(m, p, "foot.offset", radii[k] > 0 ? 0.01 : 0.0);
+        m->guess(x, p, m->data);
+        sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+        nl_watch w = {.m = m, .p = p};
+        sm_observer obs = {.dt = 0.005, .sample = nl_sample, .event = nl_event, .ctx = &w};
+        /* three steps, so that a stance leg with a bent knee strikes too */
+        for (int step = 0; step < 3; step++) {
+            w.n = 0;
+            const sm_status st = sm_stride(ws, p, x, y, NULL, &obs);
+            if (st != SM_OK) fail_msg("R=%g, step %d: %s", radii[k], step, sm_status_name(st));
+            if (!(w.max_err < 1e-10 * fabs(w.e0) + 1e-12))
+                fail_msg("R=%g: energy drift %g of %g", radii[k], w.max_err, w.e0);
+            memcpy(x, y, sizeof x);
+        }
+        assert_int_equal(w.impacts, 3);
+        for (int i = 0; i < 3; i++) {
+            assert_true(fabs(w.pre[i][1] - w.pre[i][2]) > 1e-3); /* the swing knee is not straight */
+            check_free_heelstrike(lk, p, w.pre[i], w.post[i]);
+        }
+        assert_true(fabs(w.pre[1][3]) > 1e-3 || fabs(w.pre[2][3]) > 1e-3); /* nor a stance knee */
+        sm_workspace_free(ws);
+    }
+    /* deeply bent knees, moving every way */
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    set_param(m, p, "foot.radius", 0.1);
+    set_param(m, p, "foot.offset", -0.02);
+    const double xm[8] = {-0.2, 0.4, 0.1, 0.25, -1.3, 0.7, -2.1, 0};
+    double xp[8];
+    assert_int_equal(m->phases[0].events[0].reset(xm, xp, p, m->data), 0);
+    check_free_heelstrike(lk, p, xm, xp);
+    sm_linkage_free(lk);
+}
+
 /* The fuzzer's kept corpus (tests/fuzz/fuzz_linkage.c): every file loads or
  * is refused with one line, and every model that loads evaluates. */
 static int corpus_file(const struct dirent *e) { return e->d_name[0] != '.'; }
@@ -599,6 +827,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_registry_opens_files),
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_fuzz_corpus),
+        cmocka_unit_test(test_declared_phases_identical),
+        cmocka_unit_test(test_phase_errors),
+        cmocka_unit_test(test_knee_never_locks),
         cmocka_unit_test(test_mass_matrix_is_kinetic_energy),
         cmocka_unit_test(test_singular_mass_matrix),
         cmocka_unit_test(test_energy_and_momentum),

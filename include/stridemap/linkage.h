@@ -17,7 +17,11 @@
  * State: the absolute angles then their rates,
  *   straight legs: (stance, swing, stance_dot, swing_dot),
  *   knees:         (stance, thigh, shank, stance_dot, thigh_dot, shank_dot),
- * with the swing knee locked (shank = thigh) after knee-strike.
+ * with the swing knee locked (shank = thigh) after knee-strike; with
+ * phases: [knee_free] (below) also the stance knee's bend, fixed in a step:
+ *   (stance, thigh, shank, stance_bend, stance_dot, thigh_dot, shank_dot, 0),
+ * where stance is the stance shank's angle and the stance thigh's is
+ * stance + stance_bend.
  *
  * Dynamics (Garcia 2.3-2.4): relative joint coordinates q (q1 = stance angle,
  * q_i = angle of body i minus body i-1); a recursive Newton-Euler sweep
@@ -39,7 +43,19 @@
  * the shank leaves turning with the thigh.
  *
  * Phases: straight legs: swing -> heel-strike (section).  Knees: knee free
- * -> knee-strike -> knee locked -> heel-strike (section). */
+ * -> knee-strike -> knee locked -> heel-strike (section).  A model file may
+ * declare the sequence with a top-level key (src/linkage/load.c):
+ *   phases: [swing]                    straight legs (their default)
+ *   phases: [knee_free, knee_locked]   the default of knees
+ *   phases: [knee_locked]              a straight-legged step with kneed legs
+ *                                      (= knee: {locked: true})
+ *   phases: [knee_free]                the knee never locks: knee free ->
+ *                                      heel-strike (section), the swing knee
+ *                                      bent or not at the impact; the three
+ *                                      momenta above are conserved with the
+ *                                      configuration as it is, and the new
+ *                                      stance knee stays locked at its bend
+ *                                      (the state's stance_bend). */
 #ifndef STRIDEMAP_LINKAGE_H
 #define STRIDEMAP_LINKAGE_H
 
@@ -86,8 +102,9 @@ bool sm_linkage_has_knee(const sm_linkage *lk);
 /* The values for parameter vector p[n_params]. */
 void sm_linkage_values_from(const sm_linkage *lk, const double *p, sm_linkage_values *v);
 
-/* Angular accelerations (absolute, [n_dof]) in a phase: 0 is the swing
- * phase (straight legs) or knee free; 1 is knee locked. */
+/* Angular accelerations (absolute, one per angle of the state: 2, 3 or 4;
+ * the stance bend's is 0) in a phase: 0 is the swing phase (straight legs)
+ * or knee free; 1 is knee locked. */
 int sm_linkage_accel(const sm_linkage *lk, const double *p, size_t phase, const double *x, double *acc);
 
 /* M (relative coordinates, row-major [n x n]) and V + G ([n]) of a phase. */

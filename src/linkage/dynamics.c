@@ -75,12 +75,15 @@ static void leg(const sm_linkage *lk, const sm_linkage_values *v, const double H
     }
 }
 
-/* Geometry for stance angle st, swing thigh th and shank sh with nb chain
- * bodies (2: swing leg rigid, 3: knee free).  The stance foot's centre is
- * at (0, R), its contact point at the origin. */
-static void geo_make(const sm_linkage *lk, const sm_linkage_values *v, double st, double th, double sh, int nb,
-                     geo *G)
+/* Geometry for a[] = (stance, swing thigh, swing shank, stance knee bend)
+ * with nb chain bodies (2: swing leg rigid, 3: knee free).  The stance
+ * angle is that of the stance shank (the link with the foot); the stance
+ * thigh is at stance + bend (bend 0 but for phases: [knee_free], whose
+ * stance knee is locked at whatever angle it struck the ground with).  The
+ * stance foot's centre is at (0, R), its contact point at the origin. */
+static void geo_make(const sm_linkage *lk, const sm_linkage_values *v, const double a[4], int nb, geo *G)
 {
+    const double st = a[0], th = a[1], sh = a[2], bend = a[3];
     memset(G, 0, sizeof *G);
     G->nb = nb;
     G->R = v->foot_radius;
@@ -88,7 +91,7 @@ static void geo_make(const sm_linkage *lk, const sm_linkage_values *v, double st
     G->gy = -v->gravity * cos(v->slope);
     const double O[2] = {0, 0};
     double K[2], cT[2], cS[2], F[2];
-    leg(lk, v, O, st, st, K, cT, cS, F);
+    leg(lk, v, O, st + bend, st, K, cT, cS, F);
     /* hip = foot centre (0, R) minus the hip-to-foot-centre vector */
     G->hip[0] = -F[0];
     G->hip[1] = G->R - F[1];
@@ -233,23 +236,33 @@ static int chol_solve(int n, const double *M, double *b)
 #endif
 
 /* Chain bodies of a phase. */
-static int bodies(const sm_linkage *lk, size_t phase) { return lk->n_dof == 3 && phase == 0 ? 3 : 2; }
+static int bodies(const sm_linkage *lk, size_t phase) { return lk->n_dof >= 3 && phase == 0 ? 3 : 2; }
 
-/* Absolute angles (st, th, sh) and rates of the chain bodies from a state. */
-static void unpack(const sm_linkage *lk, int nb, const double *x, double ang[3], double w[LK_MAX_DOF])
+/* Chain bodies just before heel-strike: the swing knee is free then only
+ * with phases: [knee_free]. */
+static int hs_pre_bodies(const sm_linkage *lk) { return lk->n_dof == 4 ? 3 : 2; }
+
+/* Chain bodies just after heel-strike: the new swing knee is free unless
+ * held (hold_at_heelstrike) or the knees are locked. */
+static int hs_post_bodies(const sm_linkage *lk) { return lk->n_dof >= 3 && !lk->hs_knee_locked ? 3 : 2; }
+
+/* Absolute angles (st, th, sh, stance bend) and rates of the chain bodies
+ * from a state. */
+static void unpack(const sm_linkage *lk, int nb, const double *x, double ang[4], double w[LK_MAX_DOF])
 {
     const size_t n = lk->n_dof;
     ang[0] = x[0];
     ang[1] = x[1];
-    ang[2] = n == 3 && nb == 3 ? x[2] : x[1];
+    ang[2] = n >= 3 && nb == 3 ? x[2] : x[1];
+    ang[3] = n == 4 ? x[3] : 0.0;
     for (int b = 0; b < nb; b++) w[b] = x[n + (size_t)b];
 }
 
 /* Applied joint torques (relative coordinates). */
-static void applied(const sm_linkage_values *v, int nb, const double ang[3], const double *w, double *tau)
+static void applied(const sm_linkage_values *v, int nb, const double ang[4], const double *w, double *tau)
 {
     tau[0] = 0;
-    tau[1] = -v->hip_stiffness * (ang[1] - ang[0] - v->hip_rest) - v->hip_damping * (w[1] - w[0]) + v->hip_torque;
+    tau[1] = -v->hip_stiffness * (ang[1] - ang[0] - ang[3] - v->hip_rest) - v->hip_damping * (w[1] - w[0]) + v->hip_torque;
     if (nb == 3)
         tau[2] = -v->knee_stiffness * (ang[2] - ang[1]) - v->knee_damping * (w[2] - w[1]) + v->knee_torque;
 }
@@ -258,9 +271,9 @@ static void applied(const sm_linkage_values *v, int nb, const double ang[3], con
 static int accel(const sm_linkage *lk, const sm_linkage_values *v, int nb, const double *x, geo *G,
                  double *al)
 {
-    double ang[3], w[LK_MAX_DOF];
+    double ang[4], w[LK_MAX_DOF];
     unpack(lk, nb, x, ang, w);
-    geo_make(lk, v, ang[0], ang[1], ang[2], nb, G);
+    geo_make(lk, v, ang, nb, G);
     double M[LK_MAX_DOF * LK_MAX_DOF], VG[LK_MAX_DOF], tau[LK_MAX_DOF];
     const double zero[LK_MAX_DOF] = {0};
     newton_euler(G, w, zero, true, VG, NULL);
@@ -285,7 +298,8 @@ int sm_linkage_accel(const sm_linkage *lk, const double *p, size_t phase, const 
     geo G;
     double al[LK_MAX_DOF];
     if (accel(lk, &v, nb, x, &G, al) != 0) return -1;
-    for (size_t i = 0; i < lk->n_dof; i++) acc[i] = al[i < (size_t)nb ? i : (size_t)nb - 1];
+    for (size_t i = 0; i < lk->n_dof && i < 3; i++) acc[i] = al[i < (size_t)nb ? i : (size_t)nb - 1];
+    if (lk->n_dof == 4) acc[3] = 0.0; /* the stance knee's bend is fixed through the step */
     return 0;
 }
 
@@ -295,10 +309,10 @@ int sm_linkage_mass_matrix(const sm_linkage *lk, const double *p, size_t phase, 
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
     const int nb = bodies(lk, phase);
-    double ang[3], w[LK_MAX_DOF];
+    double ang[4], w[LK_MAX_DOF];
     unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb, &G);
+    geo_make(lk, &v, ang, nb, &G);
     const double zero[LK_MAX_DOF] = {0};
     newton_euler(&G, w, zero, true, VG, NULL);
     mass_matrix(&G, M);
@@ -354,7 +368,7 @@ static void pre_momenta(const sm_linkage *lk, sm_linkage_impact kind, const geo 
         h[0] = momentum(G, v, om, ALL, C);
         h[1] = momentum(G, v, om, BIT(P_ST_T) | BIT(P_ST_S), G->hip);
         int n = 2;
-        if (lk->n_dof == 3 && !lk->hs_knee_locked) h[n++] = momentum(G, v, om, BIT(P_ST_S), G->knee_st);
+        if (hs_post_bodies(lk) == 3) h[n++] = momentum(G, v, om, BIT(P_ST_S), G->knee_st);
         *n_out = n;
     } else {
         const double C[2] = {0, 0};
@@ -374,7 +388,7 @@ static void post_momenta(const sm_linkage *lk, sm_linkage_impact kind, const geo
     h[0] = momentum(G, v, om, ALL, C);
     h[1] = momentum(G, v, om, BIT(P_SW_T) | BIT(P_SW_S), G->hip);
     int n = 2;
-    if (kind == SM_LINKAGE_HEELSTRIKE && lk->n_dof == 3 && !lk->hs_knee_locked)
+    if (kind == SM_LINKAGE_HEELSTRIKE && hs_post_bodies(lk) == 3)
         h[n++] = momentum(G, v, om, BIT(P_SW_S), G->knee_sw);
     *n_out = n;
 }
@@ -385,36 +399,45 @@ int lk_impact(const sm_linkage *lk, const double *p, sm_linkage_impact kind, con
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
     const size_t n = lk->n_dof;
-    const int nb_pre = kind == SM_LINKAGE_HEELSTRIKE ? 2 : 3;
-    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE && !lk->hs_knee_locked ? (int)n : 2;
-    double ang[3], w[LK_MAX_DOF];
+    const int nb_pre = kind == SM_LINKAGE_HEELSTRIKE ? hs_pre_bodies(lk) : 3;
+    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE ? hs_post_bodies(lk) : 2;
+    double ang[4], w[LK_MAX_DOF];
     unpack(lk, nb_pre, xm, ang, w);
     geo G;
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb_pre, &G);
+    geo_make(lk, &v, ang, nb_pre, &G);
     double h[LK_MAX_DOF];
     int nh = 0;
     pre_momenta(lk, kind, &G, w, h, &nh);
 
-    double post[3];
+    /* the same configuration, renamed: at heel-strike the swing leg (its
+     * knee bent as it is) becomes the stance leg and the stance leg (thigh
+     * at stance + bend) the swing leg */
+    double post[4];
     if (kind == SM_LINKAGE_HEELSTRIKE) {
-        post[0] = ang[1];
-        post[1] = ang[0];
+        post[0] = ang[2];
+        post[1] = ang[0] + ang[3];
         post[2] = ang[0];
+        post[3] = ang[1] - ang[2];
     } else {
         post[0] = ang[0];
         post[1] = ang[1];
         post[2] = ang[1];
+        post[3] = ang[3];
     }
     geo Gp;
-    geo_make(lk, &v, post[0], post[1], post[2], nb_post, &Gp);
+    geo_make(lk, &v, post, nb_post, &Gp);
     double M[LK_MAX_DOF * LK_MAX_DOF];
     mass_matrix(&Gp, M);
     if (chol_solve(nb_post, M, h) != 0) return -1;
     xp[0] = post[0];
     xp[1] = post[1];
-    if (n == 3) xp[2] = post[2];
+    if (n >= 3) xp[2] = post[2];
+    if (n == 4) {
+        xp[3] = post[3];
+        xp[7] = 0.0;
+    }
     double s = 0;
-    for (size_t b = 0; b < n; b++) {
+    for (size_t b = 0; b < n && b < 3; b++) {
         if ((int)b < nb_post) s += h[b];
         xp[n + b] = s; /* a locked shank turns with the thigh */
     }
@@ -427,16 +450,16 @@ int sm_linkage_impact_momenta(const sm_linkage *lk, const double *p, sm_linkage_
 {
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
-    const int nb_pre = kind == SM_LINKAGE_HEELSTRIKE ? 2 : 3;
-    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE && !lk->hs_knee_locked ? (int)lk->n_dof : 2;
-    double ang[3], w[LK_MAX_DOF];
+    const int nb_pre = kind == SM_LINKAGE_HEELSTRIKE ? hs_pre_bodies(lk) : 3;
+    const int nb_post = kind == SM_LINKAGE_HEELSTRIKE ? hs_post_bodies(lk) : 2;
+    double ang[4], w[LK_MAX_DOF];
     geo G;
     int n1 = 0, n2 = 0;
     unpack(lk, nb_pre, x_pre, ang, w);
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb_pre, &G);
+    geo_make(lk, &v, ang, nb_pre, &G);
     pre_momenta(lk, kind, &G, w, h_pre, &n1);
     unpack(lk, nb_post, x_post, ang, w);
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb_post, &G);
+    geo_make(lk, &v, ang, nb_post, &G);
     post_momenta(lk, kind, &G, w, h_post, &n2);
     *n = (size_t)n1;
     return n1 == n2 ? 0 : -1;
@@ -446,6 +469,7 @@ int sm_linkage_impact_momenta(const sm_linkage *lk, const double *p, sm_linkage_
  * and their rates agree. */
 static int state_bodies(const sm_linkage *lk, const double *x)
 {
+    if (lk->n_dof == 4) return 3; /* phases: [knee_free]: never locked */
     if (lk->n_dof != 3) return 2;
     return x[1] == x[2] && x[4] == x[5] ? 2 : 3;
 }
@@ -455,10 +479,10 @@ double sm_linkage_kinetic(const sm_linkage *lk, const double *p, const double *x
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
     const int nb = state_bodies(lk, x);
-    double ang[3], w[LK_MAX_DOF];
+    double ang[4], w[LK_MAX_DOF];
     unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb, &G);
+    geo_make(lk, &v, ang, nb, &G);
     double vel[N_PIECES][2], om[N_PIECES];
     velocities(&G, w, vel, om);
     double T = 0;
@@ -472,16 +496,16 @@ double sm_linkage_potential(const sm_linkage *lk, const double *p, const double 
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
     const int nb = state_bodies(lk, x);
-    double ang[3], w[LK_MAX_DOF];
+    double ang[4], w[LK_MAX_DOF];
     unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb, &G);
+    geo_make(lk, &v, ang, nb, &G);
     double U = 0;
     /* the frame rides with the contact point; the foot centre has rolled
      * -R stance along the slope */
     const double roll = -G.R * ang[0];
     for (int q = 0; q < N_PIECES; q++) U -= G.m[q] * (G.gx * (G.r[q][0] + roll) + G.gy * G.r[q][1]);
-    const double dh = ang[1] - ang[0] - v.hip_rest;
+    const double dh = ang[1] - ang[0] - ang[3] - v.hip_rest;
     U += 0.5 * v.hip_stiffness * dh * dh;
     if (nb == 3) U += 0.5 * v.knee_stiffness * (ang[2] - ang[1]) * (ang[2] - ang[1]);
     return U;
@@ -492,11 +516,11 @@ void sm_linkage_swing_foot(const sm_linkage *lk, const double *p, const double *
 {
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
-    const int nb = lk->n_dof == 3 ? 3 : 2;
-    double ang[3], w[LK_MAX_DOF];
+    const int nb = lk->n_dof >= 3 ? 3 : 2;
+    double ang[4], w[LK_MAX_DOF];
     unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb, &G);
+    geo_make(lk, &v, ang, nb, &G);
     if (height) *height = G.foot_sw[1] - G.R;
     if (ahead) *ahead = G.foot_sw[0];
 }
@@ -507,7 +531,8 @@ void lk_hip(const sm_linkage *lk, const double *p, const double *x, double hip[2
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
     geo G;
-    geo_make(lk, &v, x[0], x[1], x[1], 2, &G);
+    const double ang[4] = {x[0], x[1], x[1], lk->n_dof == 4 ? x[3] : 0.0};
+    geo_make(lk, &v, ang, 2, &G);
     hip[0] = G.hip[0];
     hip[1] = G.hip[1];
 }
@@ -519,7 +544,7 @@ double sm_linkage_knee_lock_torque(const sm_linkage *lk, const double *p, size_t
     sm_linkage_values_from(lk, p, &v);
     const int nb = bodies(lk, phase);
     geo G;
-    double al[LK_MAX_DOF], ang[3], w[LK_MAX_DOF], tau[LK_MAX_DOF], acc[N_PIECES][2];
+    double al[LK_MAX_DOF], ang[4], w[LK_MAX_DOF], tau[LK_MAX_DOF], acc[N_PIECES][2];
     if (accel(lk, &v, nb, x, &G, al) != 0) return NAN;
     unpack(lk, nb, x, ang, w);
     newton_euler(&G, w, al, true, tau, acc);
@@ -539,15 +564,16 @@ double sm_linkage_heelstrike_knee_impulse(const sm_linkage *lk, const double *p,
     if (lk->n_links != 2) return NAN;
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
-    double ang[3], w[LK_MAX_DOF], vel[N_PIECES][2], om[N_PIECES];
+    double ang[4], w[LK_MAX_DOF], vel[N_PIECES][2], om[N_PIECES];
     geo G;
-    unpack(lk, 2, x_pre, ang, w);
-    geo_make(lk, &v, ang[0], ang[1], ang[2], 2, &G);
+    const int nbm = hs_pre_bodies(lk);
+    unpack(lk, nbm, x_pre, ang, w);
+    geo_make(lk, &v, ang, nbm, &G);
     velocities(&G, w, vel, om);
     const double hm = momentum(&G, vel, om, ALL & ~BIT(P_SW_S), G.knee_sw);
-    const int nbp = lk->n_dof == 3 ? 3 : 2;
+    const int nbp = lk->n_dof >= 3 ? 3 : 2;
     unpack(lk, nbp, x_post, ang, w);
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nbp, &G);
+    geo_make(lk, &v, ang, nbp, &G);
     velocities(&G, w, vel, om);
     const double hp = momentum(&G, vel, om, ALL & ~BIT(P_ST_S), G.knee_st);
     return hp - hm;
@@ -561,7 +587,7 @@ int lk_ground_reaction(const sm_linkage *lk, const double *p, size_t phase, cons
     sm_linkage_values_from(lk, p, &v);
     const int nb = bodies(lk, phase);
     geo G;
-    double al[LK_MAX_DOF], ang[3], w[LK_MAX_DOF], tau[LK_MAX_DOF], acc[N_PIECES][2];
+    double al[LK_MAX_DOF], ang[4], w[LK_MAX_DOF], tau[LK_MAX_DOF], acc[N_PIECES][2];
     if (accel(lk, &v, nb, x, &G, al) != 0) return -1;
     unpack(lk, nb, x, ang, w);
     newton_euler(&G, w, al, true, tau, acc);
@@ -579,10 +605,10 @@ void lk_momentum(const sm_linkage *lk, const double *p, const double *x, double 
     sm_linkage_values v;
     sm_linkage_values_from(lk, p, &v);
     const int nb = state_bodies(lk, x);
-    double ang[3], w[LK_MAX_DOF], vel[N_PIECES][2], om[N_PIECES];
+    double ang[4], w[LK_MAX_DOF], vel[N_PIECES][2], om[N_PIECES];
     unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang[0], ang[1], ang[2], nb, &G);
+    geo_make(lk, &v, ang, nb, &G);
     velocities(&G, w, vel, om);
     P[0] = P[1] = 0;
     for (int q = 0; q < N_PIECES; q++) {

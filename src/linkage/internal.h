@@ -5,7 +5,8 @@
 #include "stridemap/linkage.h"
 
 #define LK_MAGIC 0x6c6e6b31u /* "lnk1" */
-#define LK_MAX_DOF 3
+#define LK_MAX_DOF 3    /* chain bodies */
+#define LK_MAX_ANGLES 4 /* angles in a state: with phases: [knee_free], the stance knee's bend too */
 
 struct sm_linkage {
     unsigned magic;
@@ -14,9 +15,12 @@ struct sm_linkage {
 
     size_t n_links;            /* per leg: 1 (straight) or 2 (thigh, shank) */
     bool use_gyration[SM_LINKAGE_MAX_LINKS];
-    size_t n_dof;              /* 2 (straight or locked knees) or 3 */
+    size_t n_dof;              /* angles (= rates) in the state: 2 (straight or locked knees),
+                                  3 (knee free, then locked), 4 (phases: [knee_free]: stance,
+                                  thigh, shank, the stance knee's bend; the bend's rate is 0) */
     bool assume_locked;        /* no stance-knee locking check */
     bool knee_locked;          /* knees always locked: the straight-legged phase sequence */
+    bool knee_never_locks;     /* phases: [knee_free]: no knee-strike, heel-strike from knee free */
     bool hs_knee_locked;       /* the new swing knee stays locked through heel-strike */
 
     size_t n_params;
@@ -25,9 +29,9 @@ struct sm_linkage {
     char *param_names[SM_MAX_PARAMS];
     sm_linkage_values defaults;          /* fields without a parameter keep these */
 
-    const char *state_names[2 * LK_MAX_DOF];
-    size_t free_index[2 * LK_MAX_DOF];
-    double guess[2 * LK_MAX_DOF];
+    const char *state_names[2 * LK_MAX_ANGLES];
+    size_t free_index[2 * LK_MAX_ANGLES];
+    double guess[2 * LK_MAX_ANGLES];
     bool have_guess;
     double time_limit;
 

@@ -27,6 +27,25 @@
  *   foot: {radius: 0, offset: 0}
  *   guess: [0.2, -0.2, -0.2, -1, 0.2, 0.2]   # a full state (linkage.h)
  *   time_limit: 5
+ *   phases: [knee_free, knee_locked]   # optional: the phases of a step, in order
+ *
+ * phases declares the phase sequence; without it the sequence follows from
+ * the legs (and knee: {locked: true}):
+ *   [swing]                    straight legs (the only one, and their default)
+ *   [knee_free, knee_locked]   knees: swing with the knee free, knee-strike at
+ *                              the stop, swing locked, heel-strike (the default;
+ *                              needs knee: {stop: true})
+ *   [knee_locked]              knees locked all step, a straight-legged step
+ *                              (the same as knee: {locked: true}; both may be given)
+ *   [knee_free]                the knee never locks: no knee-strike, the swing
+ *                              knee is free all step (no stop) and heel-strike
+ *                              comes with it as it is, bent or not; the new
+ *                              stance knee stays locked at that bend, so the
+ *                              state gains stance_bend (linkage.h); guess still
+ *                              takes 6 numbers (the stance knee straight)
+ * An empty list, an unknown name, an order other than these, a knee phase on
+ * one-link legs, swing on kneed legs, knee_free with knee: {locked: true} or
+ * [knee_free] with hold_at_heelstrike are errors at the entry or key.
  *
  * com is the distance of a link's centre of mass from its upper joint along
  * the link, com_offset its distance forward of the link's axis; gyration is
@@ -78,6 +97,8 @@ typedef struct {
     double *guess;
     unsigned guess_count;
     double *time_limit;
+    char **phases;
+    unsigned phases_count;
 } y_model;
 
 #define OPT (CYAML_FLAG_OPTIONAL)
@@ -119,6 +140,10 @@ static const cyaml_schema_value_t float_entry = {
     CYAML_VALUE_FLOAT(CYAML_FLAG_DEFAULT, double),
 };
 
+static const cyaml_schema_value_t phase_entry = {
+    CYAML_VALUE_STRING(CYAML_FLAG_POINTER, char, 0, 63),
+};
+
 static const cyaml_schema_field_t model_fields[] = {
     CYAML_FIELD_STRING_PTR("name", CYAML_FLAG_POINTER | OPT, y_model, name, 1, 63),
     CYAML_FIELD_STRING_PTR("title", CYAML_FLAG_POINTER | OPT, y_model, title, 0, 200),
@@ -132,6 +157,7 @@ static const cyaml_schema_field_t model_fields[] = {
     CYAML_FIELD_MAPPING_PTR("foot", CYAML_FLAG_POINTER | OPT, y_model, foot, foot_fields),
     CYAML_FIELD_SEQUENCE("guess", CYAML_FLAG_POINTER | OPT, y_model, guess, &float_entry, 4, 6),
     OPT_FLOAT("time_limit", y_model, time_limit),
+    CYAML_FIELD_SEQUENCE("phases", CYAML_FLAG_POINTER | OPT, y_model, phases, &phase_entry, 0, CYAML_UNLIMITED),
     CYAML_FIELD_END};
 
 static const cyaml_schema_value_t top_schema = {
@@ -401,6 +427,66 @@ static const char *base_name(const char *path, char *out, size_t len)
     return out;
 }
 
+/* The declared phase sequence (phases:), checked against the legs and the
+ * knee; sets lk->knee_locked or lk->knee_never_locks.  Without the key the
+ * sequence follows from the structure (and knee: {locked: true}). */
+static bool check_phases(builder *b, const y_model *y)
+{
+    sm_linkage *lk = b->lk;
+    y_path path = {0};
+    path_push(&path, "phases");
+    int line = 0, col = 0;
+    /* libcyaml gives an empty list as no list: look for the key */
+    if (!y->phases && !find_mark(b->file, &path, true, &line, &col)) return true;
+    const bool knee = y->links_count == 2;
+    const char *hint = knee ? "[knee_free, knee_locked] (the default), [knee_locked] (a straight-legged step) "
+                              "or [knee_free] (the knee never locks)"
+                            : "[swing] (the default for straight legs)";
+    if (y->phases_count == 0)
+        return bad_at(b, &path, "phases is empty; list the phases of a step, %s, or remove the key", hint);
+    bool has_free = false, has_locked = false;
+    for (unsigned i = 0; i < y->phases_count; i++) {
+        const char *ph = y->phases[i];
+        path.n = 1;
+        path_push_index(&path, i);
+        const bool is_swing = strcmp(ph, "swing") == 0, is_free = strcmp(ph, "knee_free") == 0,
+                   is_locked = strcmp(ph, "knee_locked") == 0;
+        if (!is_swing && !is_free && !is_locked)
+            return bad_at(b, &path, "unknown phase '%s'; the phases are swing (straight legs), knee_free and "
+                          "knee_locked (legs with knees): use %s", ph, hint);
+        if (!knee && !is_swing)
+            return bad_at(b, &path, "phase '%s' needs a knee but the leg has one link; use phases: [swing], or add "
+                          "a second link (the shank) under links and a knee", ph);
+        if (knee && is_swing)
+            return bad_at(b, &path, "phase 'swing' is the step of straight legs; with knees use %s", hint);
+        if ((is_free && (has_free || has_locked)) || (is_locked && has_locked))
+            return bad_at(b, &path, "phase '%s' cannot come here: a step is one of %s", ph, hint);
+        has_free = has_free || is_free;
+        has_locked = has_locked || is_locked;
+    }
+    if (!knee) return true;
+    path.n = 0;
+    path_push(&path, "knee");
+    if (has_free && y->knee->locked) {
+        path_push(&path, "locked");
+        return bad_at(b, &path, "knee: {locked: true} conflicts with phases listing knee_free; remove "
+                      "'locked: true' or declare phases: [knee_locked]");
+    }
+    if (has_free && has_locked && !y->knee->stop)
+        return bad_at(b, &path, "phases [knee_free, knee_locked] end the swing at the knee's stop: set 'stop: "
+                      "true' under knee (or declare phases: [knee_free] for a knee that never locks)");
+    if (has_free && !has_locked) {
+        if (y->knee->hold_at_heelstrike) {
+            path_push(&path, "hold_at_heelstrike");
+            return bad_at(b, &path, "hold_at_heelstrike locks the new swing knee, but phases: [knee_free] never "
+                          "locks it; remove 'hold_at_heelstrike: true' or declare phases: [knee_free, knee_locked]");
+        }
+        lk->knee_never_locks = true;
+    }
+    if (has_locked && !has_free) lk->knee_locked = true;
+    return true;
+}
+
 static bool build(builder *b, const y_model *y)
 {
     sm_linkage *lk = b->lk;
@@ -554,7 +640,7 @@ static bool build(builder *b, const y_model *y)
     if (y->knee) {
         path.n = 0;
         path_push(&path, "knee");
-        if (!y->knee->stop && !y->knee->locked)
+        if (!y->knee->stop && !y->knee->locked && !y->phases_count) /* declared phases: check_phases */
             return bad_at(b, &path, "only knees with a stop are supported: set 'stop: true' (or 'locked: true')");
         lk->assume_locked = y->knee->assume_locked;
         lk->knee_locked = y->knee->locked;
@@ -577,6 +663,8 @@ static bool build(builder *b, const y_model *y)
         }
     }
 
+    if (!check_phases(b, y)) return false;
+
     /* foot */
     double R = y->foot && y->foot->radius ? *y->foot->radius : 0.0;
     double fo = y->foot && y->foot->offset ? *y->foot->offset : 0.0;
@@ -596,19 +684,23 @@ static bool build(builder *b, const y_model *y)
                    "forward offset of the foot's centre from the leg axis"))
         return false;
 
-    lk->n_dof = lk->n_links == 2 && !lk->knee_locked ? 3 : 2;
+    lk->n_dof = lk->n_links == 2 && !lk->knee_locked ? (lk->knee_never_locks ? 4 : 3) : 2;
 
     /* guess and time limit */
     if (y->guess) {
         path.n = 0;
         path_push(&path, "guess");
-        if (y->guess_count != 2 * lk->n_dof)
-            return bad_at(b, &path, "guess needs %zu numbers (a full state: %s), not %u", 2 * lk->n_dof,
-                          lk->n_dof == 2 ? "stance, swing and their rates" : "stance, thigh, shank and their rates",
+        /* phases: [knee_free]: the stance knee starts straight (bend 0) */
+        const size_t na = lk->n_dof == 4 ? 3 : lk->n_dof;
+        if (y->guess_count != 2 * na)
+            return bad_at(b, &path, "guess needs %zu numbers (a full state: %s), not %u", 2 * na,
+                          na == 2 ? "stance, swing and their rates" : "stance, thigh, shank and their rates",
                           y->guess_count);
-        for (unsigned i = 0; i < y->guess_count; i++) {
+        for (unsigned i = 0; i < y->guess_count; i++)
             if (!isfinite(y->guess[i])) return bad_at(b, &path, "guess: entry %u is not a finite number", i + 1);
-            lk->guess[i] = y->guess[i];
+        for (size_t i = 0; i < 2 * lk->n_dof; i++) {
+            const size_t half = i < lk->n_dof ? i : i - lk->n_dof;
+            lk->guess[i] = half < na ? y->guess[i < lk->n_dof ? half : na + half] : 0.0;
         }
         lk->have_guess = true;
     }

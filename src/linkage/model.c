@@ -16,6 +16,13 @@
  * the file says knee: {assume_locked: true}; the swing foot reaching the ground
  * ahead of the stance foot before knee-strike ends it with SM_EVENT_ORDER.
  *
+ * phases: [knee_free] (the knee never locks): one phase, "knee_free", ended
+ * by heel-strike with the guards above, the swing knee bent or not; the new
+ * stance knee stays locked at that bend (the state's stance_bend, rate 0).
+ * Its section's free coordinates are the stance and thigh angles, the
+ * stance bend and the three rates; lift() turns the trailing shank, from
+ * straight, until its foot is on the ground.
+ *
  * Both: the stance leg rolling back (its rate rising through zero) is
  * SM_FELL_BACKWARD; the hip reaching the slope is SM_FELL_FORWARD.
  *
@@ -44,7 +51,7 @@ static double leg_length(const sm_linkage *lk, const double *p)
 static int rhs_phase(size_t phase, const double *x, double *xd, const double *p, const sm_linkage *lk)
 {
     const size_t n = lk->n_dof;
-    double acc[LK_MAX_DOF];
+    double acc[LK_MAX_ANGLES];
     if (sm_linkage_accel(lk, p, phase, x, acc) != 0) return -1;
     for (size_t i = 0; i < n; i++) {
         xd[i] = x[n + i];
@@ -141,21 +148,44 @@ static int kneestrike(const double *xm, double *xp, const double *p, const void 
     return lk_impact(data, p, SM_LINKAGE_KNEESTRIKE, xm, xp);
 }
 
+/* phases: [knee_free]: keeps the swing thigh and turns the swing shank,
+ * from straight, until its foot touches the ground; the stance knee's bend
+ * does not change through a step (rate 0). */
+static void lift_shank(double *x, const double *p, const void *data)
+{
+    double y[2 * LK_MAX_ANGLES];
+    memcpy(y, x, sizeof y);
+    double s = x[1];
+    for (int it = 0; it < 50; it++) {
+        y[2] = s;
+        const double h = foot_height(0, y, p, data);
+        const double e = 1e-7;
+        y[2] = s + e;
+        const double dh = (foot_height(0, y, p, data) - h) / e;
+        if (!(fabs(dh) > 1e-300)) break;
+        const double ds = -h / dh;
+        s += ds;
+        if (fabs(ds) < 1e-15) break;
+    }
+    x[2] = s;
+    x[7] = 0.0;
+}
+
 /* Puts the (straight) swing leg where its foot touches the ground behind.
  * With locked knees (n_dof 2) the state has no shank angle. */
-static void lift(double *x, const double *p, const void *data)
+static void lift_straight(double *x, const double *p, const void *data)
 {
     const sm_linkage *lk = data;
-    double y[2 * LK_MAX_DOF];
+    double y[2 * LK_MAX_ANGLES];
     memcpy(y, x, sizeof(double) * 2 * lk->n_dof);
     double s = -x[0];
     for (int it = 0; it < 50; it++) {
         y[1] = s;
-        if (lk->n_dof == 3) y[2] = s;
+        if (lk->n_dof >= 3) y[2] = s;
         const double h = foot_height(0, y, p, data);
         const double e = 1e-7;
         y[1] = s + e;
-        if (lk->n_dof == 3) y[2] = s + e;
+        if (lk->n_dof >= 3) y[2] = s + e;
         const double dh = (foot_height(0, y, p, data) - h) / e;
         if (!(fabs(dh) > 1e-300)) break;
         const double ds = -h / dh;
@@ -163,7 +193,14 @@ static void lift(double *x, const double *p, const void *data)
         if (fabs(ds) < 1e-15) break;
     }
     x[1] = s;
-    if (lk->n_dof == 3) x[2] = s;
+    if (lk->n_dof >= 3) x[2] = s;
+}
+
+static void lift(double *x, const double *p, const void *data)
+{
+    const sm_linkage *lk = data;
+    if (lk->n_dof == 4) lift_shank(x, p, data);
+    else lift_straight(x, p, data);
 }
 
 static void guess(double *x, const double *p, const void *data)
@@ -176,9 +213,9 @@ static void guess(double *x, const double *p, const void *data)
         memset(x, 0, sizeof(double) * 2 * n);
         x[0] = 0.2;
         x[n] = -1.0;
-        x[n + 1] = n == 3 ? 0.0 : -0.5;
+        x[n + 1] = n >= 3 ? 0.0 : -0.5;
     }
-    lift(x, p, data);
+    lift_straight(x, p, data); /* the trailing leg starts straight */
 }
 
 static double time_limit(const double *p, const void *data)
@@ -214,7 +251,7 @@ static bool scuff_window(const double *x, const double *p, const void *data)
  * and turning with the thigh. */
 static size_t phase_of(const sm_linkage *lk, const double *x)
 {
-    return lk->n_dof == 3 && x[1] == x[2] && x[4] == x[5] ? 1 : 0;
+    return lk->n_dof == 3 && x[1] == x[2] && x[4] == x[5] ? 1 : 0; /* n_dof 4: one phase */
 }
 
 static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
@@ -257,6 +294,8 @@ static bool check_params(const double *p, const void *data, char *why, size_t wh
 
 static const char *const names2[] = {"stance", "swing", "stance_dot", "swing_dot"};
 static const char *const names3[] = {"stance", "thigh", "shank", "stance_dot", "thigh_dot", "shank_dot"};
+static const char *const names4[] = {"stance", "thigh", "shank", "stance_bend",
+                                     "stance_dot", "thigh_dot", "shank_dot", "stance_bend_dot"};
 
 void lk_build_model(sm_linkage *lk)
 {
@@ -267,7 +306,7 @@ void lk_build_model(sm_linkage *lk)
     m->title = lk->title;
     m->reference = lk->reference;
     m->n_state = 2 * n;
-    for (size_t i = 0; i < 2 * n; i++) lk->state_names[i] = n == 2 ? names2[i] : names3[i];
+    for (size_t i = 0; i < 2 * n; i++) lk->state_names[i] = n == 2 ? names2[i] : n == 3 ? names3[i] : names4[i];
     m->state_names = lk->state_names;
     m->n_params = lk->n_params;
     m->params = lk->params;
@@ -292,6 +331,24 @@ void lk_build_model(sm_linkage *lk)
         lk->free_index[1] = 2;
         lk->free_index[2] = 3;
         m->n_free = 3;
+    } else if (n == 4) {
+        /* phases: [knee_free]: no knee-strike; heel-strike with the swing
+         * knee as it is (bent or not) */
+        sm_event *e = lk->events[0];
+        e[0] = (sm_event){.name = "heelstrike", .value = foot_event, .direction = -1, .guard = strike_guard,
+                          .outcome = SM_EVENT_SECTION, .reset = heelstrike};
+        e[1] = rolled;
+        e[2] = hipdown;
+        e[3] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
+                          .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
+        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = lk->assume_locked ? 3 : 4,
+                                   .events = e};
+        m->n_phases = 1;
+        /* free: stance, thigh, the stance bend and the three rates; lift
+         * puts the shank's foot on the ground */
+        const size_t fi[6] = {0, 1, 3, 4, 5, 6};
+        memcpy(lk->free_index, fi, sizeof fi);
+        m->n_free = 6;
     } else {
         sm_event *e = lk->events[0];
         e[0] = (sm_event){.name = "kneestrike", .value = knee_flexion, .direction = -1,
