@@ -533,7 +533,7 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
                     dir);
     }
     size_t n_parts = 0;
-    char **parts = sweep_list_parts(dir, &n_parts);
+    char **parts = sm_sweep_list_parts(dir, ".csv", &n_parts);
     for (size_t i = 0; parts && i < n_parts; i++) {
         if (st == SM_OK)
             st = load_part(s, parts[i], header, header_len, strcmp(parts[i], s->path) == 0, why, why_len);

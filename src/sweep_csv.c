@@ -196,8 +196,9 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char **sweep_list_parts(const char *dir, size_t *n)
+char **sm_sweep_list_parts(const char *dir, const char *suffix, size_t *n)
 {
+    const size_t sl = strlen(suffix);
     *n = 0;
     DIR *d = opendir(dir);
     if (!d) return NULL;
@@ -206,7 +207,7 @@ char **sweep_list_parts(const char *dir, size_t *n)
     struct dirent *e;
     while (names && (e = readdir(d)) != NULL) {
         size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, "part-", 5) != 0 || l < 9 || strcmp(e->d_name + l - 4, ".csv") != 0) continue;
+        if (strncmp(e->d_name, "part-", 5) != 0 || l < 6 + sl || strcmp(e->d_name + l - sl, suffix) != 0) continue;
         if (*n == cap) {
             char **nn = realloc(names, 2 * cap * sizeof *names);
             if (!nn) break;
@@ -222,6 +223,12 @@ char **sweep_list_parts(const char *dir, size_t *n)
     closedir(d);
     if (names) qsort(names, *n, sizeof *names, cmp_str);
     return names;
+}
+
+void sm_sweep_free_list(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++) free(names[i]);
+    free(names);
 }
 
 typedef struct {
@@ -241,7 +248,7 @@ sm_status sm_sweep_merge(const char *dir, const char *out_path, long total, long
 {
     *rows = *missing = 0;
     size_t n_parts = 0;
-    char **parts = sweep_list_parts(dir, &n_parts);
+    char **parts = sm_sweep_list_parts(dir, ".csv", &n_parts);
     if (!parts) {
         snprintf(why, why_len, "cannot read directory '%s': %s", dir, strerror(errno));
         return SM_IO_ERROR;

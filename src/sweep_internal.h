@@ -24,7 +24,5 @@ bool sweep_csv_parse_row(const sweep_layout *lay, size_t n_state, const char *li
 /* Reads a whole file into a NUL-terminated buffer (free it); NULL on error. */
 char *sweep_read_file(const char *path, size_t *len);
 
-/* Lists dir/part-*.csv (sorted, malloc'd strings, free each and the array). */
-char **sweep_list_parts(const char *dir, size_t *n);
 
 #endif

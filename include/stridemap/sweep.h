@@ -175,4 +175,9 @@ void sm_sweep_free(sm_sweep *s);
 sm_status sm_sweep_merge(const char *dir, const char *out_path, long total, long *rows, long *missing,
                          char *why, size_t why_len);
 
+/* DIR/part-*SUFFIX (e.g. ".csv", ".json"), full paths in sorted order, or
+ * NULL if DIR cannot be read; free with sm_sweep_free_list. */
+char **sm_sweep_list_parts(const char *dir, const char *suffix, size_t *n);
+void sm_sweep_free_list(char **names, size_t n);
+
 #endif

@@ -1,5 +1,4 @@
 /* A sweep's JSON sidecars and the merging of its parts. */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -84,42 +83,6 @@ json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, ch
     return doc;
 }
 
-/* Lists DIR/part-*.json, sorted. */
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char **list_sidecars(const char *dir, size_t *n)
-{
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
-    size_t cap = 16;
-    char **names = malloc(cap * sizeof *names);
-    struct dirent *e;
-    while (names && (e = readdir(d)) != NULL) {
-        size_t l = strlen(e->d_name);
-        if (strncmp(e->d_name, "part-", 5) != 0 || l < 10 || strcmp(e->d_name + l - 5, ".json") != 0) continue;
-        if (*n == cap) {
-            char **nn = realloc(names, 2 * cap * sizeof *names);
-            if (!nn) break;
-            names = nn;
-            cap *= 2;
-        }
-        size_t plen = strlen(dir) + l + 2;
-        if (!(names[*n] = malloc(plen))) break;
-        snprintf(names[*n], plen, "%s/%s", dir, e->d_name);
-        (*n)++;
-    }
-    closedir(d);
-    if (names) qsort(names, *n, sizeof *names, cmp_str);
-    return names;
-}
-
-static void free_list(char **names, size_t n)
-{
-    for (size_t i = 0; names && i < n; i++) free(names[i]);
-    free(names);
-}
-
 /* The first signature key whose value differs, for the message. */
 static const char *first_difference(const char *a, const char *b)
 {
@@ -148,7 +111,7 @@ static const char *first_difference(const char *a, const char *b)
 int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
 {
     size_t n = 0;
-    char **names = list_sidecars(dir, &n);
+    char **names = sm_sweep_list_parts(dir, ".json", &n);
     const char *mine = json_string_value(json_object_get(sidecar, "signature"));
     int rc = 0;
     for (size_t i = 0; names && i < n && !rc; i++) {
@@ -159,7 +122,7 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
                           dir, first_difference(theirs, mine), names[i]);
         json_decref(doc);
     }
-    free_list(names, n);
+    sm_sweep_free_list(names, n);
     return rc;
 }
 
@@ -188,10 +151,10 @@ int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, js
 int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
 {
     size_t n = 0;
-    char **names = list_sidecars(dir, &n);
+    char **names = sm_sweep_list_parts(dir, ".json", &n);
     if (!names) return cli_fail(run, EX_NOINPUT, "cannot read directory '%s': %s", dir, strerror(errno));
     if (n == 0) {
-        free_list(names, n);
+        sm_sweep_free_list(names, n);
         return cli_fail(run, EX_NOINPUT, "'%s' holds no sweep (no part-*.json)", dir);
     }
     json_t *merged = NULL, *parts = json_array();
@@ -224,7 +187,7 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
         json_array_append_new(parts, part);
         json_decref(doc);
     }
-    free_list(names, n);
+    sm_sweep_free_list(names, n);
     long total = merged ? (long)json_integer_value(json_object_get(merged, "points")) : 0;
     long rows = 0, missing = 0;
     char out[4096], why[1024];
