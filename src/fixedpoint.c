@@ -146,6 +146,21 @@ static double invariant_gap(const sm_model *m, const double *p, const double *z)
     return (m->invariant(x, p, m->data) - target) / fmax(1.0, fabs(target));
 }
 
+/* grad[n_free] = d invariant_gap / dz by central differences of step h (no
+ * strides: only lift and the invariant are evaluated). */
+static void invariant_gradient(const sm_model *m, const double *p, const double *z, double h, double *grad)
+{
+    const size_t n = m->n_free;
+    double zp[SM_MAX_STATE];
+    for (size_t j = 0; j < n; j++) {
+        memcpy(zp, z, n * sizeof *z);
+        zp[j] = z[j] + h;
+        const double up = invariant_gap(m, p, zp);
+        zp[j] = z[j] - h;
+        grad[j] = (up - invariant_gap(m, p, zp)) / (2 * h);
+    }
+}
+
 /* Moves z onto the invariant's level set along its gradient (a few scalar
  * Newton steps, no strides): a start with the wrong energy would walk off
  * to another member of the family, or fall. */
@@ -155,15 +170,9 @@ static void project_onto_invariant(const sm_model *m, const double *p, double *z
     for (int it = 0; it < 8; it++) {
         const double c = invariant_gap(m, p, z);
         if (fabs(c) <= 1e-15) return;
-        double grad[SM_MAX_STATE], zp[SM_MAX_STATE], norm2 = 0.0;
-        for (size_t j = 0; j < n; j++) {
-            memcpy(zp, z, n * sizeof *z);
-            zp[j] = z[j] + h;
-            const double up = invariant_gap(m, p, zp);
-            zp[j] = z[j] - h;
-            grad[j] = (up - invariant_gap(m, p, zp)) / (2 * h);
-            norm2 += grad[j] * grad[j];
-        }
+        double grad[SM_MAX_STATE], norm2 = 0.0;
+        invariant_gradient(m, p, z, h, grad);
+        for (size_t j = 0; j < n; j++) norm2 += grad[j] * grad[j];
         if (!(norm2 > 0) || !isfinite(norm2)) return;
         for (size_t j = 0; j < n; j++) z[j] -= c * grad[j] / norm2;
     }
@@ -185,14 +194,7 @@ static sm_status newton_step(const sm_model *m, const double *p, const double *z
     }
     lapack_int info;
     if (m->invariant) {
-        double zp[SM_MAX_STATE];
-        for (size_t j = 0; j < n; j++) {
-            memcpy(zp, z, n * sizeof *z);
-            zp[j] = z[j] + h;
-            const double up = invariant_gap(m, p, zp);
-            zp[j] = z[j] - h;
-            A[n * n + j] = (up - invariant_gap(m, p, zp)) / (2 * h);
-        }
+        invariant_gradient(m, p, z, h, &A[n * n]);
         b[n] = -g[n];
         info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', (lapack_int)rows, (lapack_int)n, 1, A, (lapack_int)n, b, 1);
     } else {
