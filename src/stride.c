@@ -21,6 +21,13 @@ const sm_metric_field sm_metric_fields[] = {
 };
 const size_t sm_metric_field_count = sizeof sm_metric_fields / sizeof sm_metric_fields[0];
 
+double sm_metric_value(const sm_step_metrics *mt, size_t i)
+{
+    double v;
+    memcpy(&v, (const char *)mt + sm_metric_fields[i].offset, sizeof v);
+    return v;
+}
+
 static bool all_finite(const double *x, size_t n)
 {
     for (size_t i = 0; i < n; i++)

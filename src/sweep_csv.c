@@ -100,11 +100,7 @@ size_t sm_sweep_csv_row(const sm_model *m, const sm_sweep_grid *g, const sm_swee
     put(&o, ",%d", r->iterations);
     put_num(&o, r->residual);
     put(&o, ",%ld", r->stride_evals);
-    for (size_t k = 0; k < N_METRICS; k++) {
-        double v;
-        memcpy(&v, (const char *)&r->metrics + sm_metric_fields[k].offset, sizeof v);
-        put_num(&o, r->converged ? v : NAN);
-    }
+    for (size_t k = 0; k < N_METRICS; k++) put_num(&o, r->converged ? sm_metric_value(&r->metrics, k) : NAN);
     for (size_t k = 0; k < m->n_state; k++) put_num(&o, r->x[k]);
     put(&o, ",%s,%.6f\n", seed_names[pt->seed], pt->wall);
     return o.ok ? o.pos : 0;

@@ -54,4 +54,7 @@ typedef struct {
 extern const sm_metric_field sm_metric_fields[];
 extern const size_t sm_metric_field_count;
 
+/* The value of sm_metric_fields[i] in mt. */
+double sm_metric_value(const sm_step_metrics *mt, size_t i);
+
 #endif

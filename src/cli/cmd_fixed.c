@@ -143,7 +143,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
     for (size_t i = 0; i < sm_metric_field_count; i++) {
         const sm_metric_field *f = &sm_metric_fields[i];
-        const double v = *(const double *)((const char *)&r->metrics + f->offset);
+        const double v = sm_metric_value(&r->metrics, i);
         json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, number(v));
     }
     json_object_set_new(doc, "contact", contact_json(run, &r->metrics));

@@ -137,8 +137,7 @@ int cmd_simulate(int argc, char **argv)
         if (st != SM_OK) break;
         fprintf(stderr, "step %ld:", sink.step);
         for (size_t i = 0; i < sm_metric_field_count; i++)
-            fprintf(stderr, " %s %.10g", sm_metric_fields[i].name,
-                    *(const double *)((const char *)&mt + sm_metric_fields[i].offset));
+            fprintf(stderr, " %s %.10g", sm_metric_fields[i].name, sm_metric_value(&mt, i));
         fputc('\n', stderr);
         sink.t0 += mt.period;
     }
