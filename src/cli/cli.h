@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <sysexits.h>
 
@@ -38,6 +39,9 @@ void cli_run_init(cli_run *run, const char *cmd);
  * applies --set, parses the state option, checks every setting.
  * Returns 0 or an exit code. */
 int cli_finish(cli_run *run, int argc, char **argv);
+
+/* A JSON number, or null for NaN and infinities (JSON has neither). */
+json_t *cli_json_number(double v);
 
 /* Releases the model a command opened. */
 void cli_release(void);

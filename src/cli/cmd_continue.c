@@ -189,18 +189,16 @@ static int write_point(void *ctx, const sm_cont_point *pt)
     return ferror(f) ? 1 : 0;
 }
 
-static json_t *jnum(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
 static json_t *point_json(const sm_model *m, const sm_cont_point *pt)
 {
     json_t *x = json_array(), *eig = json_array();
-    for (size_t i = 0; i < pt->n_state; i++) json_array_append_new(x, jnum(pt->x[i]));
+    for (size_t i = 0; i < pt->n_state; i++) json_array_append_new(x, cli_json_number(pt->x[i]));
     for (size_t k = 0; k < pt->n_free; k++)
-        json_array_append_new(eig, json_pack("[o, o]", jnum(pt->eig_re[k]), jnum(pt->eig_im[k])));
+        json_array_append_new(eig, json_pack("[o, o]", cli_json_number(pt->eig_re[k]), cli_json_number(pt->eig_im[k])));
     return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:o, s:s}", "type", sm_point_label(pt->type),
-                     "period", pt->period, "value", jnum(pt->mu), "state", x, "eigenvalues", eig,
-                     "max_abs_eigenvalue", jnum(pt->max_abs_eig), "stable", pt->stable, "step_period",
-                     jnum(pt->metrics.period), "status", sm_status_name(pt->status));
+                     "period", pt->period, "value", cli_json_number(pt->mu), "state", x, "eigenvalues", eig,
+                     "max_abs_eigenvalue", cli_json_number(pt->max_abs_eig), "stable", pt->stable, "step_period",
+                     cli_json_number(pt->metrics.period), "status", sm_status_name(pt->status));
     (void)m;
 }
 
@@ -357,9 +355,9 @@ int cmd_continue(int argc, char **argv)
         json_array_append_new(
             branches,
             json_pack("{s:i, s:i, s:i, s:o, s:o, s:s, s:s, s:s, s:o, s:i, s:I, s:o}", "branch", b, "period",
-                      jb->o.period, "parent", jb->parent, "parent_pd", jnum(jb->parent_pd), "start",
-                      jnum(jb->mu), "stop", sm_cont_stop_name(res->stop), "status", sm_status_name(res->status),
-                      "stride_status", sm_status_name(res->stride_status), "stop_value", jnum(res->stop_mu),
+                      jb->o.period, "parent", jb->parent, "parent_pd", cli_json_number(jb->parent_pd), "start",
+                      cli_json_number(jb->mu), "stop", sm_cont_stop_name(res->stop), "status", sm_status_name(res->status),
+                      "stride_status", sm_status_name(res->stride_status), "stop_value", cli_json_number(res->stop_mu),
                       "points", res->n_points, "stride_evaluations", (json_int_t)res->stride_evals, "special",
                       specials));
         if (b == 0 && res->stop == SM_STOP_START_FAILED) exit_code = CLI_EXIT_NO_GAIT;
@@ -404,10 +402,10 @@ int cmd_continue(int argc, char **argv)
         json_t *cmdline = json_array(), *params = json_object();
         json_array_append_new(cmdline, json_string("stridemap"));
         for (int i = 0; i < argc; i++) json_array_append_new(cmdline, json_string(argv[i]));
-        for (size_t i = 0; i < m->n_params; i++) json_object_set_new(params, m->params[i].name, jnum(run.params[i]));
+        for (size_t i = 0; i < m->n_params; i++) json_object_set_new(params, m->params[i].name, cli_json_number(run.params[i]));
         json_t *doc = json_pack(
             "{s:o, s:s, s:o, s:s, s:o, s:o, s:i, s:o, s:s}", "command_line", cmdline, "model", m->name, "params",
-            params, "param", s.param, "from", jnum(from), "to", jnum(to), "period", o->period, "branches", branches,
+            params, "param", s.param, "from", cli_json_number(from), "to", cli_json_number(to), "period", o->period, "branches", branches,
             "version", STRIDEMAP_VERSION);
         json_object_set_new(
             doc, "continuation",

@@ -39,13 +39,10 @@ static const char help[] =
     "  stridemap fixed simplest --guess 0.19,-0.2,0.38,-0.01   # the unstable gait\n"
     "  stridemap fixed simplest --set gamma=0.016 --period 2\n";
 
-/* JSON has no NaN: undefined numbers become null. */
-static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
 static json_t *vector(const double *v, size_t n)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < n; i++) json_array_append_new(a, number(v[i]));
+    for (size_t i = 0; i < n; i++) json_array_append_new(a, cli_json_number(v[i]));
     return a;
 }
 
@@ -101,7 +98,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_t *orbit = orbit_json(run, r);
     const sm_model *m = run->model;
     json_t *params = json_object(), *names = json_array(), *free_names = json_array();
-    for (size_t i = 0; i < m->n_params; i++) json_object_set_new(params, m->params[i].name, number(run->params[i]));
+    for (size_t i = 0; i < m->n_params; i++) json_object_set_new(params, m->params[i].name, cli_json_number(run->params[i]));
     for (size_t i = 0; i < m->n_state; i++) json_array_append_new(names, json_string(m->state_names[i]));
     for (size_t k = 0; k < m->n_free; k++)
         json_array_append_new(free_names, json_string(m->state_names[m->free_index[k]]));
@@ -109,7 +106,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_t *eig = json_array(), *jac = json_array();
     const bool have_eig = r->converged && r->status == SM_OK;
     for (size_t i = 0; have_eig && i < r->n_free; i++) {
-        json_array_append_new(eig, json_pack("[o, o]", number(r->eig_re[i]), number(r->eig_im[i])));
+        json_array_append_new(eig, json_pack("[o, o]", cli_json_number(r->eig_re[i]), cli_json_number(r->eig_im[i])));
         json_array_append_new(jac, vector(&r->jacobian[i * r->n_free], r->n_free));
     }
     json_t *doc = json_object();
@@ -121,7 +118,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "stride_status", json_string(sm_status_name(r->stride_status)));
     json_object_set_new(doc, "converged", json_boolean(r->converged));
     json_object_set_new(doc, "iterations", json_integer(r->iterations));
-    json_object_set_new(doc, "residual", number(r->residual));
+    json_object_set_new(doc, "residual", cli_json_number(r->residual));
     json_object_set_new(doc, "stride_evaluations", json_integer(r->stride_evals));
     json_object_set_new(doc, "state_names", names);
     json_object_set_new(doc, "free_coordinates", free_names);
@@ -129,11 +126,11 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "orbit", orbit);
     json_object_set_new(doc, "jacobian", jac);
     json_object_set_new(doc, "eigenvalues", eig);
-    json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? number(r->max_abs_eig) : json_null());
+    json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
     /* A conservation law pins one multiplier at 1; it is reported, not judged. */
     if (have_eig && r->trivial_index >= 0) {
         json_object_set_new(doc, "trivial_multiplier",
-                            json_pack("[o, o]", number(r->eig_re[r->trivial_index]), number(r->eig_im[r->trivial_index])));
+                            json_pack("[o, o]", cli_json_number(r->eig_re[r->trivial_index]), cli_json_number(r->eig_im[r->trivial_index])));
         json_object_set_new(doc, "stability_note",
                             json_string("one multiplier is 1 because the model conserves a quantity (its gaits "
                                         "form a family); stability is judged on the others"));
@@ -144,13 +141,13 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     for (size_t i = 0; i < sm_metric_field_count; i++) {
         const sm_metric_field *f = &sm_metric_fields[i];
         const double v = sm_metric_value(&r->metrics, i);
-        json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, number(v));
+        json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, cli_json_number(v));
     }
     json_object_set_new(doc, "contact", contact_json(run, &r->metrics));
     double lock, imp;
     if (knee_measures(run, r, &lock, &imp))
-        json_object_set_new(doc, "knee", json_pack("{s:o, s:o}", "min_lock_torque", number(lock),
-                                                   "heelstrike_impulse", number(imp)));
+        json_object_set_new(doc, "knee", json_pack("{s:o, s:o}", "min_lock_torque", cli_json_number(lock),
+                                                   "heelstrike_impulse", cli_json_number(imp)));
     json_object_set_new(doc, "solver",
                         json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",

@@ -64,8 +64,6 @@ static int parse_box(cli_run *run, const char *text, sm_search_options *o)
     return 0;
 }
 
-static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
 int cmd_search(int argc, char **argv)
 {
     cli_run run;
@@ -110,14 +108,14 @@ int cmd_search(int argc, char **argv)
         for (size_t i = 0; i < n; i++) {
             const sm_fixed_result *r = &found[i];
             json_t *x = json_array(), *eig = json_array();
-            for (size_t k = 0; k < m->n_state; k++) json_array_append_new(x, number(r->x[k]));
+            for (size_t k = 0; k < m->n_state; k++) json_array_append_new(x, cli_json_number(r->x[k]));
             for (size_t k = 0; k < r->n_free; k++)
-                json_array_append_new(eig, json_pack("[o, o]", number(r->eig_re[k]), number(r->eig_im[k])));
+                json_array_append_new(eig, json_pack("[o, o]", cli_json_number(r->eig_re[k]), cli_json_number(r->eig_im[k])));
             json_array_append_new(list, json_pack("{s:i, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "period", shortest[i],
                                                   "fixed_point", x, "eigenvalues", eig, "max_abs_eigenvalue",
-                                                  number(r->max_abs_eig), "stable", r->stable, "step_period",
-                                                  number(r->metrics.period), "step_length",
-                                                  number(r->metrics.step_length), "speed", number(r->metrics.speed)));
+                                                  cli_json_number(r->max_abs_eig), "stable", r->stable, "step_period",
+                                                  cli_json_number(r->metrics.period), "step_length",
+                                                  cli_json_number(r->metrics.step_length), "speed", cli_json_number(r->metrics.speed)));
         }
         json_t *names = json_array();
         for (size_t k = 0; k < m->n_state; k++) json_array_append_new(names, json_string(m->state_names[k]));

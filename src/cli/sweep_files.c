@@ -8,8 +8,6 @@
 
 #include "sweep_cli.h"
 
-static json_t *number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
-
 /* The settings that decide every row: equal signatures, equal rows. */
 static json_t *signature(const cli_run *run, const sm_sweep_config *c)
 {
@@ -18,26 +16,26 @@ static json_t *signature(const cli_run *run, const sm_sweep_config *c)
     for (size_t i = 0; i < m->n_params; i++) {
         bool swept = false;
         for (size_t k = 0; k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
-        if (!swept) json_object_set_new(params, m->params[i].name, number(c->params[i]));
+        if (!swept) json_object_set_new(params, m->params[i].name, cli_json_number(c->params[i]));
     }
     for (size_t k = 0; k < c->grid.n_axes; k++) {
         const sm_sweep_axis *a = &c->grid.axis[k];
-        json_array_append_new(grid, json_pack("{s:s, s:o, s:o, s:I}", "name", a->name, "lo", number(a->lo),
-                                              "hi", number(a->hi), "n", (json_int_t)a->n));
+        json_array_append_new(grid, json_pack("{s:s, s:o, s:o, s:I}", "name", a->name, "lo", cli_json_number(a->lo),
+                                              "hi", cli_json_number(a->hi), "n", (json_int_t)a->n));
     }
     (void)run;
     json_t *guess = json_null();
     if (c->have_guess) {
         guess = json_array();
-        for (size_t i = 0; i < m->n_state; i++) json_array_append_new(guess, number(c->guess[i]));
+        for (size_t i = 0; i < m->n_state; i++) json_array_append_new(guess, cli_json_number(c->guess[i]));
     }
     return json_pack(
         "{s:s, s:o, s:o, s:o, s:i, s:{s:s, s:i, s:o, s:o, s:o, s:o}, s:{s:o, s:i, s:o, s:b}}", "model", m->name,
         "fixed_params", params, "grid", grid, "guess", guess, "period", c->newton.period, "solver", "method",
         c->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order", c->solver.max_order, "rtol",
-        number(c->solver.rtol), "atol", number(c->solver.atol), "max_step", number(c->solver.max_step), "tmax",
-        number(c->solver.t_max), "newton", "tol", number(c->newton.tol), "max_iter", c->newton.max_iter,
-        "fd_step", number(c->newton.fd_step > 0 ? c->newton.fd_step : sqrt(c->solver.rtol)), "central",
+        cli_json_number(c->solver.rtol), "atol", cli_json_number(c->solver.atol), "max_step", cli_json_number(c->solver.max_step), "tmax",
+        cli_json_number(c->solver.t_max), "newton", "tol", cli_json_number(c->newton.tol), "max_iter", c->newton.max_iter,
+        "fd_step", cli_json_number(c->newton.fd_step > 0 ? c->newton.fd_step : sqrt(c->solver.rtol)), "central",
         c->newton.central);
 }
 
