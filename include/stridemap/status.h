@@ -24,7 +24,13 @@
     X(SM_RHS_FAILED, "rhs_failed", "the model's equations of motion reported an error") \
     X(SM_NONFINITE, "nonfinite", "a state or derivative became NaN or infinite")      \
     X(SM_NOT_CONVERGED, "not_converged",                                               \
-      "Newton's method did not converge (try another --guess or more --max-iter)")     \
+      "Newton's method did not converge: no step lowered the residual, or the iterations ran out (try another --guess; more --max-iter only if the residual was still falling)") \
+    X(SM_STALLED, "stalled",                                                           \
+      "Newton's method stalled near the integration error: the stride map is too noisy at these tolerances to bring the residual below --tol (tighten --rtol/--atol, or use --central or another --fd-step)") \
+    X(SM_DEGENERATE_GAIT, "degenerate_gait",                                           \
+      "the fixed point is not a gait: its step has zero length or takes no time (standing with the legs together); try another --guess") \
+    X(SM_STIFF, "stiff",                                                               \
+      "the equations are stiff: Adams' fixed-point iteration keeps failing at tiny steps (use --method bdf)") \
     X(SM_SINGULAR_JACOBIAN, "singular_jacobian",                                       \
       "the Jacobian of P(x)-x is singular: a fold or a family of gaits is near")       \
     X(SM_LAPACK_FAILED, "lapack_failed", "a LAPACK routine failed")                     \
