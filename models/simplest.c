@@ -29,6 +29,9 @@
  * Poincare section: just after heel-strike.  Free coordinates (theta,
  * theta_dot); there phi = 2 theta and phi_dot = (1 - cos 2 theta) theta_dot.
  *
+ * Gaits: a stable long-period gait (step period about 3.8-4.0) and an
+ * unstable short-period gait (about 3.0-3.1), both with theta* ~ gamma^(1/3).
+ *
  * Failures: the stance leg stops and rolls back (theta_dot rises through 0);
  * the hip reaches the ground in front or behind (theta - gamma = -+ pi/2).
  *
@@ -110,13 +113,24 @@ static void lift(double *x, const double *p, const void *data)
     x[PHD] = (1.0 - cos(2.0 * x[TH])) * x[THD];
 }
 
-/* Garcia's scaling, stance angle ~ gamma^(1/3), from the known gait at 0.009. */
+/* The long-period gait by Garcia's scaling, theta* ~ 0.97 gamma^(1/3), with
+ * theta_dot* = -theta* (1.08 - 0.43 gamma^(1/3)), a fit to the computed
+ * gaits for gamma = 1e-4 ... 0.03 (ratio -1.043 ... -0.938).  theta_dot =
+ * -theta alone lies nearer the short-period gait once gamma > 0.017. */
 static void guess(double *x, const double *p, const void *data)
 {
-    const double th = p[GAMMA] > 0 ? 0.2 * cbrt(p[GAMMA] / 0.009) : 0.2;
-    x[TH] = th;
-    x[THD] = -th;
+    const double c = p[GAMMA] > 0 ? cbrt(p[GAMMA]) : cbrt(0.009);
+    x[TH] = 0.97 * c;
+    x[THD] = -x[TH] * (1.08 - 0.43 * c);
     lift(x, p, data);
+}
+
+/* Garcia et al. name the two period-one gaits by their step period: about
+ * 3.8-4.0 for the long-period gait and 3.0-3.1 for the short-period one
+ * (gamma up to 0.03), in units of sqrt(l/g). */
+static const char *gait_family(const double *x, double step_period, const double *p, const void *data)
+{
+    return step_period > 3.45 ? "long-period" : "short-period";
 }
 
 /* +-30 % around Garcia's scaling theta ~ -theta_dot ~ gamma^(1/3): both
@@ -210,6 +224,7 @@ const sm_model sm_model_simplest = {
     .free_index = free_index,
     .lift = lift,
     .guess = guess,
+    .gait_family = gait_family,
     .search_box = search_box,
     .time_limit = time_limit,
     .kinetic_energy = kinetic,

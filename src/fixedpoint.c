@@ -30,7 +30,7 @@ sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t 
         return SM_BAD_OPTION;
     }
     if (!(o->fd_step >= 0 && o->fd_step < 1)) {
-        snprintf(why, why_len, "--fd-step must be in [0, 1) (0: sqrt(rtol)), not %g", o->fd_step);
+        snprintf(why, why_len, "--fd-step must be in [0, 1) (0: the default for each difference scheme), not %g", o->fd_step);
         return SM_BAD_OPTION;
     }
     if (o->max_backtracks < 0) {
@@ -81,7 +81,7 @@ sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const d
     double zp[SM_MAX_STATE], fp[SM_MAX_STATE], fm[SM_MAX_STATE], f0[SM_MAX_STATE];
     if (!central && !Pz) {
         sm_status st = sm_poincare(ws, p, period, z, f0, NULL, NULL);
-        (*evals)++;
+        *evals += period;
         if (st != SM_OK) return st;
         Pz = f0;
     }
@@ -89,13 +89,13 @@ sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const d
         memcpy(zp, z, n * sizeof *z);
         zp[j] = z[j] + h;
         sm_status st = sm_poincare(ws, p, period, zp, fp, NULL, NULL);
-        (*evals)++;
+        *evals += period;
         double span = h;
         if (central || st != SM_OK) {
             /* Central differences, or a one-sided step away from a failure. */
             zp[j] = z[j] - h;
             sm_status sm = sm_poincare(ws, p, period, zp, fm, NULL, NULL);
-            (*evals)++;
+            *evals += period;
             if (st == SM_OK && sm == SM_OK) {
                 span = 2 * h;
             } else if (sm == SM_OK && Pz) {
@@ -109,6 +109,33 @@ sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const d
         }
         for (size_t i = 0; i < n; i++) J[i * n + j] = (fp[i] - fm[i]) / span;
     }
+    return SM_OK;
+}
+
+double sm_newton_fd_step(const sm_newton_options *o, double rtol)
+{
+    if (o->fd_step > 0) return o->fd_step;
+    return o->central ? cbrt(rtol) : sqrt(rtol);
+}
+
+double sm_stability_fd_step(const sm_newton_options *o, double rtol)
+{
+    return o->fd_step > 0 ? o->fd_step : 0.01 * pow(rtol, 0.2);
+}
+
+sm_status sm_stability_jacobian(sm_workspace *ws, const double *p, int period, const double *z, double h,
+                                double *J, long *evals)
+{
+    /* Central differences err by c h^2 + noise/h; the walkers' maps have
+     * large c (about 2000 for the simplest walker), so at a step small
+     * enough to hide c the integrator's noise shows.  Richardson's
+     * (4 D(h/2) - D(h)) / 3 cancels the h^2 term and lets h stay large. */
+    const size_t n = sm_workspace_model(ws)->n_free;
+    double coarse[SM_MAX_STATE * SM_MAX_STATE];
+    sm_status st = sm_map_jacobian(ws, p, period, z, NULL, h, true, coarse, evals);
+    if (st == SM_OK) st = sm_map_jacobian(ws, p, period, z, NULL, h / 2, true, J, evals);
+    if (st != SM_OK) return st;
+    for (size_t i = 0; i < n * n; i++) J[i] = (4 * J[i] - coarse[i]) / 3;
     return SM_OK;
 }
 
@@ -208,21 +235,38 @@ static sm_status newton_step(const sm_model *m, const double *p, const double *z
     return SM_OK;
 }
 
-/* g = P^N(z) - z; remembers a stride failure in r. */
-static sm_status residual_at(sm_workspace *ws, const double *p, int period, const double *z,
+/* g = P^N(z) - z; remembers a stride failure in r.  With an invariant,
+ * P^N(z) is first moved back onto its level set: the exact map conserves
+ * it, the integrated one drifts by its error, and that drift (reported as
+ * r->invariant_drift) would otherwise be a floor under the residual, since
+ * no point of the drifting map both returns to itself and keeps the level.
+ * Pz stays the unprojected P^N(z), the base of forward differences. */
+static sm_status residual_at(sm_workspace *ws, const double *p, int period, const double *z, double h,
                              double *Pz, double *g, sm_step_metrics *mt, sm_fixed_result *r)
 {
     const size_t n = r->n_free;
     sm_status st = sm_poincare(ws, p, period, z, Pz, NULL, mt);
-    r->stride_evals++;
+    r->stride_evals += period;
     if (st != SM_OK) {
         r->stride_status = st;
         return st;
     }
-    for (size_t i = 0; i < n; i++) g[i] = Pz[i] - z[i];
     const sm_model *m = sm_workspace_model(ws);
-    if (m->invariant) g[n] = invariant_gap(m, p, z);
+    double Qz[SM_MAX_STATE];
+    memcpy(Qz, Pz, n * sizeof *Qz);
+    if (m->invariant) {
+        project_onto_invariant(m, p, Qz, h);
+        g[n] = invariant_gap(m, p, z);
+    }
+    for (size_t i = 0; i < n; i++) g[i] = Qz[i] - z[i];
     return SM_OK;
+}
+
+/* A residual this small may be the integration error of one stride. */
+static double noise_level(const sm_workspace *ws, const double *z, size_t n)
+{
+    const sm_solver_options *so = sm_workspace_options(ws);
+    return 1e3 * fmax(so->rtol, so->atol) * fmax(1.0, max_abs(z, n));
 }
 
 /* Every exit reports the point its residual belongs to. */
@@ -231,6 +275,39 @@ static sm_status give_up(const sm_model *m, const double *p, const double *z, sm
 {
     lift_free(m, p, z, r->x);
     return r->status = why;
+}
+
+/* The shortest d dividing N with P^d(x) = x to within `same` (max norm of
+ * the free coordinates): a period-N fixed point may be a shorter gait. */
+static int shortest_period(sm_workspace *ws, const double *p, const double *x, int period, double same,
+                           long *evals)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    double y[SM_MAX_STATE];
+    memcpy(y, x, m->n_state * sizeof *y);
+    for (int d = 1; d < period; d++) {
+        if (sm_stride(ws, p, y, y, NULL, NULL) != SM_OK) return period;
+        (*evals)++;
+        if (period % d != 0) continue;
+        double dist = 0.0;
+        for (size_t k = 0; k < m->n_free; k++) dist = fmax(dist, fabs(y[m->free_index[k]] - x[m->free_index[k]]));
+        if (dist <= same) return d;
+    }
+    return period;
+}
+
+/* A fixed point whose step takes no time or covers no ground is the walker
+ * standing with its legs together on the heel-strike surface, not a gait.
+ * "No time" is relative to the stride time limit; "no ground" is 1e-6 in the
+ * model's length unit (a leg is of order 1 in every walker's units). */
+static bool degenerate_step(const sm_workspace *ws, const double *p, const sm_step_metrics *mt)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    if (m->map) return false; /* a plain map has no steps to speak of */
+    const double t_opt = sm_workspace_options(ws)->t_max;
+    const double t_lim = t_opt > 0 ? t_opt : m->time_limit ? m->time_limit(p, m->data) : 1.0;
+    if (!(mt->period > 1e-6 * t_lim)) return true;
+    return isfinite(mt->step_length) && fabs(mt->step_length) < 1e-6;
 }
 
 sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_guess,
@@ -244,6 +321,8 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->residual = INFINITY;
     r->max_abs_eig = NAN;
     r->trivial_index = -1;
+    r->minimal_period = o->period;
+    r->invariant_drift = NAN;
     r->status = SM_NOT_CONVERGED;
 
     char why[160];
@@ -251,7 +330,8 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     for (size_t i = 0; i < m->n_state; i++)
         if (!isfinite(x_guess[i])) return r->status = SM_BAD_STATE;
 
-    const double h = o->fd_step > 0 ? o->fd_step : sqrt(sm_workspace_options(ws)->rtol);
+    const double rtol = sm_workspace_options(ws)->rtol;
+    const double h = sm_newton_fd_step(o, rtol);
     double z[SM_MAX_STATE], Pz[SM_MAX_STATE], g[SM_MAX_STATE + 1], dz[SM_MAX_STATE];
     double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE + 1];
     const size_t n_eq = n + (m->invariant ? 1 : 0);
@@ -260,7 +340,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     if (m->invariant) project_onto_invariant(m, p, z, h);
     lift_free(m, p, z, r->x);
 
-    if (residual_at(ws, p, o->period, z, Pz, g, &mt, r) != SM_OK) return r->status;
+    if (residual_at(ws, p, o->period, z, h, Pz, g, &mt, r) != SM_OK) return r->status;
     double norm = max_abs(g, n_eq);
     r->residual = norm;
 
@@ -281,17 +361,16 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         double lambda = 1.0, trial = INFINITY;
         for (int b = 0; b <= o->max_backtracks; b++, lambda *= 0.5) {
             for (size_t i = 0; i < n; i++) zt[i] = z[i] + lambda * dz[i];
-            if (residual_at(ws, p, o->period, zt, Pzt, gt, &mtt, r) != SM_OK) continue;
+            if (residual_at(ws, p, o->period, zt, h, Pzt, gt, &mtt, r) != SM_OK) continue;
             trial = max_abs(gt, n_eq);
             if (trial < norm) break;
         }
+        /* No step lowers the residual, which is above tol: not converged.
+         * Near the integrator's error level (1e3 tolerances: a stride's
+         * global error) the map is too noisy for Newton to go further;
+         * far from it Newton is lost (its steps fall, or lead uphill). */
         if (!(trial < norm)) {
-            /* No step lowers the residual.  If Newton's own step is already
-             * at the integrator's noise level, this is as converged as the
-             * tolerances allow; otherwise it is stuck. */
-            const double noise = 100.0 * sm_workspace_options(ws)->rtol * fmax(1.0, max_abs(z, n));
-            if (max_abs(dz, n) <= noise) break;
-            return give_up(m, p, z, r, SM_NOT_CONVERGED);
+            return give_up(m, p, z, r, norm <= noise_level(ws, z, n) ? SM_STALLED : SM_NOT_CONVERGED);
         }
         memcpy(z, zt, n * sizeof *z);
         memcpy(Pz, Pzt, n * sizeof *z);
@@ -303,8 +382,11 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
 
     lift_free(m, p, z, r->x);
     r->metrics = mt;
+    if (m->invariant) r->invariant_drift = invariant_gap(m, p, Pz) - invariant_gap(m, p, z);
+    if (degenerate_step(ws, p, &mt)) return r->status = SM_DEGENERATE_GAIT;
     r->converged = true;
     r->status = SM_OK;
+    if (m->gait_family) r->family = m->gait_family(r->x, mt.period, p, m->data);
     /* One more stride from the gait, sampled, for the measures that need the
      * whole trajectory (clearance, ground forces). */
     if (isfinite(mt.period) && mt.period > 0) {
@@ -314,8 +396,9 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
             r->metrics = measured;
         r->stride_evals++;
     }
-    sm_status st =
-        sm_map_jacobian(ws, p, o->period, z, NULL, h, true, r->jacobian, &r->stride_evals);
+    r->minimal_period = shortest_period(ws, p, r->x, o->period, fmax(1e-6, 1e3 * o->tol), &r->stride_evals);
+    sm_status st = sm_stability_jacobian(ws, p, o->period, z, sm_stability_fd_step(o, rtol), r->jacobian,
+                                         &r->stride_evals);
     if (st == SM_OK) st = sm_eigenvalues(n, r->jacobian, r->eig_re, r->eig_im);
     if (st != SM_OK) {
         /* The gait stands; only its stability could not be computed. */

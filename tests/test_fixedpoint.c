@@ -262,6 +262,204 @@ static void test_zero_iterations(void **state)
     sm_workspace_free(ws);
 }
 
+/* ---- what "converged" promises ------------------------------------------ */
+
+/* Newton with the model's guess, integrator tolerance tol (0: default). */
+static void solve_model(const char *name, const double *p_set, size_t n_set, const char *const *names,
+                        double tol, sm_fixed_result *r)
+{
+    const sm_model *m = test_model(name);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    for (size_t i = 0; i < n_set; i++) p[sm_model_param_index(m, names[i])] = p_set[i];
+    m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, tol, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_point(ws, p, x, &no, r);
+    sm_workspace_free(ws);
+}
+
+/* At loose integration tolerances the stride map is too noisy for Newton to
+ * reach 1e-10: that is "stalled", never "converged" with a large residual
+ * (the compass at rtol 1e-3 used to report ok with residual 8.7e-5). */
+static void test_converged_means_residual_below_tol(void **state)
+{
+    (void)state;
+    const struct {
+        const char *model;
+        double rtol;
+    } cases[] = {{"compass", 1e-3}, {"simplest", 1e-4}, {"slip", 1e-5}, {"compass", 0}, {"slip", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        static sm_fixed_result r;
+        solve_model(cases[i].model, NULL, 0, NULL, cases[i].rtol, &r);
+        if (r.converged) {
+            assert_true(r.residual <= 1e-10);
+            assert_status(r.status, SM_OK);
+        } else {
+            assert_true(r.residual > 1e-10);
+            assert_true(r.status == SM_STALLED || r.status == SM_NOT_CONVERGED);
+        }
+    }
+    static sm_fixed_result r;
+    solve_model("compass", NULL, 0, NULL, 1e-3, &r);
+    assert_status(r.status, SM_STALLED);
+    assert_false(r.converged);
+}
+
+/* Spring-mass walking conserves E exactly; the integrated map drifts by its
+ * error.  Newton measures the return on the level set, so it converges below
+ * tol at E = 800 ... 840 J (it used to stop at 1.4e-9 and call that
+ * converged), and the drift is reported, of the order of the tolerance. */
+static void test_conserved_quantity_gaits_converge(void **state)
+{
+    (void)state;
+    const char *const names[] = {"E"};
+    for (double E = 800; E <= 840; E += 10) {
+        static sm_fixed_result r;
+        solve_model("slip", &E, 1, names, 0, &r);
+        assert_status(r.status, SM_OK);
+        assert_true(r.residual <= 1e-10);
+        assert_true(fabs(r.invariant_drift) < 1e-8);
+        /* the gait keeps its energy: the invariant is the model's energy */
+        const sm_model *m = test_model("slip");
+        double p[SM_MAX_PARAMS];
+        sm_model_default_params(m, p);
+        p[sm_model_param_index(m, "E")] = E;
+        assert_close(m->invariant(r.x, p, m->data), E, 1e-10 * E);
+        assert_int_not_equal(r.trivial_index, -1);
+        assert_close(r.eig_re[r.trivial_index], 1.0, 1e-7);
+    }
+}
+
+/* Standing with the legs together (theta = 0) is a fixed point of the
+ * simplest walker's map with a step of zero length and duration; it is not
+ * a gait.  From (-0.19, 0.2) Newton used to converge there and say so. */
+static void test_standing_is_not_a_gait(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    simplest_on_section(-0.19, 0.2, x);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_DEGENERATE_GAIT);
+    assert_false(r.converged);
+    assert_false(r.stable);
+    assert_true(fabs(r.x[0]) < 1e-9);
+    sm_workspace_free(ws);
+}
+
+/* The default guess follows the long-period gait over the whole slope
+ * range (Garcia et al. 1998: theta* ~ 0.97 gamma^(1/3), step period near
+ * 3.8-4.0); at gamma >= 0.018 it used to land on the short-period gait
+ * (step period about 3.06).  Both gaits are told apart by name. */
+static void test_default_guess_follows_the_long_gait(void **state)
+{
+    (void)state;
+    const char *const names[] = {"gamma"};
+    const double gammas[] = {1e-4, 1e-3, 0.009, 0.018, 0.019, 0.02, 0.025};
+    for (size_t i = 0; i < sizeof gammas / sizeof *gammas; i++) {
+        static sm_fixed_result r;
+        solve_model("simplest", &gammas[i], 1, names, 0, &r);
+        assert_status(r.status, SM_OK);
+        assert_true(r.metrics.period > 3.8 && r.metrics.period < 4.0);
+        assert_close(r.x[0] / cbrt(gammas[i]), 0.96, 0.015);
+        assert_string_equal(r.family, "long-period");
+    }
+    /* the other gait at 0.009 is named too */
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    simplest_on_section(GARCIA_UNSTABLE_THETA, GARCIA_UNSTABLE_THETA_DOT, x);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_string_equal(r.family, "short-period");
+    sm_workspace_free(ws);
+}
+
+/* A period-2 fixed point that is the period-1 gait says so; the limping
+ * gait at gamma = 0.016 does not.  Strides are counted as strides: every
+ * evaluation of P^2 integrates two (one phase each for this walker). */
+static void test_minimal_period_and_stride_count(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.period = 2;
+    static sm_fixed_result r;
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    m->guess(x, p, m->data);
+    sm_workspace_reset_counters(ws);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_int_equal(r.minimal_period, 1);
+    sm_counters c;
+    sm_workspace_counters(ws, &c);
+    assert_int_equal(r.stride_evals, c.flows);
+    p[0] = 0.016;
+    m->guess(x, p, m->data);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_int_equal(r.minimal_period, 2);
+    sm_workspace_free(ws);
+}
+
+/* ---- the finite-difference step ------------------------------------------ */
+
+typedef struct {
+    double re[SM_MAX_STATE], im[SM_MAX_STATE];
+    size_t n;
+    int trivial;
+} multipliers;
+
+static multipliers multipliers_at(const char *model, double rtol)
+{
+    static sm_fixed_result r;
+    solve_model(model, NULL, 0, NULL, rtol, &r);
+    assert_status(r.status, SM_OK);
+    multipliers mu = {.n = r.n_free, .trivial = r.trivial_index};
+    memcpy(mu.re, r.eig_re, sizeof mu.re);
+    memcpy(mu.im, r.eig_im, sizeof mu.im);
+    return mu;
+}
+
+static double multiplier_distance(const multipliers *a, const multipliers *b)
+{
+    double d = 0.0;
+    for (size_t i = 0; i < a->n; i++) d = fmax(d, hypot(a->re[i] - b->re[i], fabs(a->im[i]) - fabs(b->im[i])));
+    return d;
+}
+
+/* Tighter integration must not make the multipliers worse.  With the old
+ * default step sqrt(rtol) at rtol 1e-12, spring-mass walking's trivial
+ * multiplier read 0.9999987 and |lambda| was 5e-6 off; the simplest and
+ * compass gaits move ten times closer to their rtol-1e-13 values from rtol
+ * 1e-10 to 1e-12. */
+static void test_multipliers_improve_as_tolerance_tightens(void **state)
+{
+    (void)state;
+    const char *const models[] = {"simplest", "compass"};
+    for (size_t k = 0; k < 2; k++) {
+        const multipliers ref = multipliers_at(models[k], 1e-13);
+        const multipliers loose = multipliers_at(models[k], 1e-10), tight = multipliers_at(models[k], 1e-12);
+        const double d_loose = multiplier_distance(&loose, &ref), d_tight = multiplier_distance(&tight, &ref);
+        assert_true(d_tight < d_loose);
+        assert_true(d_tight < 3e-8);
+    }
+    /* Spring-mass walking's map is noisier at rtol 1e-12 than at 1e-11 or
+     * 1e-13 (with either method), so here the bar is the old error: its
+     * trivial multiplier at least six times nearer 1 than the old 1.3e-6. */
+    const multipliers ref = multipliers_at("slip", 1e-13), tight = multipliers_at("slip", 1e-12);
+    assert_close(tight.re[tight.trivial], 1.0, 2e-7);
+    assert_close(ref.re[ref.trivial], 1.0, 1e-7);
+    assert_true(multiplier_distance(&tight, &ref) < 1e-6);
+}
+
 /* ---- eigenvalues of known matrices ------------------------------------ */
 
 static void test_eigenvalues_known_matrices(void **state)
@@ -423,6 +621,12 @@ int main(void)
         cmocka_unit_test(test_eigenvalues_known_matrices),
         cmocka_unit_test(test_bad_newton_options),
         cmocka_unit_test(test_bad_guess),
+        cmocka_unit_test(test_converged_means_residual_below_tol),
+        cmocka_unit_test(test_conserved_quantity_gaits_converge),
+        cmocka_unit_test(test_standing_is_not_a_gait),
+        cmocka_unit_test(test_default_guess_follows_the_long_gait),
+        cmocka_unit_test(test_minimal_period_and_stride_count),
+        cmocka_unit_test(test_multipliers_improve_as_tolerance_tightens),
     };
     return cmocka_run_group_tests_name("fixedpoint", tests, NULL, NULL);
 }

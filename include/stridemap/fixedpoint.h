@@ -15,11 +15,11 @@
 
 typedef struct {
     int period;         /* N: look for fixed points of P^N (default 1) */
-    double tol;         /* converged when max |g| <= tol (default 1e-10), or when no step
-                           lowers |g| and Newton's step is below 100 rtol (the
-                           integrator's noise floor) */
+    double tol;         /* converged when max |g| <= tol (default 1e-10); a Newton that
+                           can lower |g| no further above it is SM_STALLED */
     int max_iter;       /* Newton iterations (default 30) */
-    double fd_step;     /* finite-difference step; 0 means sqrt(rtol) */
+    double fd_step;     /* finite-difference step; 0 means the defaults of
+                           sm_newton_fd_step and sm_stability_fd_step */
     bool central;       /* central differences for Newton's Jacobian (default forward) */
     int max_backtracks; /* halvings of one Newton step (default 20) */
 } sm_newton_options;
@@ -35,8 +35,12 @@ typedef struct {
     sm_status stride_status;  /* the last failed stride's status (SM_OK if none failed) */
     bool converged;
     int iterations;
-    double residual;          /* max |P^N(z) - z| at the returned point */
-    long stride_evals;        /* strides evaluated, Jacobians included */
+    double residual;          /* max |P^N(z) - z| at the returned point (with an
+                                 invariant, P^N(z) moved back onto its level set) */
+    double invariant_drift;   /* with an invariant: its change over the N strides at
+                                 the gait, relative as the Newton row; else NaN */
+    long stride_evals;        /* strides integrated (N per evaluation of P^N), Jacobians included */
+    int minimal_period;       /* the shortest d dividing N with P^d(x) = x (N if none) */
     size_t n_state, n_free;
     double x[SM_MAX_STATE];   /* the full section state at the returned point */
     double jacobian[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, row-major, n_free x n_free */
@@ -45,6 +49,7 @@ typedef struct {
     bool stable;              /* every such |eigenvalue| < 1 */
     int trivial_index;        /* the multiplier that is 1 by a conservation law, or -1 */
     sm_step_metrics metrics;  /* of the first step from x */
+    const char *family;       /* the model's name for the gait's family, or NULL */
 } sm_fixed_result;
 
 /* z_out[n_free] = free coordinates of P^N(lift(z)); metrics of the first
@@ -57,12 +62,29 @@ sm_status sm_poincare(sm_workspace *ws, const double *p, int period, const doubl
 sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const double *z,
                           const double *Pz, double h, bool central, double *J, long *evals);
 
+/* Newton's difference step: o->fd_step if set, else sqrt(rtol) for forward
+ * and cbrt(rtol) for central differences (truncation against noise). */
+double sm_newton_fd_step(const sm_newton_options *o, double rtol);
+
+/* The stability Jacobian's step: o->fd_step if set, else 0.01 rtol^(1/5)
+ * (1e-4 at rtol 1e-10), where Richardson's h^4 truncation and the
+ * integrator's noise / h were both below 1e-7 on the simplest, compass and
+ * spring-mass walkers for rtol 1e-9 ... 1e-13 (bench/README.md). */
+double sm_stability_fd_step(const sm_newton_options *o, double rtol);
+
+/* J[n_free x n_free] = dP^N/dz by Richardson-extrapolated central
+ * differences at steps h and h/2 (4 n_free strides, added to *evals). */
+sm_status sm_stability_jacobian(sm_workspace *ws, const double *p, int period, const double *z, double h,
+                                double *J, long *evals);
+
 /* Eigenvalues of the n x n row-major matrix A, sorted by decreasing modulus. */
 sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im);
 
 /* Newton from x_guess (a full state; its free components are used).  On
  * convergence the result holds the gait, its Jacobian, eigenvalues,
- * stability and step metrics (the Jacobian by central differences). */
+ * stability and step metrics (the Jacobian by sm_stability_jacobian).
+ * Converged means max |P^N(z) - z| <= tol at a step of positive length and
+ * duration; a zero step is SM_DEGENERATE_GAIT, not a gait. */
 sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_guess,
                          const sm_newton_options *o, sm_fixed_result *r);
 

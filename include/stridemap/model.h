@@ -103,6 +103,10 @@ typedef struct sm_model {
     void (*lift)(double *x, const double *p, const void *data);
 
     void (*guess)(double *x, const double *p, const void *data); /* a starting full state */
+    /* Optional: the name of the family a gait x (first step step_period
+     * long) belongs to, for models with more than one (Garcia's long- and
+     * short-period gaits); a static string. */
+    const char *(*gait_family)(const double *x, double step_period, const double *p, const void *data);
     double (*time_limit)(const double *p, const void *data);     /* default stride time limit */
 
     /* Optional: may be NULL.  Energies are per the model's own units. */

@@ -25,7 +25,9 @@ static const char help[] =
     "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF)\n"
     "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
     "  --max-iter K      Newton iterations (default 30)\n"
-    "  --fd-step H       finite-difference step (default sqrt(rtol))\n"
+    "  --fd-step H       finite-difference step (default: sqrt(rtol) for Newton's forward\n"
+    "                    differences, cbrt(rtol) with --central, 0.01 rtol^(1/5) for the\n"
+    "                    stability Jacobian, which is Richardson-extrapolated from H and H/2)\n"
     "  --central         central differences during Newton (default forward)\n"
     "  --tmax T          stride time limit (default: the model's)\n"
     "  --max-step H      largest integration step (default: no limit)\n"
@@ -113,6 +115,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "model", json_string(m->name));
     json_object_set_new(doc, "params", params);
     json_object_set_new(doc, "period", json_integer(run->newton.period));
+    json_object_set_new(doc, "minimal_period", r->converged ? json_integer(r->minimal_period) : json_null());
+    json_object_set_new(doc, "family", r->family ? json_string(r->family) : json_null());
     json_object_set_new(doc, "status", json_string(sm_status_name(r->status)));
     json_object_set_new(doc, "message", json_string(sm_strerror(r->status)));
     json_object_set_new(doc, "stride_status", json_string(sm_status_name(r->stride_status)));
@@ -120,6 +124,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     json_object_set_new(doc, "iterations", json_integer(r->iterations));
     json_object_set_new(doc, "residual", cli_json_number(r->residual));
     json_object_set_new(doc, "stride_evaluations", json_integer(r->stride_evals));
+    json_object_set_new(doc, "invariant_drift", cli_json_number(r->invariant_drift));
     json_object_set_new(doc, "state_names", names);
     json_object_set_new(doc, "free_coordinates", free_names);
     json_object_set_new(doc, "fixed_point", vector(r->x, m->n_state));
@@ -149,12 +154,12 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
         json_object_set_new(doc, "knee", json_pack("{s:o, s:o}", "min_lock_torque", cli_json_number(lock),
                                                    "heelstrike_impulse", cli_json_number(imp)));
     json_object_set_new(doc, "solver",
-                        json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
+                        json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
                                   run->solver.max_order, "rtol",
                                   run->solver.rtol, "atol", run->solver.atol, "newton_tol", run->newton.tol,
-                                  "fd_step",
-                                  run->newton.fd_step > 0 ? run->newton.fd_step : sqrt(run->solver.rtol),
+                                  "fd_step", sm_newton_fd_step(&run->newton, run->solver.rtol),
+                                  "stability_fd_step", sm_stability_fd_step(&run->newton, run->solver.rtol),
                                   "central_differences", run->newton.central, "max_iter",
                                   run->newton.max_iter));
     json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
@@ -171,6 +176,10 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
     printf("status       %s: %s\n", sm_status_name(r->status), sm_strerror(r->status));
     printf("newton       %d iterations, %ld strides, residual %.3g\n", r->iterations, r->stride_evals,
            r->residual);
+    if (r->family) printf("family       %s\n", r->family);
+    if (r->converged && r->minimal_period < run->newton.period)
+        printf("note         this period-%d fixed point is a period-%d gait\n", run->newton.period,
+               r->minimal_period);
     printf("%-12s", r->converged ? "fixed point" : "last iterate");
     for (size_t i = 0; i < m->n_state; i++) printf(" %s=%.12g", m->state_names[i], r->x[i]);
     printf("\n");
@@ -180,8 +189,9 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
         printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
     printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
     if (r->trivial_index >= 0)
-        printf("note         the multiplier %.9g is 1 by conservation of %s; stability is judged on the others\n",
-               r->eig_re[r->trivial_index], m->params[m->invariant_param].name);
+        printf("note         the multiplier %.9g is 1 by conservation of %s (drift over the gait %.2g); "
+               "stability is judged on the others\n",
+               r->eig_re[r->trivial_index], m->params[m->invariant_param].name, r->invariant_drift);
     const sm_step_metrics *mt = &r->metrics;
     printf("step         period %.10g, length %.10g, speed %.10g\n", mt->period, mt->step_length, mt->speed);
     printf("energy       lost at impact %.6g, heel-strike impulse %.6g, cost of transport %.6g\n",
