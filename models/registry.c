@@ -5,6 +5,7 @@
 #include "stridemap/linkage.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "models.h"
@@ -46,21 +47,43 @@ static sm_status open_file(const char *path, const sm_model **out, char *why, si
     return SM_OK;
 }
 
+const char *sm_registry_model_dir(size_t i, char *buf, size_t len)
+{
+    const char *env = getenv("STRIDEMAP_MODEL_PATH");
+    for (const char *d = env && *env ? env : NULL; d; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
+        const size_t n = strcspn(d, ":");
+        if (n == 0) continue; /* an empty entry, as in "a::b" */
+        if (i-- == 0) {
+            snprintf(buf, len, "%.*s", (int)n, d);
+            return buf;
+        }
+    }
+    const char *fixed[] = {"models", STRIDEMAP_MODELDIR};
+    if (i >= sizeof fixed / sizeof *fixed) return NULL;
+    snprintf(buf, len, "%s", fixed[i]);
+    return buf;
+}
+
 sm_status sm_registry_open(const char *name, const sm_model **out, char *why, size_t why_len)
 {
     *out = sm_registry_find(name);
     if (*out) return SM_OK;
     if (ends_with(name, ".yaml") || ends_with(name, ".yml")) return open_file(name, out, why, why_len);
-    char path[1024];
+    char dir[1024], path[2048];
     if (!strchr(name, '/') && strlen(name) < 900) {
-        snprintf(path, sizeof path, "models/%s.yaml", name);
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            fclose(f);
-            return open_file(path, out, why, why_len);
+        for (size_t i = 0; sm_registry_model_dir(i, dir, sizeof dir); i++) {
+            snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
+            FILE *f = fopen(path, "rb");
+            if (f) {
+                fclose(f);
+                return open_file(path, out, why, why_len);
+            }
         }
     }
-    snprintf(why, why_len, "unknown model '%s' (see 'stridemap models')", name);
+    snprintf(why, why_len,
+             "unknown model '%s': not a built-in walker, and no %s.yaml in STRIDEMAP_MODEL_PATH, ./models or %s "
+             "(see 'stridemap models')",
+             name, name, STRIDEMAP_MODELDIR);
     return SM_UNKNOWN_MODEL;
 }
 

@@ -331,6 +331,87 @@ static void simulate_writes_rows_and_keeps_them_when_the_walker_falls(void **sta
     expect_error(run("simulate", "simplest", "--out", "/nonexistent-dir/x.csv", NULL), 73, "cannot create");
 }
 
+/* Runs stridemap with the NULL-terminated arguments, stdout on /dev/full. */
+static int run_to_full_disk(const char *first, ...)
+{
+    const char *argv[16] = {exe, first};
+    size_t n = 2;
+    va_list ap;
+    va_start(ap, first);
+    while (n < 15 && (argv[n] = va_arg(ap, const char *)) != NULL) n++;
+    va_end(ap);
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/full", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    return WEXITSTATUS(ws);
+}
+
+/* A listing that could not be written is an I/O error (74), not success. */
+static void listings_on_a_full_disk_fail(void **state)
+{
+    (void)state;
+    assert_int_equal(run_to_full_disk("models", NULL), 74);
+    assert_int_equal(run_to_full_disk("params", "simplest", NULL), 74);
+    assert_int_equal(run_to_full_disk("params", "simplest", "--json", NULL), 74);
+}
+
+/* Values print in the shortest form that reads back exactly, in columns as
+ * wide as their widest entry. */
+static void values_print_shortest_and_columns_align(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "simplest", "--max-iter", "0", NULL);
+    assert_non_null(strstr(r->out, "params       gamma = 0.009 rad\n"));
+    r = run("params", SM_SOURCE_DIR "/models/kneed_hsu.yaml", NULL);
+    assert_int_equal(r->status, 0);
+    /* every row's range column starts where the header's does */
+    const char *header = strstr(r->out, "parameter ");
+    assert_non_null(header);
+    const size_t col = (size_t)(strstr(header, "range") - header);
+    const char *row = strstr(r->out, "\nthigh.com_offset ");
+    assert_non_null(row);
+    row++;
+    assert_int_equal(row[col], '[');
+    assert_int_equal(row[col - 1], ' ');
+    assert_null(strstr(r->out, "0.29999999999999999"));
+    assert_non_null(strstr(r->out, " 0.3 "));
+}
+
+/* 1e-320 is a finite (subnormal) number; 1e999 is not. */
+static void subnormal_numbers_are_numbers(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "rimless", "--max-iter", "0", "--guess", "0.6283185307179586,1e-320", NULL);
+    assert_null(strstr(r->err, "not a finite number"));
+    assert_int_not_equal(r->status, 65);
+    expect_error(run("fixed", "rimless", "--guess", "0.6,1e999", NULL), 65, "not a finite number");
+}
+
+/* Model files are found by name in STRIDEMAP_MODEL_PATH wherever the
+ * program runs, not only in ./models; an unknown name says where it looked. */
+static void model_files_are_found_on_the_model_path(void **state)
+{
+    (void)state;
+    unsetenv("STRIDEMAP_MODEL_PATH");
+    run_result *r = run("params", "kneed_hsu", NULL); /* the tests run in the build tree: no ./models */
+    expect_error(r, 64, "STRIDEMAP_MODEL_PATH");
+    setenv("STRIDEMAP_MODEL_PATH", "/nonexistent:" SM_SOURCE_DIR "/models", 1);
+    r = run("params", "kneed_hsu", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "thigh.mass"));
+    r = run("models", NULL);
+    assert_non_null(strstr(r->out, "\nkneed_hsu "));
+    unsetenv("STRIDEMAP_MODEL_PATH");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -351,6 +432,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(every_command_has_help_with_an_example),
         cmocka_unit_test(models_and_params_list_what_exists),
         cmocka_unit_test(simulate_writes_rows_and_keeps_them_when_the_walker_falls),
+        cmocka_unit_test(listings_on_a_full_disk_fail),
+        cmocka_unit_test(values_print_shortest_and_columns_align),
+        cmocka_unit_test(subnormal_numbers_are_numbers),
+        cmocka_unit_test(model_files_are_found_on_the_model_path),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

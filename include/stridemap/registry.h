@@ -15,10 +15,16 @@ const sm_model *sm_registry_at(size_t i);
 /* The built-in model called name, or NULL. */
 const sm_model *sm_registry_find(const char *name);
 
+/* The directories searched for model files NAME.yaml, in order: each of
+ * $STRIDEMAP_MODEL_PATH (colon-separated), ./models, and the installed
+ * share/stridemap/models.  dir(i) writes the i-th into buf and returns it,
+ * or returns NULL past the last. */
+const char *sm_registry_model_dir(size_t i, char *buf, size_t len);
+
 /* Opens a model by name: a built-in walker, or a model file (a path ending
- * in .yaml, or a name found as models/NAME.yaml) once the linkage engine can
- * read one.  On failure *out is NULL and why says what to change.  Release
- * with sm_registry_close. */
+ * in .yaml or .yml, or a NAME found as NAME.yaml in the first model
+ * directory that has it).  On failure *out is NULL and why says what to
+ * change.  Release with sm_registry_close. */
 sm_status sm_registry_open(const char *name, const sm_model **out, char *why, size_t why_len);
 
 /* Releases a model from sm_registry_open (built-ins are never freed). */

@@ -52,9 +52,23 @@ bool cli_parse_double(const char *text, double *out)
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE) return false;
+    if (end == text || *end != '\0') return false;
+    /* strtod says ERANGE for a subnormal such as 1e-320 too: that is still
+     * a finite number (strtod returns it); only an overflow is not. */
+    if (errno == ERANGE && isinf(v)) return false;
     *out = v;
     return true;
+}
+
+const char *cli_format_double(double v, char buf[static 32])
+{
+    /* The shortest %.Ng that reads back to the same double: 0.009, not
+     * 0.0089999999999999993. */
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v || v != v) break;
+    }
+    return buf;
 }
 
 bool cli_parse_long(const char *text, long lo, long hi, long *out)
@@ -191,7 +205,11 @@ static int common_option(cli_run *run, int opt, const char *arg)
 void cli_print_params(FILE *f, const sm_model *m, const double *p)
 {
     for (size_t i = 0; i < m->n_params; i++)
-        fprintf(f, "%s%s = %.17g %s", i ? ", " : "", m->params[i].name, p[i], m->params[i].unit);
+    {
+        char value[32];
+        fprintf(f, "%s%s = %s %s", i ? ", " : "", m->params[i].name, cli_format_double(p[i], value),
+                m->params[i].unit);
+    }
 }
 
 void cli_run_init(cli_run *run, const char *cmd)

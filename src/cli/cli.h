@@ -51,8 +51,12 @@ int cli_fail(const cli_run *run, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 
-/* Parses a whole finite-or-not double; false if text is not a number. */
+/* Parses a whole double (subnormals too); false if text is not a number or
+ * overflows. */
 bool cli_parse_double(const char *text, double *out);
+
+/* The shortest decimal form of v that reads back to v exactly; returns buf. */
+const char *cli_format_double(double v, char buf[static 32]);
 
 /* Parses a whole integer in [lo, hi]. */
 bool cli_parse_long(const char *text, long lo, long hi, long *out);

@@ -1,4 +1,5 @@
 #include <jansson.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -11,6 +12,36 @@ static const char help[] =
     "\n"
     "example:\n"
     "  stridemap params rimless\n";
+
+/* Columns as wide as their widest entry: file models have long dotted names. */
+static void print_table(const sm_model *m)
+{
+    enum { W = 96 };
+    char value[SM_MAX_PARAMS][32], range[SM_MAX_PARAMS][W];
+    int wn = (int)strlen("parameter"), wv = (int)strlen("default"), wr = (int)strlen("range"), wu = (int)strlen("unit");
+    for (size_t i = 0; i < m->n_params; i++) {
+        const sm_param_def *d = &m->params[i];
+        char lo[32], hi[32];
+        cli_format_double(d->value, value[i]);
+        snprintf(range[i], W, "[%s, %s]%s", cli_format_double(d->min, lo), cli_format_double(d->max, hi),
+                 (d->flags & SM_PARAM_INTEGER) ? " integer" : "");
+        wn = wn > (int)strlen(d->name) ? wn : (int)strlen(d->name);
+        wv = wv > (int)strlen(value[i]) ? wv : (int)strlen(value[i]);
+        wr = wr > (int)strlen(range[i]) ? wr : (int)strlen(range[i]);
+        wu = wu > (int)strlen(d->unit) ? wu : (int)strlen(d->unit);
+    }
+    printf("%s: %s\n%s\n\n", m->name, m->title, m->reference);
+    printf("%-*s %-*s %-*s %-*s %s\n", wn, "parameter", wv, "default", wr, "range", wu, "unit", "description");
+    for (size_t i = 0; i < m->n_params; i++) {
+        const sm_param_def *d = &m->params[i];
+        printf("%-*s %-*s %-*s %-*s %s\n", wn, d->name, wv, value[i], wr, range[i], wu, d->unit, d->description);
+    }
+    printf("\nstate: ");
+    for (size_t i = 0; i < m->n_state; i++) printf("%s%s", i ? ", " : "", m->state_names[i]);
+    printf("\nfree on the section: ");
+    for (size_t k = 0; k < m->n_free; k++) printf("%s%s", k ? ", " : "", m->state_names[m->free_index[k]]);
+    printf("\n");
+}
 
 int cmd_params(int argc, char **argv)
 {
@@ -36,21 +67,9 @@ int cmd_params(int argc, char **argv)
         json_dumpf(doc, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(doc);
-        return 0;
+    } else {
+        print_table(m);
     }
-    printf("%s: %s\n%s\n\n", m->name, m->title, m->reference);
-    printf("%-10s %-12s %-24s %-8s %s\n", "parameter", "default", "range", "unit", "description");
-    for (size_t i = 0; i < m->n_params; i++) {
-        const sm_param_def *d = &m->params[i];
-        char range[64];
-        snprintf(range, sizeof range, "[%g, %g]%s", d->min, d->max,
-                 (d->flags & SM_PARAM_INTEGER) ? " integer" : "");
-        printf("%-10s %-12g %-24s %-8s %s\n", d->name, d->value, range, d->unit, d->description);
-    }
-    printf("\nstate: ");
-    for (size_t i = 0; i < m->n_state; i++) printf("%s%s", i ? ", " : "", m->state_names[i]);
-    printf("\nfree on the section: ");
-    for (size_t k = 0; k < m->n_free; k++) printf("%s%s", k ? ", " : "", m->state_names[m->free_index[k]]);
-    printf("\n");
+    if (fflush(stdout) != 0 || ferror(stdout)) return cli_fail(&run, EX_IOERR, "could not write the list");
     return 0;
 }
