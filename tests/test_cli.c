@@ -331,6 +331,68 @@ static void simulate_writes_rows_and_keeps_them_when_the_walker_falls(void **sta
     expect_error(run("simulate", "simplest", "--out", "/nonexistent-dir/x.csv", NULL), 73, "cannot create");
 }
 
+/* The value after "NAME " on the "step K:" line of simulate's stderr. */
+static double step_measure(const char *err, int step, const char *name)
+{
+    char head[32], key[64];
+    snprintf(head, sizeof head, "step %d:", step);
+    const char *line = strstr(err, head);
+    assert_non_null(line);
+    const char *end = strchr(line, '\n');
+    snprintf(key, sizeof key, " %s ", name);
+    const char *at = strstr(line, key);
+    assert_true(at && (!end || at < end));
+    return strtod(at + strlen(key), NULL);
+}
+
+/* The gait measures of a step are the step's, not the output's: the same
+ * for every --dt, and the same as 'fixed' reports for the gait. */
+static void simulate_measures_do_not_depend_on_dt(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "simplest", "--set", "gamma=0.009", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    char x0[256];
+    json_t *x = json_object_get(doc, "fixed_point");
+    snprintf(x0, sizeof x0, "%.17g,%.17g,%.17g,%.17g", json_number_value(json_array_get(x, 0)),
+             json_number_value(json_array_get(x, 1)), json_number_value(json_array_get(x, 2)),
+             json_number_value(json_array_get(x, 3)));
+    const char *measures[] = {"min_foot_clearance", "max_foot_clearance", "min_normal_force",
+                              "max_friction_ratio", "step_length"};
+    const char *dts[] = {"0.1", "0.0007", "1e300", NULL};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+        r = dts[d] ? run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--dt", dts[d],
+                         "--out", "/dev/null", NULL)
+                   : run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--out",
+                         "/dev/null", NULL);
+        assert_int_equal(r->status, 0);
+        for (size_t k = 0; k < sizeof measures / sizeof measures[0]; k++) {
+            const double want = num(doc, measures[k]), got = step_measure(r->err, 0, measures[k]);
+            if (!(fabs(got - want) <= 1e-9 + 1e-7 * fabs(want)))
+                print_error("--dt %s: %s %.10g, fixed says %.10g\n", dts[d] ? dts[d] : "default", measures[k], got,
+                            want);
+            assert_true(fabs(got - want) <= 1e-9 + 1e-7 * fabs(want));
+        }
+        assert_close(step_measure(r->err, 0, "period"), num(doc, "step_period"), 1e-8);
+    }
+    json_decref(doc);
+}
+
+/* A --dt so small that a step would never end is refused at once. */
+static void simulate_refuses_a_dt_that_never_ends(void **state)
+{
+    (void)state;
+    expect_error(run("simulate", "simplest", "--dt", "1e-300", "--out", "/dev/null", NULL), 65, "1000000");
+    expect_error(run("simulate", "simplest", "--dt", "1e-6", "--out", "/dev/null", NULL), 65, "--dt");
+    /* The bound follows --tmax: 20 / 1e-5 is 2e6 samples, 5 / 1e-5 is 5e5. */
+    expect_error(run("simulate", "simplest", "--dt", "1e-5", "--out", "/dev/null", NULL), 65, "--dt");
+    run_result *r = run("simulate", "simplest", "--dt", "1e-5", "--tmax", "5", "--steps", "1", "--out", "/dev/null",
+                        NULL);
+    assert_int_equal(r->status, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -351,6 +413,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(every_command_has_help_with_an_example),
         cmocka_unit_test(models_and_params_list_what_exists),
         cmocka_unit_test(simulate_writes_rows_and_keeps_them_when_the_walker_falls),
+        cmocka_unit_test(simulate_measures_do_not_depend_on_dt),
+        cmocka_unit_test(simulate_refuses_a_dt_that_never_ends),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
