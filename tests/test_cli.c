@@ -393,6 +393,31 @@ static void simulate_refuses_a_dt_that_never_ends(void **state)
     assert_int_equal(r->status, 0);
 }
 
+/* orbit reads a range as sweep does: LO <= HI, one point needs LO = HI. */
+static void orbit_refuses_the_ranges_sweep_refuses(void **state)
+{
+    (void)state;
+    expect_error(run("orbit", "simplest", "--param", "gamma=0.01:0.009:3", "--transient", "1", "--record", "1",
+                     "--out", "/dev/null", NULL),
+                 65, "LO 0.01 is above HI 0.009");
+    expect_error(run("orbit", "simplest", "--param", "gamma=0.009:0.01:1", "--transient", "1", "--record", "1",
+                     "--out", "/dev/null", NULL),
+                 65, "one point needs LO = HI");
+    run_result *r = run("orbit", "simplest", "--param", "gamma=0.009:0.009:1", "--transient", "1", "--record", "1",
+                        "--out", "/dev/null", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "orbit: 1 values of gamma"));
+}
+
+/* A failed write is one line, never after a summary that says all went well. */
+static void orbit_write_error_is_the_only_line(void **state)
+{
+    (void)state;
+    expect_error(run("orbit", "simplest", "--param", "gamma=0.009:0.0095:2", "--transient", "1", "--record", "1",
+                     "--out", "/dev/full", NULL),
+                 74, "could not write the orbit diagram to /dev/full");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -415,6 +440,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(simulate_writes_rows_and_keeps_them_when_the_walker_falls),
         cmocka_unit_test(simulate_measures_do_not_depend_on_dt),
         cmocka_unit_test(simulate_refuses_a_dt_that_never_ends),
+        cmocka_unit_test(orbit_refuses_the_ranges_sweep_refuses),
+        cmocka_unit_test(orbit_write_error_is_the_only_line),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }
