@@ -14,16 +14,12 @@ Uses Debian's python3-matplotlib with the Agg backend (no display needed).
 import argparse
 import math
 
-from plot_common import EX_DATAERR, EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
+from plot_common import EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
 
 need_matplotlib("plot_branch")
 import matplotlib.pyplot as plt  # noqa: E402
 
 FIXED = ("branch", "period")
-
-
-def read(path, need, what):
-    return read_csv(path, need, what)
 
 
 def num(v):
@@ -42,7 +38,7 @@ def main():
     ap.add_argument("--xmax", type=float)
     a = ap.parse_args()
 
-    rows = read(a.csv, ("branch", "period", "type", "stable"), "'stridemap continue' CSV")
+    rows = read_csv(a.csv, ("branch", "period", "type", "stable"), "'stridemap continue' CSV")
     cols = list(rows[0].keys())
     param = cols[2]
     y = a.y or cols[4]
@@ -52,7 +48,7 @@ def main():
     fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
     ox, oy = [], []
     if a.orbit:
-        orows = read(a.orbit, ("kind",), "'stridemap orbit' CSV")
+        orows = read_csv(a.orbit, ("kind",), "'stridemap orbit' CSV")
         if y in orows[0] and param in orows[0]:
             ox = [num(r[param]) for r in orows if r["kind"] == "visit"]
             oy = [num(r[y]) for r in orows if r["kind"] == "visit"]

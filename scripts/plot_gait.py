@@ -106,7 +106,7 @@ def main():
     states = [r for r in rows if r["kind"] in ("start", "sample", "pre", "post", "fail")]
     if not states:
         fail(EX_DATAERR, f"'{a.csv}' has no state rows (kind start, sample, pre, post or fail)")
-    for i, r in enumerate(states):
+    for r in states:
         for k, v in r.items():
             if k not in ("kind", "phase", "event"):
                 try:

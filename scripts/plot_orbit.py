@@ -13,7 +13,7 @@ continuation).  Uses Debian's python3-matplotlib with the Agg backend.
 import argparse
 import math
 
-from plot_common import EX_DATAERR, EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
+from plot_common import EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
 
 need_matplotlib("plot_orbit")
 import matplotlib.pyplot as plt  # noqa: E402
