@@ -12,35 +12,23 @@ the dots of a `stridemap orbit` CSV of the same model and parameter.
 Uses Debian's python3-matplotlib with the Agg backend (no display needed).
 """
 import argparse
-import csv
 import math
-import sys
 
-import matplotlib
+from plot_common import EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
 
-matplotlib.use("Agg")
+need_matplotlib("plot_branch")
 import matplotlib.pyplot as plt  # noqa: E402
 
 FIXED = ("branch", "period")
 
 
-def read(path):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        sys.exit("plot_branch: %s has no rows" % path)
-    return rows
-
-
 def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return math.nan
+    """A number; an empty field is NaN."""
+    return math.nan if v == "" else float(v)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog="plot_branch", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("png")
     ap.add_argument("--y", help="column to draw (default: the first state variable)")
@@ -50,18 +38,18 @@ def main():
     ap.add_argument("--xmax", type=float)
     a = ap.parse_args()
 
-    rows = read(a.csv)
+    rows = read_csv(a.csv, ("branch", "period", "type", "stable"), "'stridemap continue' CSV")
     cols = list(rows[0].keys())
     param = cols[2]
     y = a.y or cols[4]
     if y not in cols:
-        sys.exit("plot_branch: no column '%s' in %s (columns: %s)" % (y, a.csv, ", ".join(cols)))
+        fail(EX_USAGE, "no column '%s' in %s (columns: %s)" % (y, a.csv, ", ".join(cols)))
 
     fig, ax = plt.subplots(figsize=(8, 5), dpi=120)
     ox, oy = [], []
     if a.orbit:
-        orows = read(a.orbit)
-        if y in orows[0]:
+        orows = read_csv(a.orbit, ("kind",), "'stridemap orbit' CSV")
+        if y in orows[0] and param in orows[0]:
             ox = [num(r[param]) for r in orows if r["kind"] == "visit"]
             oy = [num(r[y]) for r in orows if r["kind"] == "visit"]
             ax.plot(ox, oy, ".", ms=0.8, color="0.55", zorder=1)
@@ -128,9 +116,9 @@ def main():
     ax.grid(True, lw=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
-    fig.savefig(a.png)
+    save(fig, a.png)
     print("wrote %s" % a.png)
 
 
 if __name__ == "__main__":
-    main()
+    run("plot_branch", main)

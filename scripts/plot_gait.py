@@ -10,12 +10,11 @@ drawing needs when it differs from the model's defaults (compass: a, b, gamma;
 rimless: n, l, gamma; slip: L0, alpha0; simplest: gamma).
 """
 import argparse
-import csv
 import math
 
-import matplotlib
+from plot_common import EX_DATAERR, EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
 
-matplotlib.use("Agg")
+need_matplotlib("plot_gait")
 import matplotlib.pyplot as plt  # noqa: E402
 
 DEFAULTS = {
@@ -74,15 +73,19 @@ def figure(model, s, p, foot):
             swing = (body[0] + p["L0"] * math.cos(a), body[1] - p["L0"] * math.sin(a))
             segs.append((*body, *swing))
         return segs, [(*body, 80)], swing
-    raise SystemExit(f"plot_gait: no drawing for model '{model}'")
+    fail(EX_USAGE, f"no drawing for model '{model}'")
 
+
+# The columns a drawing reads, besides simulate's own.
+NEEDS = {"simplest": ("theta", "theta_dot", "phi"), "compass": ("th_st", "th_sw", "dth_st"),
+         "rimless": ("theta", "theta_dot"), "slip": ("x", "y", "vy", "xf")}
 
 PORTRAIT = {"simplest": ("theta", "theta_dot"), "compass": ("th_st", "dth_st"), "rimless": ("theta", "theta_dot"),
             "slip": ("y", "vy")}
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog="plot_gait", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model")
     ap.add_argument("csv")
     ap.add_argument("png")
@@ -90,18 +93,26 @@ def main():
     ap.add_argument("--every", type=int, default=0, help="draw every K-th sample (default: about 12 per step)")
     a = ap.parse_args()
     if a.model not in DEFAULTS:
-        raise SystemExit(f"plot_gait: no drawing for model '{a.model}' (have {', '.join(DEFAULTS)})")
+        fail(EX_USAGE, f"no drawing for model '{a.model}' (have {', '.join(DEFAULTS)})")
     p = dict(DEFAULTS[a.model])
     for kv in a.param:
         k, _, v = kv.partition("=")
-        p[k] = float(v)
-    with open(a.csv, newline="") as f:
-        rows = list(csv.DictReader(f))
+        try:
+            p[k] = float(v)
+        except ValueError:
+            fail(EX_USAGE, f"--param takes NAME=VALUE with a number, not '{kv}'")
+    rows = read_csv(a.csv, ("kind", "step", "time", "phase", "event") + NEEDS[a.model],
+                    f"'stridemap simulate {a.model}' CSV")
     states = [r for r in rows if r["kind"] in ("start", "sample", "pre", "post", "fail")]
+    if not states:
+        fail(EX_DATAERR, f"'{a.csv}' has no state rows (kind start, sample, pre, post or fail)")
     for r in states:
         for k, v in r.items():
             if k not in ("kind", "phase", "event"):
-                r[k] = float(v)
+                try:
+                    r[k] = float(v)
+                except ValueError:
+                    fail(EX_DATAERR, f"'{a.csv}': column {k} holds '{v}', not a number")
     steps = max(int(r["step"]) for r in states) + 1
     per_step = 4 if a.model == "rimless" else 12  # a wheel draws all its spokes
     every = a.every or max(1, sum(r["kind"] == "sample" for r in states) // (per_step * steps))
@@ -145,8 +156,8 @@ def main():
     if steps <= 6:
         axp.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(a.png, dpi=110)
+    save(fig, a.png, dpi=110)
 
 
 if __name__ == "__main__":
-    main()
+    run("plot_gait", main)

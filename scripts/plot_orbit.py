@@ -11,40 +11,33 @@ vertical line at a parameter value (e.g. a period doubling found by
 continuation).  Uses Debian's python3-matplotlib with the Agg backend.
 """
 import argparse
-import csv
 import math
-import sys
 
-import matplotlib
+from plot_common import EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
 
-matplotlib.use("Agg")
+need_matplotlib("plot_orbit")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
 def num(v):
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return math.nan
+    """A number; an empty field (a fall has no step measures) is NaN."""
+    return math.nan if v == "" else float(v)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog="plot_orbit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("png")
     ap.add_argument("--y")
     ap.add_argument("--title")
     ap.add_argument("--mark", type=float, action="append", default=[])
     a = ap.parse_args()
-    with open(a.csv, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        sys.exit("plot_orbit: %s has no rows" % a.csv)
+    rows = read_csv(a.csv, ("index", "kind", "step_period"), "'stridemap orbit' CSV")
     cols = list(rows[0].keys())
     param = cols[0]
     y = a.y or cols[3]
     if y not in cols:
-        sys.exit("plot_orbit: no column '%s' in %s (columns: %s)" % (y, a.csv, ", ".join(cols)))
+        fail(EX_USAGE, "no column '%s' in %s (columns: %s)" % (y, a.csv, ", ".join(cols)))
     vx = [num(r[param]) for r in rows if r["kind"] == "visit"]
     vy = [num(r[y]) for r in rows if r["kind"] == "visit"]
     fell = sorted({num(r[param]) for r in rows if r["kind"] == "fell"})
@@ -64,9 +57,9 @@ def main():
     ax.grid(True, lw=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
-    fig.savefig(a.png)
+    save(fig, a.png)
     print("wrote %s" % a.png)
 
 
 if __name__ == "__main__":
-    main()
+    run("plot_orbit", main)

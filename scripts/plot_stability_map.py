@@ -15,13 +15,11 @@ map is a strip.  Uses only the standard library and matplotlib (Agg), so it
 runs with Debian's /usr/bin/python3 and python3-matplotlib.
 """
 import argparse
-import csv
 import math
-import sys
 
-import matplotlib
+from plot_common import EX_USAGE, Parser, fail, need_matplotlib, read_csv, run, save
 
-matplotlib.use("Agg")
+need_matplotlib("plot_stability_map")
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 from matplotlib import colors  # noqa: E402
@@ -31,22 +29,19 @@ OUTCOMES = ("stable", "unstable", "fell", "not_converged", "no_stability")
 
 
 def read(path, xname, yname):
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        sys.exit(f"plot_stability_map: {path} has no rows")
+    rows = read_csv(path, ("index", "outcome", "max_abs_eig"), "'stridemap sweep' CSV (DIR/sweep.csv)")
     cols = list(rows[0].keys())
     swept = cols[1:cols.index("outcome")]
     xname = xname or swept[0]
     yname = yname or (swept[1] if len(swept) > 1 else None)
     for n in (xname, yname):
         if n is not None and n not in cols:
-            sys.exit(f"plot_stability_map: no column '{n}' in {path} (swept: {', '.join(swept)})")
+            fail(EX_USAGE, f"no column '{n}' in {path} (swept: {', '.join(swept)})")
     return rows, xname, yname
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = Parser(prog="plot_stability_map", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("csv")
     ap.add_argument("--out", required=True)
     ap.add_argument("--x")
@@ -130,9 +125,9 @@ def main():
     if not yname:
         ax.set_yticks([])
     ax.set_title(a.title or f"stability map: {len(rows)} points")
-    fig.savefig(a.out, bbox_inches="tight")
+    save(fig, a.out, bbox_inches="tight")
     print(f"{a.out}: {len(xs)} x {len(ys)} points; " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
 if __name__ == "__main__":
-    main()
+    run("plot_stability_map", main)

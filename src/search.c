@@ -7,7 +7,10 @@
 void sm_search_options_default(const sm_model *m, const double *p, sm_search_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->starts = 64;
+    /* The simplest walker's short-period gait at gamma = 0.019-0.025 is
+     * first hit between starts 65 and 80 of its box. */
+    o->starts = 256;
+    o->max_starts = 16 * 256;
     o->same = 1e-6;
     if (m->search_box) {
         m->search_box(p, m->data, o->lo, o->hi);
@@ -26,6 +29,10 @@ sm_status sm_search_options_check(const sm_model *m, const sm_search_options *o,
 {
     if (o->starts < 1 || o->starts > 1000000) {
         snprintf(why, why_len, "--starts must be from 1 to 1000000, not %zu", o->starts);
+        return SM_BAD_OPTION;
+    }
+    if (o->max_starts > 100000000) {
+        snprintf(why, why_len, "--max-starts must be at most 100000000, not %zu", o->max_starts);
         return SM_BAD_OPTION;
     }
     for (size_t k = 0; k < m->n_free; k++)
@@ -62,61 +69,90 @@ static double distance(const sm_model *m, const double *x, const double *y)
     return d;
 }
 
-/* The shortest d dividing N with P^d(x) = x, to the Newton tolerance scale. */
+/* The shortest d dividing N with P^d(x) = x, to the Newton tolerance scale;
+ * orbit[period * SM_MAX_STATE] gets the N states. */
 static int shortest_period(sm_workspace *ws, const double *p, const double *x, int period, double tol,
-                           double orbit[][SM_MAX_STATE])
+                           double *orbit)
 {
     const sm_model *m = sm_workspace_model(ws);
-    memcpy(orbit[0], x, m->n_state * sizeof *x);
+    memcpy(orbit, x, m->n_state * sizeof *x);
     for (int k = 1; k < period; k++)
-        if (sm_stride(ws, p, orbit[k - 1], orbit[k], NULL, NULL) != SM_OK) return period;
+        if (sm_stride(ws, p, &orbit[(k - 1) * SM_MAX_STATE], &orbit[k * SM_MAX_STATE], NULL, NULL) != SM_OK)
+            return period;
     for (int d = 1; d < period; d++)
-        if (period % d == 0 && distance(m, orbit[d], x) <= tol) return d;
+        if (period % d == 0 && distance(m, &orbit[d * SM_MAX_STATE], x) <= tol) return d;
     return period;
 }
 
+/* The starts a search runs if nothing new turns up after start last_new:
+ * whole batches, until as many starts have found nothing new as it took to
+ * find the last gait. */
+static size_t planned_starts(const sm_search_options *o, size_t last_new)
+{
+    const size_t batch = o->starts, max = o->max_starts > o->starts ? o->max_starts : o->starts;
+    size_t want = 2 * last_new > batch ? 2 * last_new : batch;
+    want = (want + batch - 1) / batch * batch;
+    return want < max ? want : max;
+}
+
 sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *newton,
-                    const sm_search_options *o, sm_fixed_result *found, int *minimal_period, size_t cap,
-                    size_t *n_found, size_t *attempts_failed)
+                    const sm_search_options *o, sm_search_result *res)
 {
     const sm_model *m = sm_workspace_model(ws);
     char why[256];
-    *n_found = 0;
-    *attempts_failed = 0;
+    res->n_found = 0;
+    res->starts_run = 0;
+    res->failed = 0;
+    res->full = false;
     sm_status st = sm_search_options_check(m, o, why, sizeof why);
     if (st != SM_OK) return st;
     st = sm_newton_options_check(newton, why, sizeof why);
     if (st != SM_OK) return st;
 
-    static _Thread_local double orbit[1024][SM_MAX_STATE];
+    const double same = fmax(o->same, 1e3 * newton->tol);
     double x[SM_MAX_STATE];
     sm_fixed_result r;
-    for (size_t i = 1; i <= o->starts; i++) {
+    sm_search_progress pr = {.planned = planned_starts(o, 0),
+                             .max = o->max_starts > o->starts ? o->max_starts : o->starts};
+    for (size_t i = 1; i <= pr.planned; i++) {
         m->guess(x, p, m->data);
         for (size_t k = 0; k < m->n_free; k++)
             x[m->free_index[k]] = o->lo[k] + (o->hi[k] - o->lo[k]) * radical_inverse(i, primes[k]);
         m->lift(x, p, m->data);
+        res->starts_run = i;
         if (sm_fixed_point(ws, p, x, newton, &r) != SM_OK || !r.converged) {
-            (*attempts_failed)++;
-            continue;
+            res->failed++;
+        } else {
+            const int d = shortest_period(ws, p, r.x, newton->period, same, res->scratch);
+            size_t known = res->n_found;
+            for (size_t j = 0; j < res->n_found && known == res->n_found; j++)
+                for (int k = 0; k < newton->period; k++)
+                    if (distance(m, &res->scratch[k * SM_MAX_STATE], res->found[j].x) <= same) {
+                        known = j;
+                        break;
+                    }
+            if (known < res->n_found) {
+                res->hits[known]++;
+            } else if (res->n_found == res->cap) {
+                res->full = true;
+            } else {
+                if (d < newton->period) {
+                    /* A shorter cycle: its stability is that of P^d, not P^N. */
+                    sm_newton_options shorter = *newton;
+                    shorter.period = d;
+                    sm_fixed_result rd;
+                    if (sm_fixed_point(ws, p, r.x, &shorter, &rd) == SM_OK) r = rd;
+                }
+                res->found[res->n_found] = r;
+                res->minimal_period[res->n_found] = d;
+                res->hits[res->n_found++] = 1;
+                pr.planned = planned_starts(o, i);
+            }
         }
-        const double same = fmax(o->same, 1e3 * newton->tol);
-        const int d = shortest_period(ws, p, r.x, newton->period, same, orbit);
-        bool known = false;
-        for (size_t j = 0; j < *n_found && !known; j++)
-            for (int k = 0; k < newton->period && !known; k++)
-                known = distance(m, orbit[k], found[j].x) <= same;
-        if (known) continue;
-        if (*n_found == cap) return SM_OK;
-        if (d < newton->period) {
-            /* A shorter cycle: its stability is that of P^d, not P^N. */
-            sm_newton_options shorter = *newton;
-            shorter.period = d;
-            sm_fixed_result rd;
-            if (sm_fixed_point(ws, p, r.x, &shorter, &rd) == SM_OK) r = rd;
-        }
-        found[*n_found] = r;
-        minimal_period[(*n_found)++] = d;
+        pr.done = i;
+        pr.found = res->n_found;
+        pr.failed = res->failed;
+        if (o->progress && o->progress(o->progress_ctx, &pr) != 0) break;
     }
     return SM_OK;
 }

@@ -264,3 +264,21 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
     free(c.h);
     return st;
 }
+
+sm_status sm_stride_gait(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
+                         sm_step_metrics *metrics, const sm_observer *obs)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    double x0[SM_MAX_STATE], x_end[SM_MAX_STATE];
+    memcpy(x0, x_in, m->n_state * sizeof *x0);
+    sm_step_metrics local;
+    sm_step_metrics *mt = metrics ? metrics : &local;
+    sm_status st = sm_stride(ws, p, x0, x_out, mt, obs);
+    if (st != SM_OK || m->map || !(isfinite(mt->period) && mt->period > 0)) return st;
+    /* The same step again, sampled on the step's own clock: the period is
+     * known only now. */
+    sm_step_metrics measured;
+    st = sm_stride_measured(ws, p, x0, x_end, &measured, NULL, mt->period / SM_MEASURE_SAMPLES);
+    if (st == SM_OK) *mt = measured;
+    return st;
+}

@@ -412,6 +412,193 @@ static void model_files_are_found_on_the_model_path(void **state)
     unsetenv("STRIDEMAP_MODEL_PATH");
 }
 
+/* The value after "NAME " on the "step K:" line of simulate's stderr. */
+static double step_measure(const char *err, int step, const char *name)
+{
+    char head[32], key[64];
+    snprintf(head, sizeof head, "step %d:", step);
+    const char *line = strstr(err, head);
+    assert_non_null(line);
+    const char *end = strchr(line, '\n');
+    snprintf(key, sizeof key, " %s ", name);
+    const char *at = strstr(line, key);
+    assert_true(at && (!end || at < end));
+    return strtod(at + strlen(key), NULL);
+}
+
+/* The gait measures of a step are the step's, not the output's: the same
+ * for every --dt, and the same as 'fixed' reports for the gait. */
+static void simulate_measures_do_not_depend_on_dt(void **state)
+{
+    (void)state;
+    run_result *r = run("fixed", "simplest", "--set", "gamma=0.009", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    char x0[256];
+    json_t *x = json_object_get(doc, "fixed_point");
+    snprintf(x0, sizeof x0, "%.17g,%.17g,%.17g,%.17g", json_number_value(json_array_get(x, 0)),
+             json_number_value(json_array_get(x, 1)), json_number_value(json_array_get(x, 2)),
+             json_number_value(json_array_get(x, 3)));
+    const char *measures[] = {"min_foot_clearance", "max_foot_clearance", "min_normal_force",
+                              "max_friction_ratio", "step_length"};
+    const char *dts[] = {"0.1", "0.0007", "1e300", NULL};
+    for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
+        r = dts[d] ? run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--dt", dts[d],
+                         "--out", "/dev/null", NULL)
+                   : run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--out",
+                         "/dev/null", NULL);
+        assert_int_equal(r->status, 0);
+        for (size_t k = 0; k < sizeof measures / sizeof measures[0]; k++) {
+            const double want = num(doc, measures[k]), got = step_measure(r->err, 0, measures[k]);
+            if (!(fabs(got - want) <= 1e-9 + 1e-7 * fabs(want)))
+                print_error("--dt %s: %s %.10g, fixed says %.10g\n", dts[d] ? dts[d] : "default", measures[k], got,
+                            want);
+            assert_true(fabs(got - want) <= 1e-9 + 1e-7 * fabs(want));
+        }
+        assert_close(step_measure(r->err, 0, "period"), num(doc, "step_period"), 1e-8);
+    }
+    json_decref(doc);
+}
+
+/* A --dt so small that a step would never end is refused at once. */
+static void simulate_refuses_a_dt_that_never_ends(void **state)
+{
+    (void)state;
+    expect_error(run("simulate", "simplest", "--dt", "1e-300", "--out", "/dev/null", NULL), 65, "1000000");
+    expect_error(run("simulate", "simplest", "--dt", "1e-6", "--out", "/dev/null", NULL), 65, "--dt");
+    /* The bound follows --tmax: 20 / 1e-5 is 2e6 samples, 5 / 1e-5 is 5e5. */
+    expect_error(run("simulate", "simplest", "--dt", "1e-5", "--out", "/dev/null", NULL), 65, "--dt");
+    run_result *r = run("simulate", "simplest", "--dt", "1e-5", "--tmax", "5", "--steps", "1", "--out", "/dev/null",
+                        NULL);
+    assert_int_equal(r->status, 0);
+}
+
+/* orbit reads a range as sweep does: LO <= HI, one point needs LO = HI. */
+static void orbit_refuses_the_ranges_sweep_refuses(void **state)
+{
+    (void)state;
+    expect_error(run("orbit", "simplest", "--param", "gamma=0.01:0.009:3", "--transient", "1", "--record", "1",
+                     "--out", "/dev/null", NULL),
+                 65, "LO 0.01 is above HI 0.009");
+    expect_error(run("orbit", "simplest", "--param", "gamma=0.009:0.01:1", "--transient", "1", "--record", "1",
+                     "--out", "/dev/null", NULL),
+                 65, "one point needs LO = HI");
+    run_result *r = run("orbit", "simplest", "--param", "gamma=0.009:0.009:1", "--transient", "1", "--record", "1",
+                        "--out", "/dev/null", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "orbit: 1 values of gamma"));
+}
+
+/* A failed write is one line, never after a summary that says all went well. */
+static void orbit_write_error_is_the_only_line(void **state)
+{
+    (void)state;
+    expect_error(run("orbit", "simplest", "--param", "gamma=0.009:0.0095:2", "--transient", "1", "--record", "1",
+                     "--out", "/dev/full", NULL),
+                 74, "could not write the orbit diagram to /dev/full");
+}
+
+/* The gait 'fixed' finds from a guess, as x[0..1]. */
+static void fixed_from(const char *gamma_set, const char *guess, double *x)
+{
+    run_result *r = run("fixed", "simplest", "--set", gamma_set, "--guess", guess, "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    json_t *fp = json_object_get(doc, "fixed_point");
+    x[0] = json_number_value(json_array_get(fp, 0));
+    x[1] = json_number_value(json_array_get(fp, 1));
+    json_decref(doc);
+}
+
+/* At gamma = 0.02 and 0.025 the simplest walker has a long-period gait
+ * (theta* near 0.97 gamma^(1/3)) and a short-period one, which 'fixed' finds
+ * from two guesses; search with its defaults finds both, says how many
+ * starts found each, and gives the keys 'fixed --json' gives. */
+static void search_defaults_find_long_and_short_gaits(void **state)
+{
+    (void)state;
+    const char *gammas[] = {"0.02", "0.025"};
+    for (size_t gi = 0; gi < 2; gi++) {
+        const double gamma = atof(gammas[gi]), th = 0.97 * cbrt(gamma);
+        char set[64], guess_long[128], guess_short[128];
+        snprintf(set, sizeof set, "gamma=%s", gammas[gi]);
+        snprintf(guess_long, sizeof guess_long, "%.6f,%.6f,0,0", th, -0.95 * th);
+        snprintf(guess_short, sizeof guess_short, "%.6f,%.6f,0,0", th, -th);
+        double want[2][2];
+        fixed_from(set, guess_long, want[0]);
+        fixed_from(set, guess_short, want[1]);
+        assert_true(fabs(want[0][0] - want[1][0]) > 1e-3); /* two gaits, not one twice */
+        assert_close(want[0][0], th, 0.03 * th);
+
+        run_result *r = run("search", "simplest", "--set", set, "--json", NULL);
+        assert_int_equal(r->status, 0);
+        json_t *doc = json_loads(r->out, 0, NULL);
+        assert_non_null(doc);
+        assert_close(num(json_object_get(doc, "params"), "gamma"), gamma, 0);
+        json_t *gaits = json_object_get(doc, "gaits");
+        assert_int_equal(json_array_size(gaits), 2);
+        double hits = 0;
+        for (int k = 0; k < 2; k++) {
+            json_t *g = json_array_get(gaits, 0), *h = json_array_get(gaits, 1);
+            const double t0 = json_number_value(json_array_get(json_object_get(g, "fixed_point"), 0));
+            const double t1 = json_number_value(json_array_get(json_object_get(h, "fixed_point"), 0));
+            json_t *match = fabs(t0 - want[k][0]) < fabs(t1 - want[k][0]) ? g : h;
+            json_t *fp = json_object_get(match, "fixed_point");
+            assert_close(json_number_value(json_array_get(fp, 0)), want[k][0], 1e-8);
+            assert_close(json_number_value(json_array_get(fp, 1)), want[k][1], 1e-8);
+            assert_true(num(match, "starts_found") >= 1);
+            hits += num(match, "starts_found");
+            assert_true(json_is_null(json_object_get(match, "trivial_multiplier")));
+            assert_non_null(json_object_get(match, "stability_note"));
+        }
+        assert_close(hits + num(doc, "starts_without_gait"), num(doc, "starts"), 0);
+        json_decref(doc);
+
+        r = run("search", "simplest", "--set", set, NULL);
+        assert_int_equal(r->status, 0);
+        assert_non_null(strstr(r->out, "2 distinct gaits"));
+        assert_non_null(strstr(r->out, "found by "));
+    }
+}
+
+/* A walker with a conserved quantity: search reports its trivial multiplier
+ * as 'fixed' does. */
+static void search_json_has_the_trivial_multiplier(void **state)
+{
+    (void)state;
+    run_result *r = run("search", "slip", "--starts", "8", "--max-starts", "8", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    assert_close(num(json_object_get(doc, "params"), "E"), 840, 0);
+    json_t *g = json_array_get(json_object_get(doc, "gaits"), 0);
+    assert_non_null(g);
+    json_t *t = json_object_get(g, "trivial_multiplier");
+    assert_true(json_is_array(t));
+    assert_close(json_number_value(json_array_get(t, 0)), 1.0, 1e-4);
+    assert_true(json_is_string(json_object_get(g, "stability_note")));
+    json_decref(doc);
+}
+
+/* A search that would run for hours is refused at once, saying what to
+ * lower; a long one shows where it is. */
+static void search_refuses_an_absurd_cost_and_shows_progress(void **state)
+{
+    (void)state;
+    expect_error(run("search", "simplest", "--period", "1024", NULL), 64, "lower --starts, --period or --max-iter");
+    expect_error(run("search", "simplest", "--max-starts", "100000000", NULL), 64, "lower --max-starts");
+    expect_error(run("search", "simplest", "--starts", "100", "--max-starts", "50", NULL), 64, "--max-starts");
+    run_result *r = run("search", "simplest", "--set", "gamma=0.009", "--starts", "8", "--max-starts", "8",
+                        "--progress", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "search: 8/8 starts"));
+    r = run("search", "simplest", "--set", "gamma=0.009", "--starts", "8", "--max-starts", "8", "-q", NULL);
+    assert_int_equal(r->status, 0);
+    assert_string_equal(r->err, "");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -436,6 +623,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(values_print_shortest_and_columns_align),
         cmocka_unit_test(subnormal_numbers_are_numbers),
         cmocka_unit_test(model_files_are_found_on_the_model_path),
+        cmocka_unit_test(simulate_measures_do_not_depend_on_dt),
+        cmocka_unit_test(simulate_refuses_a_dt_that_never_ends),
+        cmocka_unit_test(orbit_refuses_the_ranges_sweep_refuses),
+        cmocka_unit_test(orbit_write_error_is_the_only_line),
+        cmocka_unit_test(search_defaults_find_long_and_short_gaits),
+        cmocka_unit_test(search_json_has_the_trivial_multiplier),
+        cmocka_unit_test(search_refuses_an_absurd_cost_and_shows_progress),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -71,12 +71,54 @@ static void clearance_is_never_negative_outside_the_scuff_window(void **state)
     assert_true(isnan(w.metrics.min_foot_clearance));
 }
 
+static int count_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    (*(size_t *)ctx)++;
+    return 0;
+}
+
+/* The measures of a step are the step's: sm_stride_gait gives what
+ * sm_fixed_point gives for the gait, whatever sampling its observer asks for
+ * (and the observer still gets that sampling). */
+static void step_measures_do_not_depend_on_output_sampling(void **state)
+{
+    const char *models[] = {"simplest", "compass"};
+    for (size_t i = 0; i < 2; i++) {
+        sm_fixed_result r = gait_of(models[i], 0);
+        const sm_model *m = test_model(models[i]);
+        double p[SM_MAX_PARAMS];
+        sm_model_default_params(m, p);
+        sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+        const double dts[] = {0.1, 7e-4, 1e300};
+        for (size_t k = 0; k < 3; k++) {
+            size_t samples = 0;
+            sm_observer obs = {.dt = dts[k], .sample = count_sample, .ctx = &samples};
+            sm_step_metrics mt;
+            double x[SM_MAX_STATE];
+            assert_status(sm_stride_gait(ws, p, r.x, x, &mt, &obs), SM_OK);
+            assert_close(mt.period, r.metrics.period, 1e-10);
+            assert_close(mt.min_foot_clearance, r.metrics.min_foot_clearance, 1e-10);
+            assert_close(mt.max_foot_clearance, r.metrics.max_foot_clearance, 1e-10);
+            assert_close(mt.min_normal_force, r.metrics.min_normal_force, 1e-10);
+            assert_close(mt.max_friction_ratio, r.metrics.max_friction_ratio, 1e-10);
+            assert_true(mt.min_foot_clearance >= -1e-12);
+            /* Every dt of the step but the one that would land past its end. */
+            const double want = floor(mt.period / dts[k]);
+            assert_true(fabs((double)samples - want) <= 1.0);
+            /* The gait maps onto itself. */
+            for (size_t j = 0; j < m->n_state; j++) assert_close(x[j], r.x[j], 1e-8);
+        }
+        sm_workspace_free(ws);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(passive_cost_of_transport_is_sin_gamma),
         cmocka_unit_test(simplest_leg_pushes_along_itself),
         cmocka_unit_test(clearance_is_never_negative_outside_the_scuff_window),
+        cmocka_unit_test(step_measures_do_not_depend_on_output_sampling),
     };
     return cmocka_run_group_tests_name("measures", tests, NULL, NULL);
 }

@@ -2,18 +2,49 @@
  * section's free coordinates, duplicates dropped.
  *
  * The starts are the first points of a Halton sequence scaled to the box, so
- * a search is deterministic and a larger --starts only adds points. */
+ * a search is deterministic and a larger --starts only adds points.  A gait
+ * with a small basin needs many starts to be hit at all, and nothing tells in
+ * advance how many: so the search can go on past its first starts while new
+ * gaits keep appearing (max_starts), and it counts how many starts ended on
+ * each gait, which says how narrowly each one was caught. */
 #ifndef STRIDEMAP_SEARCH_H
 #define STRIDEMAP_SEARCH_H
 
 #include "stridemap/fixedpoint.h"
 
+/* Where a search is, for a progress line. */
 typedef struct {
-    size_t starts;            /* Newton runs (default 64) */
+    size_t done;     /* starts run so far */
+    size_t planned;  /* starts it will run if no new gait turns up (grows when one does) */
+    size_t max;      /* starts it will never go beyond */
+    size_t found;    /* distinct gaits so far */
+    size_t failed;   /* starts from which Newton found nothing */
+} sm_search_progress;
+
+typedef struct {
+    size_t starts;            /* Newton runs at least, and the batch beyond them (default 256) */
+    size_t max_starts;        /* at most; above starts, the search goes on while gaits turn up (default 4096) */
     double lo[SM_MAX_STATE];  /* box of the free coordinates */
     double hi[SM_MAX_STATE];
     double same;              /* two gaits closer than this (max norm, free coords) are one (default 1e-6) */
+    /* Called after every start, may be NULL; a nonzero return ends the
+     * search there (what was found is kept). */
+    int (*progress)(void *ctx, const sm_search_progress *pr);
+    void *progress_ctx;
 } sm_search_options;
+
+/* What a search found; the caller owns every array. */
+typedef struct {
+    sm_fixed_result *found;  /* [cap] distinct gaits, in the order first found */
+    int *minimal_period;     /* [cap] each gait's shortest period (a divisor of the search's) */
+    size_t *hits;            /* [cap] starts whose Newton ended on each gait */
+    size_t cap;
+    double *scratch;         /* [period * SM_MAX_STATE] the orbit of a converged start */
+    size_t n_found;          /* out: gaits in found[] */
+    size_t starts_run;       /* out: starts run */
+    size_t failed;           /* out: starts from which Newton found nothing */
+    bool full;               /* out: a gait beyond cap was dropped */
+} sm_search_result;
 
 /* Defaults, with the model's own box (or +-50 % around its guess if it has none). */
 void sm_search_options_default(const sm_model *m, const double *p, sm_search_options *o);
@@ -21,12 +52,12 @@ void sm_search_options_default(const sm_model *m, const double *p, sm_search_opt
 /* Checks the box and counts; why gets a line. */
 sm_status sm_search_options_check(const sm_model *m, const sm_search_options *o, char *why, size_t why_len);
 
-/* Runs the search; found[0..*n_found) holds the distinct gaits (at most cap),
- * in the order they were first found.  A period-N gait whose orbit is a
- * shorter cycle is reported at its shortest period (minimal_period).
- * *attempts_failed counts starts from which Newton found nothing. */
+/* Runs o->starts starts; then, while o->max_starts allows, goes on in
+ * batches of o->starts for as long as the starts since the last new gait are
+ * fewer than the starts it took to find it (so a gait first hit at start k
+ * keeps the search going to 2k).  A period-N gait whose orbit is a shorter
+ * cycle is reported at its shortest period. */
 sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *newton,
-                    const sm_search_options *o, sm_fixed_result *found, int *minimal_period, size_t cap,
-                    size_t *n_found, size_t *attempts_failed);
+                    const sm_search_options *o, sm_search_result *res);
 
 #endif

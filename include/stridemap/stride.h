@@ -44,6 +44,13 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
 sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
                              sm_step_metrics *metrics, const sm_observer *obs, double dt);
 
+/* sm_stride (obs sees the samples it asks for, at obs->dt) whose measures
+ * are then sampled as sm_fixed_point samples them, SM_MEASURE_SAMPLES over
+ * the step, so they do not depend on how the caller samples its output.
+ * Costs a second stride on success.  x_in and x_out may be the same. */
+sm_status sm_stride_gait(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
+                         sm_step_metrics *metrics, const sm_observer *obs);
+
 /* The gait measures of a step, as (name, offset) pairs, for writers of
  * tables and JSON: every column a metric has, in one place. */
 typedef struct {

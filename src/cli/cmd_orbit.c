@@ -12,7 +12,8 @@ static const char help[] =
     "                       [--sidecar FILE] [--period-tol E] [--rtol R] [--atol A]\n"
     "                       [--method adams|bdf] [--tmax T]\n"
     "\n"
-    "The orbit diagram: at N values of the parameter NAME from LO to HI, iterates\n"
+    "The orbit diagram: at N values of the parameter NAME from LO to HI (LO <= HI;\n"
+    "N = 1 needs LO = HI, as for sweep's --grid), iterates\n"
     "the stride map, drops the first K strides (default 200) and records the next\n"
     "M (default 64): the state after each and the step's period.  Each value\n"
     "starts from where the previous value's walk ended, so it follows an\n"
@@ -171,6 +172,13 @@ int cmd_orbit(int argc, char **argv)
     if (sm_model_check_param(m, (size_t)ip, lo, why, sizeof why) != SM_OK ||
         sm_model_check_param(m, (size_t)ip, hi, why, sizeof why) != SM_OK)
         return cli_fail(&run, EX_DATAERR, "--param: %s", why);
+    /* The grid sweep's rules for a range (LO <= HI; one point needs LO = HI),
+     * so that a range means the same in both commands. */
+    sm_sweep_axis axis;
+    if (sm_sweep_axis_parse(m, s.range, &axis, why, sizeof why) != SM_OK) {
+        const bool grid = strncmp(why, "--grid", 6) == 0;
+        return cli_fail(&run, EX_DATAERR, "%s%s", grid ? "--param" : "--param: ", grid ? why + 6 : why);
+    }
     if (sm_orbit_options_check(&s.oo, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     for (long k = 0; k < n; k++) { /* e.g. a whole-number parameter between whole numbers */
         const double mu = n == 1 ? lo : lo + (hi - lo) * (double)k / (double)(n - 1);
@@ -250,14 +258,6 @@ int cmd_orbit(int argc, char **argv)
     free(sink.mts);
     free(sink.xs);
     sm_workspace_free(ws);
-    fprintf(stderr, "orbit: %ld values of %s in [%g, %g], %ld strides; ", n, name, lo, hi, total_steps);
-    if (falls)
-        fprintf(stderr, "the walker fell at %ld of them, first at %s = %.10g", falls, name, first_fall);
-    else
-        fprintf(stderr, "it never fell");
-    if (failures)
-        fprintf(stderr, "; the solver failed at %ld (kind 'failed': try other --rtol/--atol)", failures);
-    fputc('\n', stderr);
 
     int io_bad = fflush(f) != 0 || ferror(f);
     if (f != stdout) io_bad |= fclose(f) != 0;
@@ -299,5 +299,15 @@ int cmd_orbit(int argc, char **argv)
     } else {
         json_decref(values);
     }
+    /* The summary comes last: it says the run is done, and an error above
+     * must stay the only line. */
+    fprintf(stderr, "orbit: %ld values of %s in [%g, %g], %ld strides; ", n, name, lo, hi, total_steps);
+    if (falls)
+        fprintf(stderr, "the walker fell at %ld of them, first at %s = %.10g", falls, name, first_fall);
+    else
+        fprintf(stderr, "it never fell");
+    if (failures)
+        fprintf(stderr, "; the solver failed at %ld (kind 'failed': try other --rtol/--atol)", failures);
+    fputc('\n', stderr);
     return 0;
 }

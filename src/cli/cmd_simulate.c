@@ -11,12 +11,15 @@ static const char help[] =
     "Integrates N steps (default 10) of MODEL from --x0 (all state variables in\n"
     "order; default: the model's guess, which need not be a gait) and writes the\n"
     "trajectory as CSV to FILE (default: standard output).  One row per sample\n"
-    "every DT time units (default: the model's time limit / 2000) and a row\n"
-    "before and after every event:\n"
+    "every DT time units (default: the model's time limit / 2000; at most\n"
+    "1000000 samples per step: DT >= the step time limit / 1e6, see --tmax) and\n"
+    "a row before and after every event:\n"
     "  kind,step,time,phase,event,<state names...>\n"
     "where kind is start, sample, pre (just before an event), post (just after\n"
     "its reset) or fail.  time runs on across steps.  A one-line summary per step\n"
-    "(period, length, speed and the other gait measures) goes to standard error.  If the walker falls, every\n"
+    "(period, length, speed and the other gait measures) goes to standard error;\n"
+    "its sampled measures (clearance, ground forces) come from 1000 samples over\n"
+    "the step, as in 'fixed', whatever DT is.  If the walker falls, every\n"
     "row up to the fall is kept, the failure is reported, and the exit status is 1.\n"
     "\n"
     "example:\n"
@@ -59,6 +62,9 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
     }
     return ferror(s->f);
 }
+
+/* Samples per step that simulate will write at most (see --help). */
+#define SIM_MAX_SAMPLES_PER_STEP 1000000
 
 typedef struct {
     long steps;
@@ -108,7 +114,16 @@ int cmd_simulate(int argc, char **argv)
     const long steps = set.steps;
     const sm_model *m = run.model;
     if (!run.have_x0) m->guess(run.x0, run.params, m->data);
-    if (dt == 0.0) dt = m->time_limit(run.params, m->data) / 2000.0;
+    const double t_limit = run.solver.t_max > 0 ? run.solver.t_max : m->time_limit(run.params, m->data);
+    if (dt == 0.0) dt = t_limit / 2000.0;
+    /* A step may last up to its time limit: more samples than this per step
+     * is a file nobody reads, and a dt below the clock's resolution never
+     * advances at all. */
+    if (!(t_limit / dt <= SIM_MAX_SAMPLES_PER_STEP))
+        return cli_fail(&run, EX_DATAERR,
+                        "--dt %g would write up to %.3g samples per step (step time limit %g / dt); the bound is "
+                        "%d: give --dt %.3g or more, or a smaller --tmax",
+                        dt, t_limit / dt, t_limit, SIM_MAX_SAMPLES_PER_STEP, t_limit / SIM_MAX_SAMPLES_PER_STEP);
 
     FILE *f = stdout;
     if (out && strcmp(out, "-") != 0 && !(f = fopen(out, "w")))
@@ -133,7 +148,7 @@ int cmd_simulate(int argc, char **argv)
     st = SM_OK;
     for (sink.step = 0; sink.step < steps; sink.step++) {
         sm_step_metrics mt;
-        st = sm_stride_measured(ws, run.params, x, x, &mt, &obs, dt);
+        st = sm_stride_gait(ws, run.params, x, x, &mt, &obs);
         if (st != SM_OK) break;
         fprintf(stderr, "step %ld:", sink.step);
         for (size_t i = 0; i < sm_metric_field_count; i++)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# The plot scripts meet a missing, empty or wrong CSV with one line on stderr
+# and a sysexits code (66 no input, 65 bad data), never a traceback; and
+# still draw a good file.  Usage: test_plot_scripts.sh SCRIPTS_DIR STRIDEMAP
+# Exit 77 (skipped) without /usr/bin/python3 or its matplotlib.
+scripts=$1
+stridemap=$2
+py=/usr/bin/python3
+if [ ! -x "$py" ]; then
+    echo "skipped: no $py (Debian: apt-get install python3 python3-matplotlib)"
+    exit 77
+fi
+if ! "$py" -c 'import matplotlib' 2>/dev/null; then
+    echo "skipped: $py has no matplotlib (Debian: apt-get install python3-matplotlib)"
+    exit 77
+fi
+dir=$(mktemp -d /tmp/sm_plot_XXXXXX) || exit 1
+trap 'rm -rf "$dir"' EXIT
+failed=0
+
+: >"$dir/empty.csv"
+printf 'a,b\n1,2\n' >"$dir/other.csv"
+printf 'kind,step,time,phase,event,theta,theta_dot,phi,phi_dot\nstart,0,soon,stance,,0.2,-0.2,0.4,0\n' >"$dir/gait_nan.csv"
+printf 'gamma,index,kind,theta,step_period\n0.01,0,visit,oops,1\n' >"$dir/orbit_nan.csv"
+printf 'branch,period,gamma,type,theta,stable\n0,1,0.01,EP,0.2\n' >"$dir/branch_short.csv"
+printf 'index,gamma,outcome,max_abs_eig\n0,x,stable,0.5\n' >"$dir/map_nan.csv"
+
+# expect CODE SCRIPT ARGS...: exit CODE, one line on stderr, no traceback.
+expect() {
+    code=$1
+    shift
+    "$py" "$@" >"$dir/out" 2>"$dir/err"
+    got=$?
+    lines=$(wc -l <"$dir/err")
+    if [ "$got" -ne "$code" ] || [ "$lines" -ne 1 ] || grep -q Traceback "$dir/err"; then
+        echo "FAIL: $* -> exit $got (want $code), stderr:"
+        cat "$dir/err"
+        failed=$((failed + 1))
+    else
+        echo "ok: $* -> $got: $(cat "$dir/err")"
+    fi
+}
+
+for bad in empty other gait_nan; do
+    expect 65 "$scripts/plot_gait.py" simplest "$dir/$bad.csv" "$dir/g.png"
+done
+expect 66 "$scripts/plot_gait.py" simplest "$dir/missing.csv" "$dir/g.png"
+for bad in empty other orbit_nan; do
+    expect 65 "$scripts/plot_orbit.py" "$dir/$bad.csv" "$dir/o.png"
+done
+expect 66 "$scripts/plot_orbit.py" "$dir/missing.csv" "$dir/o.png"
+for bad in empty other branch_short; do
+    expect 65 "$scripts/plot_branch.py" "$dir/$bad.csv" "$dir/b.png"
+done
+expect 66 "$scripts/plot_branch.py" "$dir/missing.csv" "$dir/b.png"
+for bad in empty other map_nan; do
+    expect 65 "$scripts/plot_stability_map.py" "$dir/$bad.csv" --out "$dir/m.png"
+done
+expect 66 "$scripts/plot_stability_map.py" "$dir/missing.csv" --out "$dir/m.png"
+
+# A good file still draws.
+if "$stridemap" simulate simplest --steps 2 --out "$dir/walk.csv" 2>/dev/null &&
+    "$py" "$scripts/plot_gait.py" simplest "$dir/walk.csv" "$dir/walk.png" && [ -s "$dir/walk.png" ]; then
+    echo "ok: plot_gait draws a simulate CSV"
+else
+    echo "FAIL: plot_gait on a good simulate CSV"
+    failed=$((failed + 1))
+fi
+# An unwritable output is 73.
+expect 73 "$scripts/plot_gait.py" simplest "$dir/walk.csv" /nonexistent-dir/walk.png
+
+echo "plot scripts: $failed failed"
+[ "$failed" -eq 0 ]
