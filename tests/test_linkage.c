@@ -322,6 +322,108 @@ static void test_kneed_mcgeer_gait(void **state)
     sm_linkage_free(lk);
 }
 
+/* ---- the start of a kneed step --------------------------------------------- */
+
+/* The gait of a kneed model file at tolerance rtol, Newton's (and the
+ * stability Jacobian's) finite-difference step h. */
+static sm_status kneed_gait(const char *rel, double rtol, double h, bool central, sm_fixed_result *r)
+{
+    sm_linkage *lk = load_ok(rel);
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = test_workspace(m, rtol, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.fd_step = h;
+    no.central = central;
+    const sm_status st = sm_fixed_point(ws, p, x0, &no, r);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+    return st;
+}
+
+/* Every step starts with the swing knee straight; Chen's heel-strike
+ * (kneed_hsu) leaves it with no relative rate, so a perturbation of either
+ * leg rate, of either sign, decides whether it bends backwards.  The stride
+ * map must still be continuous there: |P(z + d e_i) - P(z)| <= L |d| for
+ * d of both signs on every free coordinate, L bounding the map's slope
+ * (its Jacobian's entries are below 10 in both walkers).  A knee that
+ * locked at once for one sign would swing straight-legged (a jump of
+ * order 1 in P, |dP|/|d| ~ 1e4 at d = 1e-5). */
+static void check_start_continuous(const char *rel)
+{
+    static sm_fixed_result r;
+    assert_status(kneed_gait(rel, 1e-12, 0, false, &r), SM_OK);
+    sm_linkage *lk = load_ok(rel);
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    const size_t nf = m->n_free;
+    double z[SM_MAX_STATE], pz[SM_MAX_STATE];
+    for (size_t k = 0; k < nf; k++) z[k] = r.x[m->free_index[k]];
+    assert_status(sm_poincare(ws, p, 1, z, pz, NULL, NULL), SM_OK);
+    const double L = 20.0;
+    for (size_t i = 0; i < nf; i++)
+        for (double d = 1e-4; d > 1e-7; d /= 10)
+            for (int s = -1; s <= 1; s += 2) {
+                double zz[SM_MAX_STATE], pzz[SM_MAX_STATE];
+                memcpy(zz, z, sizeof zz);
+                zz[i] += s * d;
+                assert_status(sm_poincare(ws, p, 1, zz, pzz, NULL, NULL), SM_OK);
+                double worst = 0;
+                for (size_t k = 0; k < nf; k++) worst = fmax(worst, fabs(pzz[k] - pz[k]));
+                if (!(worst <= L * d + 1e-9))
+                    fail_msg("%s: %s %+g: |P(z + d) - P(z)| = %g > %g", rel, m->state_names[m->free_index[i]],
+                             s * d, worst, L * d);
+            }
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+}
+
+static void test_kneed_start_continuous(void **state)
+{
+    check_start_continuous("models/kneed_hsu.yaml");
+    check_start_continuous("models/kneed_mcgeer.yaml");
+}
+
+/* The multipliers of a kneed gait, by central differences of one fixed step
+ * h, converge as the integration tolerance goes from 1e-10 to 1e-13: the
+ * integrator's error in P, divided by h, is all that changes.  Newton with
+ * that step converges at every tolerance, as it does with forward
+ * differences of 1e-5 (a knee locking at once for one sign of the step
+ * stopped both). */
+static void check_multipliers_converge(const char *rel)
+{
+    const double h = 1e-3;
+    static sm_fixed_result r[4];
+    for (int k = 0; k < 4; k++) {
+        const double rtol = pow(10.0, -10 - k);
+        if (kneed_gait(rel, rtol, h, true, &r[k]) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step %g (%s)", rel, rtol, h, sm_status_name(r[k].status));
+        static sm_fixed_result f;
+        if (kneed_gait(rel, rtol, 1e-5, false, &f) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step 1e-5 (%s)", rel, rtol, sm_status_name(f.status));
+    }
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = 0;
+        for (size_t i = 0; i < r[k].n_free; i++)
+            d[k] = fmax(d[k], hypot(r[k].eig_re[i] - r[k + 1].eig_re[i], r[k].eig_im[i] - r[k + 1].eig_im[i]));
+    }
+    print_message("%s: multipliers move by %.2g, %.2g, %.2g from rtol 1e-10 to 1e-13\n", rel, d[0], d[1], d[2]);
+    assert_true(d[2] < d[0]);
+    assert_true(d[2] <= 2e-8);
+}
+
+static void test_kneed_multipliers_converge(void **state)
+{
+    check_multipliers_converge("models/kneed_hsu.yaml");
+    check_multipliers_converge("models/kneed_mcgeer.yaml");
+}
+
 typedef struct {
     const sm_model *m;
     const double *p;
@@ -836,6 +938,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kneed_energy_and_momentum),
         cmocka_unit_test(test_kneed_hsu_gait),
         cmocka_unit_test(test_kneed_mcgeer_gait),
+        cmocka_unit_test(test_kneed_start_continuous),
+        cmocka_unit_test(test_kneed_multipliers_converge),
         cmocka_unit_test(test_spring_damper_work),
         cmocka_unit_test(test_locked_knees),
         cmocka_unit_test(test_zero_radius_is_point_foot),
