@@ -2,6 +2,7 @@
  * compass gait from a file against the closed-form compass walker. */
 #include <dirent.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -611,6 +612,40 @@ static void test_file_errors(void **state)
                  "foot radius");
     expect_error("{{{{\n", "", "");
     expect_error("", "", "empty");
+    /* names that would split a CSV header or a line (stridemap merge reads
+     * the columns thigh.mass, ... back) */
+    expect_error(GOOD_HEAD "links:\n  - {name: \"le,g\", length: 1, mass: 5, com: 0.5}\n", "5:12: ", "a comma");
+    expect_error(GOOD_HEAD "links:\n  - {name: 'le\"g', length: 1, mass: 5, com: 0.5}\n", "5:12: ",
+                 "a double quote");
+    expect_error(GOOD_HEAD "links:\n  - name: \"le\\ng\"\n    length: 1\n    mass: 5\n    com: 0.5\n", "5:11: ",
+                 "a line break");
+    expect_error("name: \"my,walker\"\n" GOOD_HEAD "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\n",
+                 "1:7: ", "the model's name contains a comma");
+    /* a second document would be ignored */
+    expect_error(GOOD_HEAD "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\n---\nslope: 0.1\n", "6:1: ",
+                 "a second YAML document");
+}
+
+/* One document, opened by an explicit '---', is fine; a directory is not a
+ * model file (SM_IO_ERROR, as a file that cannot be opened: exit 66). */
+static void test_file_document_and_directory(void **state)
+{
+    const char *path = write_tmp("---\n" GOOD_HEAD "links:\n  - {name: leg_1, length: 1, mass: 5, com: 0.5}\n");
+    sm_linkage *lk = NULL;
+    char why[2048] = "";
+    assert_status(sm_linkage_load(path, &lk, why, sizeof why), SM_OK);
+    unlink(path);
+    assert_true(sm_model_param_index(sm_linkage_model(lk), "leg_1.mass") >= 0);
+    sm_linkage_free(lk);
+
+    char dir[] = "/tmp/stridemap_dir_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_status(sm_linkage_load(dir, &lk, why, sizeof why), SM_IO_ERROR);
+    assert_null(lk);
+    rmdir(dir);
+    if (!strstr(why, "is a directory")) fail_msg("'%s' does not say it is a directory", why);
+    assert_non_null(strstr(why, dir));
+    assert_null(strchr(why, '\n'));
 }
 
 /* ---- declared phase sequences (phases:) ------------------------------------- */
@@ -718,6 +753,8 @@ static void test_phase_errors(void **state)
     expect_error(t, "6:17: ", "unknown phase 'hop'");
     snprintf(t, sizeof t, GOOD_HEAD "%sphases: []\n", leg);
     expect_error(t, "6:9: ", "phases is empty");
+    snprintf(t, sizeof t, GOOD_HEAD "%sphases: [swing, swing]\n", leg);
+    expect_error(t, "6:17: ", "phase 'swing' cannot come here"); /* not ignored */
     snprintf(t, sizeof t, GOOD_HEAD "%sphases: knee_free\n", leg);
     expect_error(t, "6:", "phases");
     expect_error(GOOD_HEAD KNEED_LINKS "knee:\n  stop: true\n  locked: true\nphases: [knee_free, knee_locked]\n",
@@ -918,6 +955,15 @@ static void test_cli_files(void **state)
     assert_non_null(strstr(out, ":7:11: "));
     assert_non_null(strstr(out, "mass must be zero or positive"));
     assert_int_equal(run("fixed /nonexistent/walker.yaml", out, sizeof out), 66);
+    char top[] = "/tmp/stridemap_dir_XXXXXX", dir[64];
+    assert_non_null(mkdtemp(top));
+    snprintf(dir, sizeof dir, "%s/walker.yaml", top);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(args, sizeof args, "fixed %s", dir);
+    assert_int_equal(run(args, out, sizeof out), 66);
+    rmdir(dir);
+    rmdir(top);
+    assert_non_null(strstr(out, "is a directory"));
     assert_int_equal(run("fixed models/compass.yaml --set leg.mass=-1", out, sizeof out), 65);
 }
 
@@ -928,6 +974,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_opens_files),
         cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_file_document_and_directory),
         cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_declared_phases_identical),
         cmocka_unit_test(test_phase_errors),
