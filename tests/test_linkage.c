@@ -428,6 +428,60 @@ static void test_kneed_multipliers_converge(void **state)
 typedef struct {
     const sm_model *m;
     const double *p;
+    double t_min, h_min; /* the lowest swing foot after the first 10 ms */
+} foot_watch;
+
+static int foot_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    foot_watch *w = ctx;
+    const double h = w->m->foot_clearance(x, w->p, w->m->data);
+    if (t > 0.01 && h < w->h_min) w->h_min = h, w->t_min = t;
+    return 0;
+}
+
+/* The kneed gaits clear the ground over the whole swing (sampled every
+ * 0.1 ms, the last samples coming down to heel-strike), and a swing that
+ * does not, its foot passing below the ground behind the stance foot, is
+ * a scuff, not a step: from McGeer's gait with the swing shank turned
+ * 2.5 rad/s faster the foot went 2.8 mm below the ground (4.6 mm when
+ * the knee locked at once) and the stride was accepted. */
+static void test_kneed_swing_clears_ground(void **state)
+{
+    const char *files[2] = {"models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml"};
+    for (int k = 0; k < 2; k++) {
+        static sm_fixed_result r;
+        assert_status(kneed_gait(files[k], 1e-10, 0, false, &r), SM_OK);
+        assert_true(r.metrics.min_foot_clearance > 0);
+        sm_linkage *lk = load_ok(files[k]);
+        const sm_model *m = sm_linkage_model(lk);
+        double p[SM_MAX_PARAMS], y[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+        foot_watch w = {.m = m, .p = p, .h_min = INFINITY};
+        sm_observer obs = {.dt = 1e-4, .sample = foot_sample, .ctx = &w};
+        sm_step_metrics mt;
+        assert_status(sm_stride(ws, p, r.x, y, &mt, &obs), SM_OK);
+        if (!(w.h_min > 0)) fail_msg("%s: swing foot %g m below the ground at t = %g", files[k], -w.h_min, w.t_min);
+        assert_true(w.t_min > mt.period - 0.01); /* lowest just before heel-strike */
+
+        if (k == 1) {
+            double x[SM_MAX_STATE];
+            memcpy(x, r.x, sizeof x);
+            x[5] += 2.5; /* shank_dot */
+            assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_SCUFFED);
+            double h, ahead;
+            sm_linkage_swing_foot(lk, p, y, &h, &ahead);
+            assert_close(h, 0.0, 1e-9); /* where the foot went through the ground */
+            assert_true(ahead < 0);     /* behind the stance foot: not a heel-strike */
+        }
+        sm_workspace_free(ws);
+        sm_linkage_free(lk);
+    }
+}
+
+typedef struct {
+    const sm_model *m;
+    const double *p;
     double c, tau, t_prev, pw_prev, work, e0, e_last, rel0, rel_last;
     bool started;
 } work_watch;
@@ -987,6 +1041,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kneed_mcgeer_gait),
         cmocka_unit_test(test_kneed_start_continuous),
         cmocka_unit_test(test_kneed_multipliers_converge),
+        cmocka_unit_test(test_kneed_swing_clears_ground),
         cmocka_unit_test(test_spring_damper_work),
         cmocka_unit_test(test_locked_knees),
         cmocka_unit_test(test_zero_radius_is_point_foot),

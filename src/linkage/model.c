@@ -17,7 +17,9 @@
  * the stance knee must stay locked: its locking torque falling through zero
  * (or negative from the start) ends the stride with SM_KNEE_UNLOCKED, unless
  * the file says knee: {assume_locked: true}; the swing foot reaching the ground
- * ahead of the stance foot before knee-strike ends it with SM_EVENT_ORDER.
+ * ahead of the stance foot before knee-strike ends it with SM_EVENT_ORDER,
+ * and passing below the ground anywhere else (behind or beside the stance
+ * foot, in either phase) with SM_SCUFFED.
  *
  * phases: [knee_free] (the knee never locks): one phase, "knee_free", ended
  * by heel-strike with the guards above, the swing knee bent or not; the new
@@ -102,6 +104,16 @@ static bool strike_guard(double t, const double *x, const double *p, const void 
     sm_linkage_swing_foot(lk, p, x, NULL, &ahead);
     lk_hip(lk, p, x, hip);
     return hip[0] > 0 && ahead > 0.02 * leg_length(lk, p);
+}
+
+/* Knees that lock at a stop (phases [knee_free, knee_locked]) are there to
+ * lift the swing foot: its passing below the ground anywhere but at
+ * heel-strike is a scuff (SM_SCUFFED), not the mid-stance crossing that
+ * straight legs ignore.  phases: [knee_free] (no stop) keeps the straight
+ * legs' rule. */
+static bool scuff_guard(double t, const double *x, const double *p, const void *data)
+{
+    return !strike_guard(t, x, p, data);
 }
 
 static double lock0(double t, const double *x, const double *p, const void *data);
@@ -340,6 +352,8 @@ void lk_build_model(sm_linkage *lk)
                              .outcome = SM_EVENT_FAIL, .failure = SM_FELL_BACKWARD};
     const sm_event hipdown = {.name = "hip_down", .value = hip_height, .direction = -1,
                               .outcome = SM_EVENT_FAIL, .failure = SM_FELL_FORWARD};
+    const sm_event scuff = {.name = "scuff", .value = foot_event, .direction = -1, .guard = scuff_guard,
+                            .outcome = SM_EVENT_FAIL, .failure = SM_SCUFFED};
     if (n == 2) {
         sm_event *e = lk->events[0];
         e[0] = (sm_event){.name = "heelstrike", .value = foot_event, .direction = 0, .guard = strike_guard,
@@ -380,20 +394,22 @@ void lk_build_model(sm_linkage *lk)
                           .guard = knee_strike_guard, .outcome = SM_EVENT_TO_PHASE, .next_phase = 1, .reset = kneestrike};
         e[1] = (sm_event){.name = "foot_down_knee_bent", .value = foot_event, .direction = -1,
                           .guard = strike_guard, .outcome = SM_EVENT_FAIL, .failure = SM_EVENT_ORDER};
-        e[2] = rolled;
-        e[3] = hipdown;
-        e[4] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
+        e[2] = scuff;
+        e[3] = rolled;
+        e[4] = hipdown;
+        e[5] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
                           .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
-        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = lk->assume_locked ? 4 : 5,
+        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = lk->assume_locked ? 5 : 6,
                                    .events = e};
         e = lk->events[1];
         e[0] = (sm_event){.name = "heelstrike", .value = foot_event, .direction = -1, .guard = strike_guard,
                           .outcome = SM_EVENT_SECTION, .reset = heelstrike};
-        e[1] = rolled;
-        e[2] = hipdown;
-        e[3] = (sm_event){.name = "stance_knee_unlocks", .value = lock1, .direction = -1,
+        e[1] = scuff;
+        e[2] = rolled;
+        e[3] = hipdown;
+        e[4] = (sm_event){.name = "stance_knee_unlocks", .value = lock1, .direction = -1,
                           .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
-        lk->phases[1] = (sm_phase){.name = "knee_locked", .rhs = rhs1, .n_events = lk->assume_locked ? 3 : 4,
+        lk->phases[1] = (sm_phase){.name = "knee_locked", .rhs = rhs1, .n_events = lk->assume_locked ? 4 : 5,
                                    .events = e};
         m->n_phases = 2;
         for (size_t i = 0; i < 4; i++) lk->free_index[i] = i == 0 ? 0 : 2 + i;
