@@ -391,7 +391,8 @@ void lk_build_model(sm_linkage *lk)
     } else {
         sm_event *e = lk->events[0];
         e[0] = (sm_event){.name = "kneestrike", .value = knee_flexion, .direction = -1,
-                          .guard = knee_strike_guard, .outcome = SM_EVENT_TO_PHASE, .next_phase = 1, .reset = kneestrike};
+                          .guard = knee_strike_guard, .outcome = SM_EVENT_TO_PHASE, .next_phase = 1,
+                          .reset = kneestrike};
         e[1] = (sm_event){.name = "foot_down_knee_bent", .value = foot_event, .direction = -1,
                           .guard = strike_guard, .outcome = SM_EVENT_FAIL, .failure = SM_EVENT_ORDER};
         e[2] = scuff;
