@@ -2,6 +2,7 @@
  * compass gait from a file against the closed-form compass walker. */
 #include <dirent.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -325,6 +326,163 @@ static void test_kneed_mcgeer_gait(void **state)
     sm_linkage_free(lk);
 }
 
+/* ---- the start of a kneed step --------------------------------------------- */
+
+/* The gait of a kneed model file at tolerance rtol, Newton's (and the
+ * stability Jacobian's) finite-difference step h. */
+static sm_status kneed_gait(const char *rel, double rtol, double h, bool central, sm_fixed_result *r)
+{
+    sm_linkage *lk = load_ok(rel);
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = test_workspace(m, rtol, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.fd_step = h;
+    no.central = central;
+    const sm_status st = sm_fixed_point(ws, p, x0, &no, r);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+    return st;
+}
+
+/* Every step starts with the swing knee straight; Chen's heel-strike
+ * (kneed_hsu) leaves it with no relative rate, so a perturbation of either
+ * leg rate, of either sign, decides whether it bends backwards.  The stride
+ * map must still be continuous there: |P(z + d e_i) - P(z)| <= L |d| for
+ * d of both signs on every free coordinate, L bounding the map's slope
+ * (its Jacobian's entries are below 10 in both walkers).  A knee that
+ * locked at once for one sign would swing straight-legged (a jump of
+ * order 1 in P, |dP|/|d| ~ 1e4 at d = 1e-5). */
+static void check_start_continuous(const char *rel)
+{
+    static sm_fixed_result r;
+    assert_status(kneed_gait(rel, 1e-12, 0, false, &r), SM_OK);
+    sm_linkage *lk = load_ok(rel);
+    const sm_model *m = sm_linkage_model(lk);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    const size_t nf = m->n_free;
+    double z[SM_MAX_STATE], pz[SM_MAX_STATE];
+    for (size_t k = 0; k < nf; k++) z[k] = r.x[m->free_index[k]];
+    assert_status(sm_poincare(ws, p, 1, z, pz, NULL, NULL), SM_OK);
+    const double L = 20.0;
+    for (size_t i = 0; i < nf; i++)
+        for (double d = 1e-4; d > 1e-7; d /= 10)
+            for (int s = -1; s <= 1; s += 2) {
+                double zz[SM_MAX_STATE], pzz[SM_MAX_STATE];
+                memcpy(zz, z, sizeof zz);
+                zz[i] += s * d;
+                assert_status(sm_poincare(ws, p, 1, zz, pzz, NULL, NULL), SM_OK);
+                double worst = 0;
+                for (size_t k = 0; k < nf; k++) worst = fmax(worst, fabs(pzz[k] - pz[k]));
+                if (!(worst <= L * d + 1e-9))
+                    fail_msg("%s: %s %+g: |P(z + d) - P(z)| = %g > %g", rel, m->state_names[m->free_index[i]],
+                             s * d, worst, L * d);
+            }
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+}
+
+static void test_kneed_start_continuous(void **state)
+{
+    check_start_continuous("models/kneed_hsu.yaml");
+    check_start_continuous("models/kneed_mcgeer.yaml");
+}
+
+/* The multipliers of a kneed gait, by central differences of one fixed step
+ * h, converge as the integration tolerance goes from 1e-10 to 1e-13: the
+ * integrator's error in P, divided by h, is all that changes.  Newton with
+ * that step converges at every tolerance, as it does with forward
+ * differences of 1e-5 (a knee locking at once for one sign of the step
+ * stopped both).  h = 1e-2 puts that error near 1e-9 at rtol 1e-12; the
+ * stencil's own truncation error does not move with rtol. */
+static void check_multipliers_converge(const char *rel)
+{
+    const double h = 1e-2;
+    static sm_fixed_result r[4];
+    for (int k = 0; k < 4; k++) {
+        const double rtol = pow(10.0, -10 - k);
+        if (kneed_gait(rel, rtol, h, true, &r[k]) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step %g (%s)", rel, rtol, h, sm_status_name(r[k].status));
+        static sm_fixed_result f;
+        if (kneed_gait(rel, rtol, 1e-5, false, &f) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step 1e-5 (%s)", rel, rtol, sm_status_name(f.status));
+    }
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = 0;
+        for (size_t i = 0; i < r[k].n_free; i++)
+            d[k] = fmax(d[k], hypot(r[k].eig_re[i] - r[k + 1].eig_re[i], r[k].eig_im[i] - r[k + 1].eig_im[i]));
+    }
+    print_message("%s: multipliers move by %.2g, %.2g, %.2g from rtol 1e-10 to 1e-13\n", rel, d[0], d[1], d[2]);
+    assert_true(d[2] < d[0]);
+    assert_true(d[2] <= 2e-8);
+}
+
+static void test_kneed_multipliers_converge(void **state)
+{
+    check_multipliers_converge("models/kneed_hsu.yaml");
+    check_multipliers_converge("models/kneed_mcgeer.yaml");
+}
+
+typedef struct {
+    const sm_model *m;
+    const double *p;
+    double t_min, h_min; /* the lowest swing foot after the first 10 ms */
+} foot_watch;
+
+static int foot_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    foot_watch *w = ctx;
+    const double h = w->m->foot_clearance(x, w->p, w->m->data);
+    if (t > 0.01 && h < w->h_min) w->h_min = h, w->t_min = t;
+    return 0;
+}
+
+/* The kneed gaits clear the ground over the whole swing (sampled every
+ * 0.1 ms, the last samples coming down to heel-strike), and a swing that
+ * does not, its foot passing below the ground behind the stance foot, is
+ * a scuff, not a step: from McGeer's gait with the swing shank turned
+ * 2.5 rad/s faster the foot went 2.8 mm below the ground (4.6 mm when
+ * the knee locked at once) and the stride was accepted. */
+static void test_kneed_swing_clears_ground(void **state)
+{
+    const char *files[2] = {"models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml"};
+    for (int k = 0; k < 2; k++) {
+        static sm_fixed_result r;
+        assert_status(kneed_gait(files[k], 1e-10, 0, false, &r), SM_OK);
+        assert_true(r.metrics.min_foot_clearance > 0);
+        sm_linkage *lk = load_ok(files[k]);
+        const sm_model *m = sm_linkage_model(lk);
+        double p[SM_MAX_PARAMS], y[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+        foot_watch w = {.m = m, .p = p, .h_min = INFINITY};
+        sm_observer obs = {.dt = 1e-4, .sample = foot_sample, .ctx = &w};
+        sm_step_metrics mt;
+        assert_status(sm_stride(ws, p, r.x, y, &mt, &obs), SM_OK);
+        if (!(w.h_min > 0)) fail_msg("%s: swing foot %g m below the ground at t = %g", files[k], -w.h_min, w.t_min);
+        assert_true(w.t_min > mt.period - 0.01); /* lowest just before heel-strike */
+
+        if (k == 1) {
+            double x[SM_MAX_STATE];
+            memcpy(x, r.x, sizeof x);
+            x[5] += 2.5; /* shank_dot */
+            assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_SCUFFED);
+            double h, ahead;
+            sm_linkage_swing_foot(lk, p, y, &h, &ahead);
+            assert_close(h, 0.0, 1e-9); /* where the foot went through the ground */
+            assert_true(ahead < 0);     /* behind the stance foot: not a heel-strike */
+        }
+        sm_workspace_free(ws);
+        sm_linkage_free(lk);
+    }
+}
+
 typedef struct {
     const sm_model *m;
     const double *p;
@@ -512,6 +670,40 @@ static void test_file_errors(void **state)
                  "foot radius");
     expect_error("{{{{\n", "", "");
     expect_error("", "", "empty");
+    /* names that would split a CSV header or a line (stridemap merge reads
+     * the columns thigh.mass, ... back) */
+    expect_error(GOOD_HEAD "links:\n  - {name: \"le,g\", length: 1, mass: 5, com: 0.5}\n", "5:12: ", "a comma");
+    expect_error(GOOD_HEAD "links:\n  - {name: 'le\"g', length: 1, mass: 5, com: 0.5}\n", "5:12: ",
+                 "a double quote");
+    expect_error(GOOD_HEAD "links:\n  - name: \"le\\ng\"\n    length: 1\n    mass: 5\n    com: 0.5\n", "5:11: ",
+                 "a line break");
+    expect_error("name: \"my,walker\"\n" GOOD_HEAD "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\n",
+                 "1:7: ", "the model's name contains a comma");
+    /* a second document would be ignored */
+    expect_error(GOOD_HEAD "links:\n  - {name: leg, length: 1, mass: 5, com: 0.5}\n---\nslope: 0.1\n", "6:1: ",
+                 "a second YAML document");
+}
+
+/* One document, opened by an explicit '---', is fine; a directory is not a
+ * model file (SM_IO_ERROR, as a file that cannot be opened: exit 66). */
+static void test_file_document_and_directory(void **state)
+{
+    const char *path = write_tmp("---\n" GOOD_HEAD "links:\n  - {name: leg_1, length: 1, mass: 5, com: 0.5}\n");
+    sm_linkage *lk = NULL;
+    char why[2048] = "";
+    assert_status(sm_linkage_load(path, &lk, why, sizeof why), SM_OK);
+    unlink(path);
+    assert_true(sm_model_param_index(sm_linkage_model(lk), "leg_1.mass") >= 0);
+    sm_linkage_free(lk);
+
+    char dir[] = "/tmp/stridemap_dir_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    assert_status(sm_linkage_load(dir, &lk, why, sizeof why), SM_IO_ERROR);
+    assert_null(lk);
+    rmdir(dir);
+    if (!strstr(why, "is a directory")) fail_msg("'%s' does not say it is a directory", why);
+    assert_non_null(strstr(why, dir));
+    assert_null(strchr(why, '\n'));
 }
 
 /* ---- declared phase sequences (phases:) ------------------------------------- */
@@ -619,6 +811,8 @@ static void test_phase_errors(void **state)
     expect_error(t, "6:17: ", "unknown phase 'hop'");
     snprintf(t, sizeof t, GOOD_HEAD "%sphases: []\n", leg);
     expect_error(t, "6:9: ", "phases is empty");
+    snprintf(t, sizeof t, GOOD_HEAD "%sphases: [swing, swing]\n", leg);
+    expect_error(t, "6:17: ", "phase 'swing' cannot come here"); /* not ignored */
     snprintf(t, sizeof t, GOOD_HEAD "%sphases: knee_free\n", leg);
     expect_error(t, "6:", "phases");
     expect_error(GOOD_HEAD KNEED_LINKS "knee:\n  stop: true\n  locked: true\nphases: [knee_free, knee_locked]\n",
@@ -806,6 +1000,8 @@ static void test_cli_files(void **state)
     assert_non_null(strstr(out, "\"min_foot_clearance\""));
     assert_non_null(strstr(out, "\"stable\": true"));
     assert_int_equal(run("fixed kneed_hsu --set thigh.mass=0.55", out, sizeof out), 0);
+    /* a 1e-5 step in a leg rate no longer locks the knee for the swing */
+    assert_int_equal(run("fixed kneed_hsu --fd-step 1e-5 --rtol 1e-12 --atol 1e-12", out, sizeof out), 0);
     assert_int_equal(run("params models/compass.yaml", out, sizeof out), 0);
     assert_non_null(strstr(out, "leg.mass"));
     assert_int_equal(run("models", out, sizeof out), 0);
@@ -819,6 +1015,15 @@ static void test_cli_files(void **state)
     assert_non_null(strstr(out, ":7:11: "));
     assert_non_null(strstr(out, "mass must be zero or positive"));
     assert_int_equal(run("fixed /nonexistent/walker.yaml", out, sizeof out), 66);
+    char top[] = "/tmp/stridemap_dir_XXXXXX", dir[64];
+    assert_non_null(mkdtemp(top));
+    snprintf(dir, sizeof dir, "%s/walker.yaml", top);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(args, sizeof args, "fixed %s", dir);
+    assert_int_equal(run(args, out, sizeof out), 66);
+    rmdir(dir);
+    rmdir(top);
+    assert_non_null(strstr(out, "is a directory"));
     assert_int_equal(run("fixed models/compass.yaml --set leg.mass=-1", out, sizeof out), 65);
 }
 
@@ -829,6 +1034,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_registry_opens_files),
         cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_file_document_and_directory),
         cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_declared_phases_identical),
         cmocka_unit_test(test_phase_errors),
@@ -839,6 +1045,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kneed_energy_and_momentum),
         cmocka_unit_test(test_kneed_hsu_gait),
         cmocka_unit_test(test_kneed_mcgeer_gait),
+        cmocka_unit_test(test_kneed_start_continuous),
+        cmocka_unit_test(test_kneed_multipliers_converge),
+        cmocka_unit_test(test_kneed_swing_clears_ground),
         cmocka_unit_test(test_spring_damper_work),
         cmocka_unit_test(test_locked_knees),
         cmocka_unit_test(test_zero_radius_is_point_foot),

@@ -84,7 +84,8 @@ typedef struct {
 typedef struct sm_linkage sm_linkage;
 
 /* Reads a model file.  On failure *out is NULL and why says file:line:col:
- * what is wrong and what to change; the status is SM_BAD_MODEL_FILE. */
+ * what is wrong and what to change; the status is SM_BAD_MODEL_FILE, or
+ * SM_IO_ERROR for a file that cannot be opened or is a directory. */
 sm_status sm_linkage_load(const char *path, sm_linkage **out, char *why, size_t why_len);
 
 /* Frees a walker from sm_linkage_load (and its model); NULL is fine. */

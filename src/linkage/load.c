@@ -43,9 +43,15 @@
  *                              stance knee stays locked at that bend, so the
  *                              state gains stance_bend (linkage.h); guess still
  *                              takes 6 numbers (the stance knee straight)
- * An empty list, an unknown name, an order other than these, a knee phase on
+ * An empty list, an unknown name, an order other than these (a phase listed
+ * twice included), a knee phase on
  * one-link legs, swing on kneed legs, knee_free with knee: {locked: true} or
  * [knee_free] with hold_at_heelstrike are errors at the entry or key.
+ *
+ * A file holds one YAML document (a second, after '---', is an error, not
+ * ignored).  The model's and the links' names may not contain a comma, a
+ * double quote or a control character (a line break): link names head CSV
+ * columns (thigh.mass).
  *
  * com is the distance of a link's centre of mass from its upper joint along
  * the link, com_offset its distance forward of the link's axis; gyration is
@@ -61,6 +67,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "internal.h"
@@ -444,7 +451,7 @@ static bool check_phases(builder *b, const y_model *y)
                             : "[swing] (the default for straight legs)";
     if (y->phases_count == 0)
         return bad_at(b, &path, "phases is empty; list the phases of a step, %s, or remove the key", hint);
-    bool has_free = false, has_locked = false;
+    bool has_free = false, has_locked = false, has_swing = false;
     for (unsigned i = 0; i < y->phases_count; i++) {
         const char *ph = y->phases[i];
         path.n = 1;
@@ -459,8 +466,9 @@ static bool check_phases(builder *b, const y_model *y)
                           "a second link (the shank) under links and a knee", ph);
         if (knee && is_swing)
             return bad_at(b, &path, "phase 'swing' is the step of straight legs; with knees use %s", hint);
-        if ((is_free && (has_free || has_locked)) || (is_locked && has_locked))
+        if ((is_free && (has_free || has_locked)) || (is_locked && has_locked) || (is_swing && has_swing))
             return bad_at(b, &path, "phase '%s' cannot come here: a step is one of %s", ph, hint);
+        has_swing = has_swing || is_swing;
         has_free = has_free || is_free;
         has_locked = has_locked || is_locked;
     }
@@ -487,12 +495,31 @@ static bool check_phases(builder *b, const y_model *y)
     return true;
 }
 
+/* A name goes into CSV headers (link names: thigh.mass) and one-line
+ * messages, which a comma, a double quote or a line break would split;
+ * the character at fault, or NULL. */
+static const char *bad_name_char(const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == ',') return "a comma";
+        if (*c == '"') return "a double quote";
+        if (*c == '\n' || *c == '\r') return "a line break";
+        if (*c < 0x20 || *c == 0x7f) return "a control character";
+    }
+    return NULL;
+}
+
 static bool build(builder *b, const y_model *y)
 {
     sm_linkage *lk = b->lk;
     y_path path = {0};
     char nm[128];
 
+    if (y->name && bad_name_char(y->name)) {
+        path_push(&path, "name");
+        return bad_at(b, &path, "the model's name contains %s; use letters, digits, '_' and '-'",
+                      bad_name_char(y->name));
+    }
     lk->name = strdup(y->name ? y->name : base_name(b->file, nm, sizeof nm));
     lk->title = strdup(y->title ? y->title : "a planar walker read from a model file");
     lk->reference = strdup(y->reference ? y->reference : b->file);
@@ -529,6 +556,11 @@ static bool build(builder *b, const y_model *y)
                 path_push(&path, "name");
                 return bad_at(b, &path, "two links are called '%s'; give each link its own name", ln);
             }
+        if (bad_name_char(ln)) {
+            path_push(&path, "name");
+            return bad_at(b, &path, "the link's name contains %s, which would split the CSV columns named "
+                          "after it (NAME.mass, ...); use letters, digits and '_'", bad_name_char(ln));
+        }
         if (strcmp(ln, "hip") == 0 || strcmp(ln, "knee") == 0 || strcmp(ln, "foot") == 0 ||
             strchr(ln, '.') || strchr(ln, '='))
             return bad_at(b, &path, "a link may not be called '%s'; choose another name (e.g. thigh, shank)", ln);
@@ -738,9 +770,45 @@ sm_status sm_linkage_load(const char *path, sm_linkage **out, char *why, size_t 
     return st == SM_OK ? st : one_line(st, why);
 }
 
+/* The position of a second YAML document in the file (libcyaml reads the
+ * first and ignores the rest); false if there is none. */
+static bool second_document(const char *file, int *line, int *col)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) return false;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) {
+        fclose(f);
+        return false;
+    }
+    yaml_parser_set_input_file(&parser, f);
+    int docs = 0;
+    bool found = false;
+    for (;;) {
+        yaml_event_t ev;
+        if (!yaml_parser_parse(&parser, &ev)) break;
+        const yaml_event_type_t t = ev.type;
+        if (t == YAML_DOCUMENT_START_EVENT && ++docs == 2) {
+            *line = (int)ev.start_mark.line + 1;
+            *col = (int)ev.start_mark.column + 1;
+            found = true;
+        }
+        yaml_event_delete(&ev);
+        if (found || t == YAML_STREAM_END_EVENT) break;
+    }
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return found;
+}
+
 static sm_status load(const char *path, sm_linkage **out, char *why, size_t why_len)
 {
     *out = NULL;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        snprintf(why, why_len, "%s: is a directory, not a model file; give the path of a .yaml file", path);
+        return SM_IO_ERROR;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) {
         snprintf(why, why_len, "%s: cannot open the model file: %s", path, strerror(errno));
@@ -794,6 +862,13 @@ static sm_status load(const char *path, sm_linkage **out, char *why, size_t why_
     }
     if (!y) {
         snprintf(why, why_len, "%s: the file is empty; describe a walker (see models/compass.yaml)", path);
+        return SM_BAD_MODEL_FILE;
+    }
+    int line2 = 0, col2 = 0;
+    if (second_document(path, &line2, &col2)) {
+        cyaml_free(&cfg, &top_schema, y, 0);
+        snprintf(why, why_len, "%s:%d:%d: a second YAML document; a model file describes one walker: remove "
+                 "it (from this '---' on) or put it in a file of its own", path, line2, col2);
         return SM_BAD_MODEL_FILE;
     }
 

@@ -10,11 +10,16 @@
  *
  * Knees: "knee_free" (3 degrees of freedom) ends at knee-strike (the swing
  * knee straightening, falling through zero), then "knee_locked" (2) ends at
- * heel-strike (the swing foot coming down, with the guards above).  In both
+ * heel-strike (the swing foot coming down, with the guards above).  At the
+ * start of the step the straight swing knee locks at once only if it is
+ * pushed into its stop; one pulled into flexion stays free whatever the
+ * sign of its rate (knee_strike_guard).  In both
  * the stance knee must stay locked: its locking torque falling through zero
  * (or negative from the start) ends the stride with SM_KNEE_UNLOCKED, unless
  * the file says knee: {assume_locked: true}; the swing foot reaching the ground
- * ahead of the stance foot before knee-strike ends it with SM_EVENT_ORDER.
+ * ahead of the stance foot before knee-strike ends it with SM_EVENT_ORDER,
+ * and passing below the ground anywhere else (behind or beside the stance
+ * foot, in either phase) with SM_SCUFFED.
  *
  * phases: [knee_free] (the knee never locks): one phase, "knee_free", ended
  * by heel-strike with the guards above, the swing knee bent or not; the new
@@ -81,13 +86,11 @@ static double foot_height(double t, const double *x, const double *p, const void
 /* Every step starts exactly on the heel-strike surface (the trailing foot on
  * the ground) and with the swing knee straight.  CVODE refuses a root at
  * and very near its initial time, so these event functions start raised by
- * a ramp that vanishes after 1e-9 s; a crossing it causes is a real one
- * (a knee bending backwards locks at once) or is rejected by the guards. */
-static double start_ramp(double t)
-{
-    const double tau0 = 1e-9;
-    return t < tau0 ? 1e-6 * (tau0 - t) / tau0 : 0.0;
-}
+ * a ramp that vanishes after START_TAU; a crossing it causes is a real one
+ * or is rejected by the guards (knee_strike_guard below). */
+#define START_TAU 1e-9
+
+static double start_ramp(double t) { return t < START_TAU ? 1e-6 * (START_TAU - t) / START_TAU : 0.0; }
 
 static double foot_event(double t, const double *x, const double *p, const void *data)
 {
@@ -103,11 +106,45 @@ static bool strike_guard(double t, const double *x, const double *p, const void 
     return hip[0] > 0 && ahead > 0.02 * leg_length(lk, p);
 }
 
+/* Knees that lock at a stop (phases [knee_free, knee_locked]) are there to
+ * lift the swing foot: its passing below the ground anywhere but at
+ * heel-strike is a scuff (SM_SCUFFED), not the mid-stance crossing that
+ * straight legs ignore.  phases: [knee_free] (no stop) keeps the straight
+ * legs' rule. */
+static bool scuff_guard(double t, const double *x, const double *p, const void *data)
+{
+    return !strike_guard(t, x, p, data);
+}
+
 static double lock0(double t, const double *x, const double *p, const void *data);
 
 static double knee_flexion(double t, const double *x, const double *p, const void *data)
 {
     return x[1] - x[2] + start_ramp(t);
+}
+
+/* The swing knee's flexion acceleration with the knee free. */
+static double knee_flexion_accel(const sm_linkage *lk, const double *p, const double *x)
+{
+    double acc[LK_MAX_ANGLES];
+    if (sm_linkage_accel(lk, p, 0, x, acc) != 0) return NAN;
+    return acc[1] - acc[2];
+}
+
+/* A knee-strike at the start of the step (the knee straight, its rate
+ * bending it backwards, or at rest) locks the knee only if the knee is
+ * pushed into its stop (flexion acceleration <= 0).  A knee pulled into
+ * flexion stays free whatever the sign of its rate: with rate -r it
+ * overshoots the stop by r^2 / (2a) for 2r/a seconds, which the step
+ * ignores.  Deciding by the rate's sign would make the stride map jump
+ * between a swing with the knee locked throughout and a kneed swing as the
+ * rate passes through zero, which is where a walker whose heel-strike holds
+ * the knee (knee: {hold_at_heelstrike: true}) starts every step; CVODE sees
+ * such a short overshoot or not depending on its first step, so the jump
+ * also moved with the tolerance.  Later crossings are real knee-strikes. */
+static bool knee_strike_guard(double t, const double *x, const double *p, const void *data)
+{
+    return t > 2 * START_TAU || !(knee_flexion_accel(data, p, x) > 0);
 }
 
 static double stance_rate(double t, const double *x, const double *p, const void *data)
@@ -315,6 +352,8 @@ void lk_build_model(sm_linkage *lk)
                              .outcome = SM_EVENT_FAIL, .failure = SM_FELL_BACKWARD};
     const sm_event hipdown = {.name = "hip_down", .value = hip_height, .direction = -1,
                               .outcome = SM_EVENT_FAIL, .failure = SM_FELL_FORWARD};
+    const sm_event scuff = {.name = "scuff", .value = foot_event, .direction = -1, .guard = scuff_guard,
+                            .outcome = SM_EVENT_FAIL, .failure = SM_SCUFFED};
     if (n == 2) {
         sm_event *e = lk->events[0];
         e[0] = (sm_event){.name = "heelstrike", .value = foot_event, .direction = 0, .guard = strike_guard,
@@ -352,23 +391,26 @@ void lk_build_model(sm_linkage *lk)
     } else {
         sm_event *e = lk->events[0];
         e[0] = (sm_event){.name = "kneestrike", .value = knee_flexion, .direction = -1,
-                          .outcome = SM_EVENT_TO_PHASE, .next_phase = 1, .reset = kneestrike};
+                          .guard = knee_strike_guard, .outcome = SM_EVENT_TO_PHASE, .next_phase = 1,
+                          .reset = kneestrike};
         e[1] = (sm_event){.name = "foot_down_knee_bent", .value = foot_event, .direction = -1,
                           .guard = strike_guard, .outcome = SM_EVENT_FAIL, .failure = SM_EVENT_ORDER};
-        e[2] = rolled;
-        e[3] = hipdown;
-        e[4] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
+        e[2] = scuff;
+        e[3] = rolled;
+        e[4] = hipdown;
+        e[5] = (sm_event){.name = "stance_knee_unlocks", .value = lock0, .direction = -1,
                           .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
-        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = lk->assume_locked ? 4 : 5,
+        lk->phases[0] = (sm_phase){.name = "knee_free", .rhs = rhs0, .n_events = lk->assume_locked ? 5 : 6,
                                    .events = e};
         e = lk->events[1];
         e[0] = (sm_event){.name = "heelstrike", .value = foot_event, .direction = -1, .guard = strike_guard,
                           .outcome = SM_EVENT_SECTION, .reset = heelstrike};
-        e[1] = rolled;
-        e[2] = hipdown;
-        e[3] = (sm_event){.name = "stance_knee_unlocks", .value = lock1, .direction = -1,
+        e[1] = scuff;
+        e[2] = rolled;
+        e[3] = hipdown;
+        e[4] = (sm_event){.name = "stance_knee_unlocks", .value = lock1, .direction = -1,
                           .outcome = SM_EVENT_FAIL, .failure = SM_KNEE_UNLOCKED};
-        lk->phases[1] = (sm_phase){.name = "knee_locked", .rhs = rhs1, .n_events = lk->assume_locked ? 3 : 4,
+        lk->phases[1] = (sm_phase){.name = "knee_locked", .rhs = rhs1, .n_events = lk->assume_locked ? 4 : 5,
                                    .events = e};
         m->n_phases = 2;
         for (size_t i = 0; i < 4; i++) lk->free_index[i] = i == 0 ? 0 : 2 + i;
