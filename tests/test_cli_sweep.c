@@ -232,6 +232,60 @@ static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
     free(want);
 }
 
+/* Two runs on one DIR: one writes, the other is refused at once (73) and
+ * touches nothing, so every point has exactly one row. */
+static void a_second_sweep_on_the_same_directory_is_refused(void **state)
+{
+    (void)state;
+    const char *d = dir("busy");
+    const char *args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "-q",
+                          NULL};
+    char err_path[300], part[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr-busy", base_dir);
+    snprintf(part, sizeof part, "%s/part-local.csv", d);
+    pid_t pid = spawn(args, err_path, NULL);
+    struct timespec nap = {0, 1000 * 1000};
+    for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
+    /* Held mid-run, the first sweep is certainly still writing when the second starts. */
+    kill(pid, SIGSTOP);
+    long before = lines_in(part);
+    assert_true(before >= 3 && before < 61);
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "--resume",
+                     "-q", NULL),
+                 73, "in use");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "-q", NULL),
+                 73, "in use");
+    assert_int_equal(lines_in(part), before);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, WNOHANG), 0); /* refused quickly: the first is still there */
+    kill(pid, SIGCONT);
+    run_result r;
+    finish(pid, err_path, &r);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(lines_in(part), 61);
+
+    /* Started at the same instant: exactly one runs. */
+    const char *d2 = dir("busy2");
+    const char *args2[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d2, "-q",
+                           NULL};
+    char err2[300];
+    snprintf(err2, sizeof err2, "%s/stderr-busy2", base_dir);
+    snprintf(part, sizeof part, "%s/part-local.csv", d2);
+    pid_t a = spawn(args2, err_path, NULL), b = spawn(args2, err2, NULL);
+    run_result ra, rb;
+    finish(a, err_path, &ra);
+    finish(b, err2, &rb);
+    run_result *refused = ra.status == 0 ? &rb : &ra;
+    assert_int_equal((ra.status == 0) + (rb.status == 0), 1);
+    assert_int_equal(refused->status, 73);
+    assert_int_equal(count_lines(refused->err), 1);
+    assert_int_equal(lines_in(part), 61);
+    char *want = rows_of(d), *got = rows_of(d2);
+    assert_string_equal(want, got);
+    free(want);
+    free(got);
+}
+
 static void sigterm_and_sigint_keep_every_finished_row(void **state)
 {
     (void)state;
@@ -451,6 +505,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
         cmocka_unit_test(a_full_disk_is_refused_before_work),
         cmocka_unit_test(killed_with_sigkill_and_resumed_loses_nothing),
+        cmocka_unit_test(a_second_sweep_on_the_same_directory_is_refused),
         cmocka_unit_test(sigterm_and_sigint_keep_every_finished_row),
         cmocka_unit_test(shards_merge_into_the_same_rows),
         cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),

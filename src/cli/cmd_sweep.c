@@ -52,7 +52,8 @@ static const char help[] =
     "kept.  Run the same command with --resume to finish.\n"
     "\n"
     "exit status: 0 every point done, 64 bad usage, 65 bad values, 73 DIR not\n"
-    "writable or holds another sweep, 74 write error, 130/143 interrupted.\n"
+    "writable, holds another sweep, or another run is writing the same part file\n"
+    "now, 74 write error, 130/143 interrupted.\n"
     "\n"
     "examples:\n"
     "  stridemap sweep simplest --grid gamma=0.001:0.015:50 --out sweep-gamma\n"
@@ -305,7 +306,6 @@ int cmd_sweep(int argc, char **argv)
     if (st == SM_OK) st = sm_sweep_wait(s, why, sizeof why);
     sm_sweep_stats_get(s, &stats);
     const double elapsed = now_seconds() - t0;
-    sm_sweep_free(s);
     /* Under MPI a rank's share is whatever rank 0 handed it; it is complete
      * when it ran out of lines without an error or a signal. */
     const bool complete = st == SM_OK && !stop_signal && !stats.stopped &&
@@ -343,6 +343,8 @@ int cmd_sweep(int argc, char **argv)
     if (msg[0]) cli_fail(&run, rc, "%s", msg);
     rc = worst;
     if (rc == 0 && o.shard_n == 1 && mpi.rank == 0) rc = cli_merge_dir(&run, o.out, true);
+    /* Only now: the part file stays locked until its sidecar and the merge are written. */
+    sm_sweep_free(s);
     sweep_mpi_end(&mpi);
     return rc;
 }
