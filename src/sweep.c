@@ -437,9 +437,9 @@ static sm_status load_part(sm_sweep *s, const char *path, const char *header, si
     if (!buf) return fail(why, why_len, SM_IO_ERROR, "cannot read '%s': %s", path, strerror(errno));
     sm_status st = SM_OK;
     size_t good = 0; /* bytes up to the end of the last complete line */
-    char *nl = memchr(buf, '\n', len);
-    if (nl) {
-        size_t hl = (size_t)(nl - buf) + 1;
+    const size_t hl = sweep_csv_header_len(buf, len);
+    if (hl > 0) {
+        char *nl = buf + hl - 1;
         if (hl != header_len || memcmp(buf, header, hl) != 0) {
             st = fail(why, why_len, SM_BAD_OPTION,
                       "'%s' holds another sweep (other columns); use another directory", path);

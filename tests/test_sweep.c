@@ -377,6 +377,102 @@ static void a_torn_last_line_is_redone(void **state)
     free(ref);
 }
 
+/* The fields of one CSV record by RFC 4180 (a reader of the test's own):
+ * quoted fields may hold commas, line breaks and doubled quotes.  Returns
+ * the number of fields; *end gets the byte after the record's '\n'. */
+static size_t rfc4180_record(const char *s, char fields[][64], size_t max, const char **end)
+{
+    size_t n = 0;
+    for (;;) {
+        char f[64];
+        size_t k = 0;
+        if (*s == '"') {
+            for (s++; *s && !(s[0] == '"' && s[1] != '"'); s++) {
+                if (s[0] == '"') s++; /* "" is one quote */
+                if (k < sizeof f - 1) f[k++] = *s;
+            }
+            s++;
+        } else {
+            for (; *s && *s != ',' && *s != '\n'; s++)
+                if (k < sizeof f - 1) f[k++] = *s;
+        }
+        f[k] = '\0';
+        if (n < max) strcpy(fields[n], f);
+        n++;
+        if (*s != ',') break;
+        s++;
+    }
+    *end = *s == '\n' ? s + 1 : s;
+    return n;
+}
+
+/* Names from a model file may hold a comma, a quote or a line break: the
+ * header quotes them, and resume and merge still find every column. */
+static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state)
+{
+    (void)state;
+    sm_model m = *test_model("rimless");
+    assert_int_equal(m.n_state, 2);
+    static const char *const names[] = {"a,b", "say \"hi\"\nthere"};
+    m.state_names = names;
+    sm_sweep_config c;
+    sm_sweep_config_default(&c, &m);
+    char why[256];
+    sm_sweep_axis a;
+    assert_status(sm_sweep_axis_parse(&m, "gamma=0.05:0.2:3", &a, why, sizeof why), SM_OK);
+    snprintf(a.name, sizeof a.name, "gam,ma");
+    assert_status(sm_sweep_grid_add(&c.grid, &a, why, sizeof why), SM_OK);
+    c.solver.rtol = c.solver.atol = 1e-8;
+    c.newton.tol = 1e-8;
+
+    char header[8192];
+    size_t hl = sm_sweep_csv_header(&m, &c.grid, header, sizeof header);
+    assert_true(hl > 0);
+    assert_non_null(strstr(header, "index,\"gam,ma\",outcome,"));
+    assert_non_null(strstr(header, ",\"x_a,b\",\"x_say \"\"hi\"\"\nthere\",seed,"));
+    char fields[128][64];
+    const char *end;
+    size_t nf = rfc4180_record(header, fields, 128, &end);
+    assert_int_equal(end - header, (long)hl);
+    assert_string_equal(fields[1], "gam,ma");
+    size_t xi = 0;
+    while (xi < nf && strcmp(fields[xi], "seed") != 0) xi++;
+    assert_true(xi >= 2 && xi < nf);
+    assert_string_equal(fields[xi - 2], "x_a,b");
+    assert_string_equal(fields[xi - 1], "x_say \"hi\"\nthere");
+
+    /* Stopped after two rows and resumed: the own part file is read back. */
+    c.stop_after = 2;
+    run_sweep(&c, "odd", "local", false);
+    c.stop_after = 0;
+    assert_int_equal(run_sweep(&c, "odd", "local", true), 1);
+    char dir[256], out[300];
+    snprintf(dir, sizeof dir, "%s/odd", base_dir);
+    snprintf(out, sizeof out, "%s/sweep.csv", dir);
+    long rows = 0, missing = 0;
+    sm_status st = sm_sweep_merge(dir, out, 3, &rows, &missing, why, sizeof why);
+    if (st != SM_OK) print_error("merge: %s\n", why);
+    assert_status(st, SM_OK);
+    assert_int_equal(rows, 3);
+    assert_int_equal(missing, 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char text[16384];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    assert_memory_equal(text, header, hl);
+    const char *p = text + hl;
+    for (long i = 0; i < 3; i++) {
+        assert_int_equal(rfc4180_record(p, fields, 128, &end), nf);
+        assert_int_equal(strtol(fields[0], NULL, 10), i);
+        assert_string_equal(fields[2], "stable"); /* outcome, after index and gamma */
+        assert_string_equal(fields[3], "ok");
+        p = end;
+    }
+    assert_int_equal(*p, '\0');
+}
+
 static void falls_are_rows_not_crashes(void **state)
 {
     (void)state;
@@ -442,6 +538,7 @@ int main(void)
         cmocka_unit_test(segments_give_the_same_rows_with_threads_shards_and_a_resume),
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
+        cmocka_unit_test(odd_names_are_quoted_in_the_header_and_merge_reads_them),
         cmocka_unit_test(falls_are_rows_not_crashes),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),
     };
