@@ -248,6 +248,9 @@ static void a_second_sweep_on_the_same_directory_is_refused(void **state)
     for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
     /* Held mid-run, the first sweep is certainly still writing when the second starts. */
     kill(pid, SIGSTOP);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, WUNTRACED), pid); /* stopped, not just signalled */
+    assert_true(WIFSTOPPED(ws));
     long before = lines_in(part);
     assert_true(before >= 3 && before < 61);
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "--resume",
@@ -256,7 +259,6 @@ static void a_second_sweep_on_the_same_directory_is_refused(void **state)
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "-q", NULL),
                  73, "in use");
     assert_int_equal(lines_in(part), before);
-    int ws = 0;
     assert_int_equal(waitpid(pid, &ws, WNOHANG), 0); /* refused quickly: the first is still there */
     kill(pid, SIGCONT);
     run_result r;
@@ -440,6 +442,50 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
     free(want);
 }
 
+/* The environment a launcher gives rank R of N, on top of ours. */
+static char **launcher_env(const char *const *vars)
+{
+    static char *env[300];
+    size_t n = 0;
+    for (char **e = environ; *e && n < 280; e++)
+        if (strncmp(*e, "OMPI_", 5) != 0 && strncmp(*e, "PMI", 3) != 0) env[n++] = *e;
+    for (; *vars && n < 298; vars++) env[n++] = (char *)*vars;
+    env[n] = NULL;
+    return env;
+}
+
+/* A build without MPI under mpirun/srun: each rank would be a lone sweep
+ * of every point.  It says so and stops (EX_UNAVAILABLE) before any work. */
+static void a_build_without_mpi_refuses_an_mpi_launch(void **state)
+{
+    (void)state;
+    const char *built = getenv("STRIDEMAP_MPI_BUILD");
+    if (!built || strcmp(built, "0") != 0) skip(); /* an MPI build would call MPI_Init */
+    const char *d = dir("lone-ranks");
+    static const char *const launches[][3] = {
+        {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=0", NULL}, /* OpenMPI's mpirun */
+        {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=1", NULL},
+        {"PMI_SIZE=4", "PMI_RANK=3", NULL},                         /* MPICH's mpiexec, srun --mpi=pmi2 */
+        {"PMIX_RANK=1", NULL, NULL},                                 /* srun --mpi=pmix */
+    };
+    for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++) {
+        run_result *r = run_env(launcher_env(launches[i]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
+                                "--resume", NULL);
+        expect_error(r, 69, "built without MPI");
+        assert_non_null(strstr(r->err, "-Dmpi=enabled"));
+    }
+    assert_non_null(strstr(run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
+                                   NULL)->err,
+                           "4 MPI ranks"));
+    struct stat sb;
+    assert_int_not_equal(stat(d, &sb), 0); /* nothing was created */
+    /* mpirun -np 1 is one process: nothing to refuse. */
+    static const char *const one[] = {"OMPI_COMM_WORLD_SIZE=1", "OMPI_COMM_WORLD_RANK=0", NULL};
+    assert_int_equal(run_env(launcher_env(one), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d,
+                             "-q", NULL)->status,
+                     0);
+}
+
 /* --guess starts the sweep on the other gait: the simplest walker's short,
  * unstable one (Garcia et al. 1998: max |eigenvalue| 4.0 at gamma 0.009). */
 static void a_guess_chooses_the_branch_the_sweep_follows(void **state)
@@ -510,6 +556,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(shards_merge_into_the_same_rows),
         cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),
         cmocka_unit_test(a_guess_chooses_the_branch_the_sweep_follows),
+        cmocka_unit_test(a_build_without_mpi_refuses_an_mpi_launch),
         cmocka_unit_test(help_has_an_example),
         cmocka_unit_test(mpi_ranks_give_the_same_rows_and_resume),
     };

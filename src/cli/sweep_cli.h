@@ -23,8 +23,8 @@ int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, js
  * or an exit code. */
 int cli_merge_dir(const cli_run *run, const char *dir, bool quiet);
 
-/* MPI, when built with -Dmpi=enabled and run under mpirun; otherwise one
- * rank and every function does nothing. */
+/* MPI, when built with MPI and run under mpirun; otherwise one rank, every
+ * function does nothing, and a launch as several ranks is refused. */
 typedef struct {
     int rank, size;
     long next_line;      /* rank 0: the next line to hand out */
@@ -34,6 +34,13 @@ typedef struct {
 } sweep_mpi;
 
 int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi);
+/* The number of ranks an MPI launcher (mpirun, mpiexec, srun) started, from
+ * its environment (at least rank + 1 when only the rank is known); 1 when
+ * not started by one. */
+long sweep_launcher_ranks(void);
+/* Refuses (EX_UNAVAILABLE, one line) a run that a launcher started as one
+ * of ranks > 1 processes which cannot talk to each other. */
+int sweep_refuse_lone_ranks(const cli_run *run, long ranks, const char *why);
 /* Called by the main thread while the workers run: hands out and fetches lines. */
 void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool stopping);
 /* After the workers: rank 0 serves the others until all are done; every rank

@@ -146,6 +146,37 @@ int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, js
     return write_json(run, path, sidecar);
 }
 
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    long n;
+    return v && cli_parse_long(v, 0, 1L << 30, &n) ? n : dflt;
+}
+
+long sweep_launcher_ranks(void)
+{
+    /* OpenMPI's mpirun; MPICH/Hydra and srun --mpi=pmi2; PMIx (srun --mpi=pmix). */
+    long size = env_long("OMPI_COMM_WORLD_SIZE", 0);
+    if (size < 1) size = env_long("PMI_SIZE", 0);
+    if (size < 1 && getenv("PMIX_RANK")) size = env_long("SLURM_STEP_NUM_TASKS", 0);
+    static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++) {
+        long r = env_long(ranks[i], 0);
+        if (r + 1 > size) size = r + 1;
+    }
+    return size < 1 ? 1 : size;
+}
+
+int sweep_refuse_lone_ranks(const cli_run *run, long ranks, const char *why)
+{
+    return cli_fail(run, EX_UNAVAILABLE,
+                    "started as one of %ld MPI ranks, but %s, so every rank would compute every point: "
+                    "rebuild with MPI (apt-get install libopenmpi-dev openmpi-bin; meson setup build "
+                    "-Dmpi=enabled) and launch with its mpirun, or run one process (--jobs N, or --shard K/N "
+                    "per job)",
+                    ranks, why);
+}
+
 int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
 {
     size_t n = 0;

@@ -3,8 +3,12 @@
 
 int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
 {
-    (void)run;
     *mpi = (sweep_mpi){.rank = 0, .size = 1};
+    /* Under mpirun each copy would take itself for the only process: the
+     * same part file for all (refused by its lock, or with --resume every
+     * point computed by every rank). */
+    const long ranks = sweep_launcher_ranks();
+    if (ranks > 1) return sweep_refuse_lone_ranks(run, ranks, "this stridemap was built without MPI");
     return 0;
 }
 
