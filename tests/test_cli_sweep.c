@@ -198,6 +198,70 @@ static void a_full_disk_is_refused_before_work(void **state)
     assert_int_equal(access(part, F_OK), -1); /* nothing started */
 }
 
+/* Starts a sweep of 8000 quick rows (every stride gives up at once) into d,
+ * holds it after its first rows, and blocks its final sidecar: the path of
+ * the temporary file it will write becomes a directory. */
+static pid_t start_blocked_sidecar(const char *d, const char *fsize, const char *err_path)
+{
+    const char *sweep[] = {"sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax", "1e-6", "--jobs", "1",
+                           "--out", d, "-q", NULL};
+    const char *limited[] = {fsize, "--", exe, "sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax",
+                             "1e-6", "--jobs", "1", "--out", d, "-q", NULL};
+    pid_t pid = fsize ? spawn_prog("/usr/bin/prlimit", limited, err_path, NULL) : spawn(sweep, err_path, NULL);
+    char part[400], block[400];
+    snprintf(part, sizeof part, "%s/part-local.csv", d);
+    struct timespec nap = {0, 1000 * 1000};
+    for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
+    kill(pid, SIGSTOP);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, WUNTRACED), pid);
+    assert_true(WIFSTOPPED(ws));
+    snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d, (long)pid); /* prlimit execs: same pid */
+    assert_int_equal(mkdir(block, 0755), 0);
+    kill(pid, SIGCONT);
+    return pid;
+}
+
+/* The disk fills up in the middle: the rows' file and then the sidecar fail
+ * to write, and the user reads one line about it, not two. */
+static void a_disk_full_mid_sweep_is_one_line(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/prlimit", X_OK) != 0) skip();
+    const char *d = dir("full-mid");
+    char err_path[300], block[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr-full-mid", base_dir);
+    run_result r;
+    /* 1.1 MB passes the 1 MB probe; 8000 rows need about 1.5 MB. */
+    pid_t pid = start_blocked_sidecar(d, "--fsize=1100000", err_path);
+    finish(pid, err_path, &r);
+    expect_error(&r, 74, "cannot write");
+    assert_non_null(strstr(r.err, "part-local.csv"));
+    assert_non_null(strstr(r.err, "--resume"));
+    snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d, (long)pid);
+    rmdir(block);
+
+    /* Only the sidecar fails: an error (not exit 0 after an error line), and --resume finishes. */
+    const char *d2 = dir("sidecar-fails");
+    pid = start_blocked_sidecar(d2, NULL, err_path);
+    finish(pid, err_path, &r);
+    expect_error(&r, 73, "part-local.json");
+    assert_non_null(strstr(r.err, "--resume"));
+    snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d2, (long)pid);
+    assert_int_equal(rmdir(block), 0);
+    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax", "1e-6", "--jobs", "1",
+                         "--out", d2, "-q", "--resume", NULL)->status,
+                     0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/sweep.csv", d2);
+    assert_int_equal(lines_in(path), 8001);
+
+    /* merge under the same limit: a message, not a kill by SIGXFSZ. */
+    const char *args[] = {"--fsize=1000", "--", exe, "merge", d2, NULL};
+    finish(spawn_prog("/usr/bin/prlimit", args, err_path, NULL), err_path, &r);
+    expect_error(&r, 74, "File too large");
+}
+
 static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
 {
     (void)state;
@@ -550,6 +614,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_grids_get_one_line_and_a_sysexits_code),
         cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
         cmocka_unit_test(a_full_disk_is_refused_before_work),
+        cmocka_unit_test(a_disk_full_mid_sweep_is_one_line),
         cmocka_unit_test(killed_with_sigkill_and_resumed_loses_nothing),
         cmocka_unit_test(a_second_sweep_on_the_same_directory_is_refused),
         cmocka_unit_test(sigterm_and_sigint_keep_every_finished_row),

@@ -266,7 +266,7 @@ int cmd_sweep(int argc, char **argv)
         sm_status st = sm_sweep_open(&c, o.out, tag, o.resume, &s, why, sizeof why);
         if (st != SM_OK) rc = cli_fail(&run, st == SM_NO_MEMORY ? EX_OSERR : EX_CANTCREAT, "%s", why);
     }
-    if (!rc) rc = sweep_write_sidecar(&run, o.out, tag, sidecar);
+    if (!rc) rc = sweep_write_sidecar(&run, o.out, tag, sidecar, NULL, 0);
     if (rc) {
         json_decref(sidecar);
         sm_sweep_free(s);
@@ -315,7 +315,10 @@ int cmd_sweep(int argc, char **argv)
     json_object_set_new(sidecar, "rows_without_gait", json_integer(stats.failed));
     json_object_set_new(sidecar, "seconds", json_real(elapsed));
     json_object_set_new(sidecar, "complete", json_boolean(complete));
-    sweep_write_sidecar(&run, o.out, tag, sidecar);
+    /* Not printed here: on a full disk the rows' write error comes first, and
+     * one line is all a user should have to read. */
+    char side_why[1024] = "";
+    const int side_rc = sweep_write_sidecar(&run, o.out, tag, sidecar, side_why, sizeof side_why);
     json_decref(sidecar);
 
     /* The last progress line first, then at most one message. */
@@ -337,6 +340,10 @@ int cmd_sweep(int argc, char **argv)
         rc = EX_SOFTWARE;
         snprintf(msg, sizeof msg, "stopped with %ld of %ld points missing; run again with --resume",
                  stats.owned - stats.loaded - stats.written, stats.owned);
+    } else if (side_rc) {
+        rc = side_rc;
+        snprintf(msg, sizeof msg, "%s (every row is kept; make room and run again with --resume to finish)",
+                 side_why);
     }
     int worst = sweep_mpi_finish(&mpi, rc, &stats);
     sweep_mpi_totals(&mpi, &stats);

@@ -15,8 +15,10 @@ json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, ch
 /* Refuses a DIR whose part-*.json describe another sweep.  0 or an exit code. */
 int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar);
 
-/* Writes DIR/part-TAG.json (through a temporary file).  0 or an exit code. */
-int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar);
+/* Writes DIR/part-TAG.json (through a temporary file).  0 or an exit code;
+ * the reason is printed, or put in why when why is not NULL. */
+int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar, char *why,
+                        size_t why_len);
 
 /* Joins DIR/part-*.csv into DIR/sweep.csv and the sidecars into
  * DIR/sweep.json.  0 when every point has its row, 1 when some are missing,

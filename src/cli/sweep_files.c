@@ -124,26 +124,30 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
     return rc;
 }
 
-static int write_json(const cli_run *run, const char *path, json_t *doc)
+/* Writes doc to path through a temporary file.  0, or EX_CANTCREAT with
+ * the reason in why (printed instead when why is NULL). */
+static int write_json(const cli_run *run, const char *path, json_t *doc, char *why, size_t why_len)
 {
-    char tmp[4200];
+    char tmp[4200], msg[4400];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0) {
+    errno = 0;
+    int bad = json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(msg, sizeof msg, "cannot write '%s': %s", path, errno ? strerror(errno) : "write error");
         unlink(tmp);
-        return cli_fail(run, EX_CANTCREAT, "cannot write '%s'", path);
-    }
-    if (rename(tmp, path) != 0) {
-        unlink(tmp);
-        return cli_fail(run, EX_CANTCREAT, "cannot write '%s': %s", path, strerror(errno));
+        if (!why) return cli_fail(run, EX_CANTCREAT, "%s", msg);
+        snprintf(why, why_len, "%s", msg);
+        return EX_CANTCREAT;
     }
     return 0;
 }
 
-int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar)
+int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar, char *why,
+                        size_t why_len)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/part-%s.json", dir, tag);
-    return write_json(run, path, sidecar);
+    return write_json(run, path, sidecar, why, why_len);
 }
 
 static long env_long(const char *name, long dflt)
@@ -231,7 +235,7 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
         json_object_set_new(merged, "rows", json_integer(rows));
         json_object_set_new(merged, "missing", json_integer(missing));
         snprintf(out, sizeof out, "%s/sweep.json", dir);
-        rc = write_json(run, out, merged);
+        rc = write_json(run, out, merged, NULL, 0);
     }
     json_decref(parts);
     json_decref(merged);
