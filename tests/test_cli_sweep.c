@@ -180,6 +180,9 @@ static void an_unwritable_or_foreign_directory_is_refused_before_work(void **sta
                  73, "another sweep ('grid' differs");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", "--out", d, "--resume", "-q", NULL), 73,
                  "another sweep ('newton' differs");
+    /* Another walker: the model is named, not its parameters that follow from it. */
+    expect_error(run("sweep", "rimless", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "--resume", "-q", NULL),
+                 73, "another model ('simplest', not 'rimless'");
 }
 
 /* No room for a megabyte (a file-size limit stands in for a full disk). */

@@ -115,7 +115,14 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
     for (size_t i = 0; names && i < n && !rc; i++) {
         json_t *doc = json_load_file(names[i], 0, NULL);
         const char *theirs = json_string_value(json_object_get(doc, "signature"));
-        if (doc && theirs && strcmp(theirs, mine) != 0)
+        const char *model = json_string_value(json_object_get(doc, "model"));
+        const char *my_model = json_string_value(json_object_get(sidecar, "model"));
+        /* Another model has other parameters too: name the model, the cause. */
+        if (doc && theirs && model && my_model && strcmp(model, my_model) != 0)
+            rc = cli_fail(run, EX_CANTCREAT,
+                          "'%s' holds a sweep of another model ('%s', not '%s'; see %s); use another --out", dir,
+                          model, my_model, names[i]);
+        else if (doc && theirs && strcmp(theirs, mine) != 0)
             rc = cli_fail(run, EX_CANTCREAT, "'%s' holds another sweep ('%s' differs, see %s); use another --out",
                           dir, first_difference(theirs, mine), names[i]);
         json_decref(doc);
