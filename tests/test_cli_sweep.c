@@ -139,7 +139,12 @@ static void bad_grids_get_one_line_and_a_sysexits_code(void **state)
     (void)state;
     const char *out = dir("bad");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.2:0.1:5", "--out", out, NULL), 64, "above HI");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 64, "N must be");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 64,
+                 "N must be a whole number from 1 to 100000000");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--segment", "0", NULL), 65,
+                 "from 1 to 100000000");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "0/2000000", NULL), 65,
+                 "N <= 1000000");
     expect_error(run("sweep", "simplest", "--grid", "beta=0.1:0.2:3", "--out", out, NULL), 64,
                  "no parameter 'beta'");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2", "--out", out, NULL), 64, "NAME=LO:HI:N");

@@ -73,6 +73,22 @@ static void bad_grid_specs_are_refused_with_a_reason(void **state)
     assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
     assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_BAD_OPTION);
     assert_non_null(strstr(why, "swept twice"));
+
+    /* A refusal states the limit, so the user knows what would be accepted. */
+    expect_refused("gamma=0.1:0.2:0", SM_BAD_OPTION, "from 1 to 100000000");
+    expect_refused("gamma=0.1:0.2:100000001", SM_BAD_OPTION, "from 1 to 100000000");
+    char spec[128];
+    snprintf(spec, sizeof spec, "%0100d=0.1:0.2:3", 7);
+    expect_refused(spec, SM_BAD_OPTION, "at most 63 characters");
+    sm_sweep_grid big = {0};
+    sm_sweep_axis wide = {.name = "gamma", .param = 1, .lo = 0, .hi = 0.1, .n = 100000};
+    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_OK);
+    wide = (sm_sweep_axis){.name = "g", .param = 2, .lo = 1, .hi = 10, .n = 10001};
+    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "100000 x 10001"));
+    assert_non_null(strstr(why, "at most 1000000000"));
+    wide.n = 10000; /* exactly 10^9 */
+    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_OK);
 }
 
 /* ---- rows ---- */

@@ -107,7 +107,8 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         k[slash - arg] = '\0';
         if (!cli_parse_long(k, 0, 1000000, &o->shard_k) || !cli_parse_long(slash + 1, 1, 1000000, &o->shard_n) ||
             o->shard_k >= o->shard_n)
-            return cli_fail(run, EX_DATAERR, "--shard K/N needs whole numbers with 0 <= K < N, not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--shard K/N needs whole numbers with 0 <= K < N <= 1000000, not '%s'",
+                            arg);
         return 0;
     }
     case OPT_RESUME:
@@ -125,11 +126,12 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         return 0;
     case OPT_SEGMENT:
         if (!cli_parse_long(arg, 1, 100000000L, &o->segment))
-            return cli_fail(run, EX_DATAERR, "--segment takes a whole number >= 1, not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--segment takes a whole number from 1 to 100000000, not '%s'", arg);
         return 0;
     case OPT_STOP_AFTER:
         if (!cli_parse_long(arg, 1, 1000000000L, &o->stop_after))
-            return cli_fail(run, EX_DATAERR, "--stop-after takes a whole number >= 1, not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--stop-after takes a whole number from 1 to 1000000000, not '%s'",
+                            arg);
         return 0;
     default:
         return 1;
