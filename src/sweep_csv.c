@@ -117,7 +117,7 @@ size_t sm_sweep_csv_header(const sm_model *m, const sm_sweep_grid *g, char *buf,
     put(&o, ",iterations,residual,stride_evals");
     for (size_t k = 0; k < N_METRICS; k++) put(&o, ",%s", metric_name(k));
     for (size_t k = 0; k < m->n_state; k++) put_name(&o, "x_", m->state_names[k]);
-    put(&o, ",seed,wall_s\n");
+    put(&o, ",seed,wall_s,trivial_eig\n");
     return o.ok ? o.pos : 0;
 }
 
@@ -142,7 +142,10 @@ size_t sm_sweep_csv_row(const sm_model *m, const sm_sweep_grid *g, const sm_swee
     put(&o, ",%ld", r->stride_evals);
     for (size_t k = 0; k < N_METRICS; k++) put_num(&o, r->converged ? sm_metric_value(&r->metrics, k) : NAN);
     for (size_t k = 0; k < m->n_state; k++) put_num(&o, r->x[k]);
-    put(&o, ",%s,%.6f\n", seed_names[pt->seed], pt->wall);
+    /* Which eigK is 1 by a conservation law (and so left out of max_abs_eig
+     * and stable): K, or 0 for none.  Last, so older columns keep their places. */
+    const int trivial = have_eig && r->trivial_index >= 0 ? r->trivial_index + 1 : 0;
+    put(&o, ",%s,%.6f,%d\n", seed_names[pt->seed], pt->wall, trivial);
     return o.ok ? o.pos : 0;
 }
 
@@ -150,7 +153,7 @@ void sweep_csv_layout(const sm_model *m, const sm_sweep_grid *g, sweep_layout *l
 {
     lay->col_converged = 1 + g->n_axes + 3;
     lay->col_x = lay->col_converged + 3 + 2 * m->n_free + 3 + N_METRICS;
-    lay->n_cols = lay->col_x + m->n_state + 2;
+    lay->n_cols = lay->col_x + m->n_state + 3; /* the state, seed, wall_s, trivial_eig */
 }
 
 bool sweep_csv_parse_row(const sweep_layout *lay, size_t n_state, const char *line, size_t len,

@@ -2,6 +2,7 @@
  * threads or shards, after an interruption and a resume, and with a torn
  * last line. */
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -118,7 +119,7 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
         if (!strstr(header, col)) print_error("no column %s in %s\n", name, header);
         assert_non_null(strstr(header, col));
     }
-    assert_non_null(strstr(header, ",x_theta,x_theta_dot,x_phi,x_phi_dot,seed,wall_s\n"));
+    assert_non_null(strstr(header, ",x_theta,x_theta_dot,x_phi,x_phi_dot,seed,wall_s,trivial_eig\n"));
 
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[1] = {0.009}, x0[4];
@@ -132,14 +133,14 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
     assert_true(strncmp(row, "1,0.0089999999999999993,stable,ok,ok,1,1,", 41) == 0);
     /* The state comes back bit for bit: a row read by --resume seeds exactly. */
     const char *xs = row;
-    for (size_t k = 0; k < commas(header) - 5; k++) xs = strchr(xs, ',') + 1;
+    for (size_t k = 0; k < commas(header) - 6; k++) xs = strchr(xs, ',') + 1;
     for (size_t i = 0; i < 4; i++) {
         char *end;
         double v = strtod(xs, &end);
         assert_true(v == pt.r.x[i]);
         xs = end + 1;
     }
-    assert_non_null(strstr(row, ",neighbour,0.250000\n"));
+    assert_non_null(strstr(row, ",neighbour,0.250000,0\n")); /* no conserved quantity: no trivial multiplier */
     assert_string_equal(sm_sweep_outcome_name(sm_sweep_point_outcome(&pt)), "stable");
     pt.r.converged = false;
     pt.r.status = SM_NOT_CONVERGED;
@@ -191,7 +192,7 @@ static long run_sweep(const sm_sweep_config *c, const char *name, const char *ta
     return stats.written;
 }
 
-/* Merges base_dir/name into a string of rows without the wall_s column. */
+/* Merges base_dir/name into a string of rows without the wall_s column (the one before last). */
 static char *merged(const char *name, long total)
 {
     char dir[256], out[300], why[512];
@@ -211,10 +212,14 @@ static char *merged(const char *name, long total)
     while (fgets(line, sizeof line, f)) {
         char *last = strrchr(line, ',');
         assert_non_null(last);
-        size_t len = (size_t)(last - line);
+        *last = '\0';
+        char *wall = strrchr(line, ',');
+        assert_non_null(wall);
+        size_t len = (size_t)(wall - line), tail = strlen(last + 1);
         memcpy(text + n, line, len);
-        text[n + len] = '\n';
-        n += len + 1;
+        text[n + len] = ',';
+        memcpy(text + n + len + 1, last + 1, tail);
+        n += len + 1 + tail;
         assert_true(n < (1 << 20) - 8192);
     }
     fclose(f);
@@ -489,6 +494,63 @@ static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state
     assert_int_equal(*p, '\0');
 }
 
+/* The column of a header named name, or -1. */
+static int column(char fields[][64], size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(fields[i], name) == 0) return (int)i;
+    return -1;
+}
+
+/* Spring-mass walking conserves its energy, so its gaits form a family and
+ * one multiplier is 1 along it (Geyer et al. 2006).  The row says which
+ * eigK that is, and max_abs_eig is the largest of the others. */
+static void the_trivial_multiplier_is_marked_in_its_row(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("slip");
+    sm_sweep_grid g = {0};
+    sm_sweep_axis a;
+    char why[256], header[8192], row[8192];
+    assert_status(sm_sweep_axis_parse(m, "k=20000:20000:1", &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
+    assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_newton_options opt;
+    sm_newton_options_default(&opt);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_sweep_point pt = {.index = 0, .values = {20000}};
+    assert_status(sm_fixed_point(ws, p, x0, &opt, &pt.r), SM_OK);
+    sm_workspace_free(ws);
+    assert_true(sm_sweep_csv_row(m, &g, &pt, row, sizeof row) > 0);
+
+    static char hf[128][64], rf[128][64];
+    const char *end;
+    size_t nh = rfc4180_record(header, hf, 128, &end);
+    assert_int_equal(rfc4180_record(row, rf, 128, &end), nh);
+    int tc = column(hf, nh, "trivial_eig"), mc = column(hf, nh, "max_abs_eig");
+    assert_int_equal(tc, (int)nh - 1); /* appended: the older columns keep their places */
+    long k = strtol(rf[tc], NULL, 10);
+    assert_true(k >= 1 && k <= (long)m->n_free);
+    double others = 0;
+    for (long j = 1; j <= (long)m->n_free; j++) {
+        char re[32], im[32];
+        snprintf(re, sizeof re, "eig%ld_re", j);
+        snprintf(im, sizeof im, "eig%ld_im", j);
+        double vr = strtod(rf[column(hf, nh, re)], NULL), vi = strtod(rf[column(hf, nh, im)], NULL);
+        if (j == k) {
+            assert_close(vr, 1.0, 1e-6);
+            assert_close(vi, 0.0, 1e-12);
+        } else {
+            others = fmax(others, hypot(vr, vi));
+        }
+    }
+    assert_close(strtod(rf[mc], NULL), others, 1e-12);
+    assert_true(others < 1);
+}
+
 static void falls_are_rows_not_crashes(void **state)
 {
     (void)state;
@@ -555,6 +617,7 @@ int main(void)
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
         cmocka_unit_test(odd_names_are_quoted_in_the_header_and_merge_reads_them),
+        cmocka_unit_test(the_trivial_multiplier_is_marked_in_its_row),
         cmocka_unit_test(falls_are_rows_not_crashes),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),
     };
