@@ -346,7 +346,7 @@ int cmd_sweep(int argc, char **argv)
                  stats.owned - stats.loaded - stats.written, stats.owned);
     } else if (side_rc) {
         rc = side_rc;
-        snprintf(msg, sizeof msg, "%s (every row is kept; make room and run again with --resume to finish)",
+        snprintf(msg, sizeof msg, "%s (every row is kept; fix that and run again with --resume to finish)",
                  side_why);
     }
     int worst = sweep_mpi_finish(&mpi, rc, &stats);
