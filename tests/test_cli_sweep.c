@@ -562,6 +562,10 @@ static void a_build_without_mpi_refuses_an_mpi_launch(void **state)
                            "4 MPI ranks"));
     struct stat sb;
     assert_int_not_equal(stat(d, &sb), 0); /* nothing was created */
+    /* srun -n 4 of --shard K/4: each process has its own share of the grid. */
+    assert_int_equal(run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS,
+                             "--out", dir("lone-shard"), "-q", "--shard", "0/4", NULL)->status,
+                     0);
     /* mpirun -np 1 is one process: nothing to refuse. */
     static const char *const one[] = {"OMPI_COMM_WORLD_SIZE=1", "OMPI_COMM_WORLD_RANK=0", NULL};
     assert_int_equal(run_env(launcher_env(one), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d,

@@ -243,7 +243,7 @@ int cmd_sweep(int argc, char **argv)
     c.stop = &stop_signal;
 
     sweep_mpi mpi;
-    rc = sweep_mpi_begin(&run, &mpi);
+    rc = sweep_mpi_begin(&run, &mpi, o.shard_n > 1);
     if (rc) return rc;
     if (mpi.size > 1 && o.shard_n > 1) {
         sweep_mpi_end(&mpi);

@@ -35,7 +35,7 @@ typedef struct {
     bool initialised;
 } sweep_mpi;
 
-int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi);
+int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded);
 /* The number of ranks an MPI launcher (mpirun, mpiexec, srun) started, from
  * its environment (at least rank + 1 when only the rank is known); 1 when
  * not started by one. */

@@ -21,8 +21,9 @@ enum { TAG_REQUEST = 1, TAG_LINE = 2 };
 
 static long *remote; /* rank 0: rows written and rows without a gait of each rank, as last reported */
 
-int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
+int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded)
 {
+    (void)sharded; /* ranks and --shard are refused together by the caller */
     *mpi = (sweep_mpi){.rank = 0, .size = 1};
     /* Started by mpirun/srun?  A lone process stays a plain threaded run. */
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK") && !getenv("PMI_SIZE"))
