@@ -10,7 +10,7 @@ packages=(
   libcyaml-dev               # model files (models/*.yaml)
   libgsl-dev                 # bench/ baseline only
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
-  libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson -Dmpi=enabled; tested in CI)
+  libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
 )
 
 missing=()

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -436,9 +437,9 @@ static sm_status load_part(sm_sweep *s, const char *path, const char *header, si
     if (!buf) return fail(why, why_len, SM_IO_ERROR, "cannot read '%s': %s", path, strerror(errno));
     sm_status st = SM_OK;
     size_t good = 0; /* bytes up to the end of the last complete line */
-    char *nl = memchr(buf, '\n', len);
-    if (nl) {
-        size_t hl = (size_t)(nl - buf) + 1;
+    const size_t hl = sweep_csv_header_len(buf, len);
+    if (hl > 0) {
+        char *nl = buf + hl - 1;
         if (hl != header_len || memcmp(buf, header, hl) != 0) {
             st = fail(why, why_len, SM_BAD_OPTION,
                       "'%s' holds another sweep (other columns); use another directory", path);
@@ -524,9 +525,40 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     }
     snprintf(s->path, sizeof s->path, "%s/part-%s.csv", dir, tag);
 
+    /* One writer per part file, for the whole run: a second run of the same
+     * command (with or without --resume) would compute the same points again
+     * and interleave its rows with the first one's.  The lock is per part
+     * file, not per directory, because the shards of a job array and the MPI
+     * ranks share DIR with a part file each.  Taken before anything is read,
+     * so the rows loaded for --resume cannot grow behind our back. */
+    s->fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (s->fd < 0) {
+        fail(why, why_len, SM_IO_ERROR, "cannot open '%s': %s", s->path, strerror(errno));
+        sm_sweep_free(s);
+        return SM_IO_ERROR;
+    }
+    int lk;
+    do lk = flock(s->fd, LOCK_EX | LOCK_NB);
+    while (lk != 0 && errno == EINTR);
+    /* Filesystems without flock (Lustre mounted without it, some FUSE) give
+     * ENOLCK or ENOSYS: such a run goes on unguarded rather than not at all. */
+    if (lk != 0 && errno != ENOLCK && errno != ENOSYS && errno != EOPNOTSUPP) {
+        const int e = errno;
+        sm_sweep_free(s);
+        if (e == EWOULDBLOCK)
+            return fail(why, why_len, SM_IO_ERROR,
+                        "'%s' is in use: another sweep is writing '%s/part-%s.csv' now; wait for it to "
+                        "end (then --resume if it stopped early), or use another directory",
+                        dir, dir, tag);
+        return fail(why, why_len, SM_IO_ERROR, "cannot lock '%s/part-%s.csv': %s", dir, tag, strerror(e));
+    }
     struct stat sb;
-    bool own_exists = stat(s->path, &sb) == 0 && sb.st_size > 0;
-    if (own_exists && !resume) {
+    if (fstat(s->fd, &sb) != 0) {
+        fail(why, why_len, SM_IO_ERROR, "cannot open '%s': %s", s->path, strerror(errno));
+        sm_sweep_free(s);
+        return SM_IO_ERROR;
+    }
+    if (sb.st_size > 0 && !resume) {
         sm_sweep_free(s);
         return fail(why, why_len, SM_BAD_OPTION,
                     "'%s' already exists: add --resume to finish that sweep, or use another directory",
@@ -545,8 +577,7 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
         return st;
     }
 
-    s->fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
-    if (s->fd < 0 || fstat(s->fd, &sb) != 0) {
+    if (fstat(s->fd, &sb) != 0) {
         fail(why, why_len, SM_IO_ERROR, "cannot open '%s': %s", s->path, strerror(errno));
         sm_sweep_free(s);
         return SM_IO_ERROR;

@@ -67,17 +67,57 @@ static void put(out_buf *o, const char *fmt, ...)
  * point it came from did. */
 static void put_num(out_buf *o, double v) { put(o, ",%.17g", v); }
 
+/* ",PREFIXNAME" as one RFC 4180 field: names come from model files, and a
+ * comma, quote or line break in one would otherwise shift every column
+ * after it. */
+static void put_name(out_buf *o, const char *prefix, const char *name)
+{
+    if (strpbrk(name, ",\"\r\n") == NULL) {
+        put(o, ",%s%s", prefix, name);
+        return;
+    }
+    put(o, ",\"%s", prefix);
+    for (const char *c = name; *c; c++) {
+        if (*c == '"')
+            put(o, "\"\"");
+        else
+            put(o, "%c", *c);
+    }
+    put(o, "\"");
+}
+
+size_t sweep_csv_header_len(const char *buf, size_t len)
+{
+    bool quoted = false;
+    for (size_t i = 0; i < len; i++) {
+        if (buf[i] == '"') quoted = !quoted; /* a doubled quote toggles twice */
+        else if (buf[i] == '\n' && !quoted) return i + 1;
+    }
+    return 0;
+}
+
+size_t sweep_csv_fields(const char *line, size_t len)
+{
+    size_t n = 1;
+    bool quoted = false;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] == '"') quoted = !quoted;
+        else if (line[i] == ',' && !quoted) n++;
+    }
+    return n;
+}
+
 size_t sm_sweep_csv_header(const sm_model *m, const sm_sweep_grid *g, char *buf, size_t len)
 {
     out_buf o = {buf, len, 0, true};
     put(&o, "index");
-    for (size_t k = 0; k < g->n_axes; k++) put(&o, ",%s", g->axis[k].name);
+    for (size_t k = 0; k < g->n_axes; k++) put_name(&o, "", g->axis[k].name);
     put(&o, ",outcome,status,stride_status,converged,stable,max_abs_eig");
     for (size_t k = 0; k < m->n_free; k++) put(&o, ",eig%zu_re,eig%zu_im", k + 1, k + 1);
     put(&o, ",iterations,residual,stride_evals");
     for (size_t k = 0; k < N_METRICS; k++) put(&o, ",%s", metric_name(k));
-    for (size_t k = 0; k < m->n_state; k++) put(&o, ",x_%s", m->state_names[k]);
-    put(&o, ",seed,wall_s\n");
+    for (size_t k = 0; k < m->n_state; k++) put_name(&o, "x_", m->state_names[k]);
+    put(&o, ",seed,wall_s,trivial_eig\n");
     return o.ok ? o.pos : 0;
 }
 
@@ -102,7 +142,10 @@ size_t sm_sweep_csv_row(const sm_model *m, const sm_sweep_grid *g, const sm_swee
     put(&o, ",%ld", r->stride_evals);
     for (size_t k = 0; k < N_METRICS; k++) put_num(&o, r->converged ? sm_metric_value(&r->metrics, k) : NAN);
     for (size_t k = 0; k < m->n_state; k++) put_num(&o, r->x[k]);
-    put(&o, ",%s,%.6f\n", seed_names[pt->seed], pt->wall);
+    /* Which eigK is 1 by a conservation law (and so left out of max_abs_eig
+     * and stable): K, or 0 for none.  Last, so older columns keep their places. */
+    const int trivial = have_eig && r->trivial_index >= 0 ? r->trivial_index + 1 : 0;
+    put(&o, ",%s,%.6f,%d\n", seed_names[pt->seed], pt->wall, trivial);
     return o.ok ? o.pos : 0;
 }
 
@@ -110,7 +153,7 @@ void sweep_csv_layout(const sm_model *m, const sm_sweep_grid *g, sweep_layout *l
 {
     lay->col_converged = 1 + g->n_axes + 3;
     lay->col_x = lay->col_converged + 3 + 2 * m->n_free + 3 + N_METRICS;
-    lay->n_cols = lay->col_x + m->n_state + 2;
+    lay->n_cols = lay->col_x + m->n_state + 3; /* the state, seed, wall_s, trivial_eig */
 }
 
 bool sweep_csv_parse_row(const sweep_layout *lay, size_t n_state, const char *line, size_t len,
@@ -275,14 +318,13 @@ sm_status sm_sweep_merge(const char *dir, const char *out_path, long total, long
             st = SM_IO_ERROR;
             goto done;
         }
-        char *nl = memchr(bufs[f], '\n', len);
-        if (!nl) continue; /* empty, or a torn header */
-        size_t hl = (size_t)(nl - bufs[f]) + 1;
+        size_t hl = sweep_csv_header_len(bufs[f], len);
+        if (hl == 0) continue; /* empty, or a torn header */
+        char *nl = bufs[f] + hl - 1;
         if (!header) {
             header = bufs[f];
             header_len = hl;
-            n_cols = 1;
-            for (size_t i = 0; i < hl; i++) n_cols += header[i] == ',';
+            n_cols = sweep_csv_fields(header, hl - 1);
         } else if (hl != header_len || memcmp(header, bufs[f], hl) != 0) {
             snprintf(why, why_len, "'%s' has another header than the other parts: not the same sweep",
                      parts[f]);

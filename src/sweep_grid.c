@@ -7,6 +7,9 @@
 
 #include "stridemap/sweep.h"
 
+#define SWEEP_MAX_N 100000000L     /* points on one axis */
+#define SWEEP_MAX_POINTS 1000000000L /* points in the grid */
+
 static bool parse_number(const char *s, size_t len, double *out)
 {
     char buf[64];
@@ -34,7 +37,8 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     }
     size_t nlen = (size_t)(eq - spec);
     if (nlen >= sizeof a->name) {
-        snprintf(why, why_len, "--grid: parameter name too long in '%s'", spec);
+        snprintf(why, why_len, "--grid: parameter name too long in '%s' (at most %zu characters)", spec,
+                 sizeof a->name - 1);
         return SM_BAD_OPTION;
     }
     memcpy(a->name, spec, nlen);
@@ -54,8 +58,9 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     char *end = NULL;
     errno = 0;
     long n = strtol(c2 + 1, &end, 10);
-    if (end == c2 + 1 || *end != '\0' || errno == ERANGE || n < 1 || n > 100000000L) {
-        snprintf(why, why_len, "--grid %s: N must be a whole number >= 1, not '%s'", a->name, c2 + 1);
+    if (end == c2 + 1 || *end != '\0' || errno == ERANGE || n < 1 || n > SWEEP_MAX_N) {
+        snprintf(why, why_len, "--grid %s: N must be a whole number from 1 to %ld, not '%s'", a->name, SWEEP_MAX_N,
+                 c2 + 1);
         return SM_BAD_OPTION;
     }
     a->n = n;
@@ -88,12 +93,14 @@ sm_status sm_sweep_grid_add(sm_sweep_grid *g, const sm_sweep_axis *a, char *why,
             return SM_BAD_OPTION;
         }
     if (g->n_axes == SM_SWEEP_MAX_AXES) {
-        snprintf(why, why_len, "--grid: at most %d axes", SM_SWEEP_MAX_AXES);
+        snprintf(why, why_len, "--grid: at most %d axes, not %d", SM_SWEEP_MAX_AXES, SM_SWEEP_MAX_AXES + 1);
         return SM_BAD_OPTION;
     }
     long total = sm_sweep_grid_points(g);
-    if (total > 0 && a->n > 1000000000L / total) {
-        snprintf(why, why_len, "--grid: more than 10^9 points");
+    if (total > 0 && a->n > SWEEP_MAX_POINTS / total) {
+        snprintf(why, why_len,
+                 "--grid: %ld x %ld points is more than a grid may have (at most %ld, the product of every N)",
+                 total, a->n, SWEEP_MAX_POINTS);
         return SM_BAD_OPTION;
     }
     g->axis[g->n_axes++] = *a;

@@ -21,6 +21,13 @@ void sweep_csv_layout(const sm_model *m, const sm_sweep_grid *g, sweep_layout *l
 bool sweep_csv_parse_row(const sweep_layout *lay, size_t n_state, const char *line, size_t len,
                          long *index, bool *converged, double *x);
 
+/* The length of a CSV header line with its '\n' (names may be quoted and
+ * hold line breaks), or 0 if buf[len] holds no whole line. */
+size_t sweep_csv_header_len(const char *buf, size_t len);
+
+/* The number of fields of one line (without its '\n'), quotes respected. */
+size_t sweep_csv_fields(const char *line, size_t len);
+
 /* Reads a whole file into a NUL-terminated buffer (free it); NULL on error. */
 char *sweep_read_file(const char *path, size_t *len);
 

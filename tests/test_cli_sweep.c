@@ -100,7 +100,7 @@ static const char *dir(const char *name)
     return buf[k];
 }
 
-/* The rows of DIR/sweep.csv without the wall_s column. */
+/* The rows of DIR/sweep.csv without the wall_s column (the one before last). */
 static char *rows_of(const char *d)
 {
     char path[400];
@@ -112,10 +112,13 @@ static char *rows_of(const char *d)
     size_t n = 0;
     while (fgets(line, sizeof line, f)) {
         char *last = strrchr(line, ',');
-        size_t len = (size_t)(last - line);
+        *last = '\0';
+        char *wall = strrchr(line, ',');
+        size_t len = (size_t)(wall - line), tail = strlen(last + 1);
         memcpy(text + n, line, len);
-        text[n + len] = '\n';
-        n += len + 1;
+        text[n + len] = ',';
+        memcpy(text + n + len + 1, last + 1, tail);
+        n += len + 1 + tail;
     }
     fclose(f);
     return text;
@@ -139,7 +142,12 @@ static void bad_grids_get_one_line_and_a_sysexits_code(void **state)
     (void)state;
     const char *out = dir("bad");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.2:0.1:5", "--out", out, NULL), 64, "above HI");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 64, "N must be");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 64,
+                 "N must be a whole number from 1 to 100000000");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--segment", "0", NULL), 65,
+                 "from 1 to 100000000");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "0/2000000", NULL), 65,
+                 "N <= 1000000");
     expect_error(run("sweep", "simplest", "--grid", "beta=0.1:0.2:3", "--out", out, NULL), 64,
                  "no parameter 'beta'");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2", "--out", out, NULL), 64, "NAME=LO:HI:N");
@@ -180,6 +188,9 @@ static void an_unwritable_or_foreign_directory_is_refused_before_work(void **sta
                  73, "another sweep ('grid' differs");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", "--out", d, "--resume", "-q", NULL), 73,
                  "another sweep ('newton' differs");
+    /* Another walker: the model is named, not its parameters that follow from it. */
+    expect_error(run("sweep", "rimless", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "--resume", "-q", NULL),
+                 73, "another model ('simplest', not 'rimless'");
 }
 
 /* No room for a megabyte (a file-size limit stands in for a full disk). */
@@ -196,6 +207,70 @@ static void a_full_disk_is_refused_before_work(void **state)
     expect_error(&r, 73, "File too large");
     snprintf(part, sizeof part, "%s/part-local.csv", d);
     assert_int_equal(access(part, F_OK), -1); /* nothing started */
+}
+
+/* Starts a sweep of 8000 quick rows (every stride gives up at once) into d,
+ * holds it after its first rows, and blocks its final sidecar: the path of
+ * the temporary file it will write becomes a directory. */
+static pid_t start_blocked_sidecar(const char *d, const char *fsize, const char *err_path)
+{
+    const char *sweep[] = {"sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax", "1e-6", "--jobs", "1",
+                           "--out", d, "-q", NULL};
+    const char *limited[] = {fsize, "--", exe, "sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax",
+                             "1e-6", "--jobs", "1", "--out", d, "-q", NULL};
+    pid_t pid = fsize ? spawn_prog("/usr/bin/prlimit", limited, err_path, NULL) : spawn(sweep, err_path, NULL);
+    char part[400], block[400];
+    snprintf(part, sizeof part, "%s/part-local.csv", d);
+    struct timespec nap = {0, 1000 * 1000};
+    for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
+    kill(pid, SIGSTOP);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, WUNTRACED), pid);
+    assert_true(WIFSTOPPED(ws));
+    snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d, (long)pid); /* prlimit execs: same pid */
+    assert_int_equal(mkdir(block, 0755), 0);
+    kill(pid, SIGCONT);
+    return pid;
+}
+
+/* The disk fills up in the middle: the rows' file and then the sidecar fail
+ * to write, and the user reads one line about it, not two. */
+static void a_disk_full_mid_sweep_is_one_line(void **state)
+{
+    (void)state;
+    if (access("/usr/bin/prlimit", X_OK) != 0) skip();
+    const char *d = dir("full-mid");
+    char err_path[300], block[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr-full-mid", base_dir);
+    run_result r;
+    /* 1.1 MB passes the 1 MB probe; 8000 rows need about 1.5 MB. */
+    pid_t pid = start_blocked_sidecar(d, "--fsize=1100000", err_path);
+    finish(pid, err_path, &r);
+    expect_error(&r, 74, "cannot write");
+    assert_non_null(strstr(r.err, "part-local.csv"));
+    assert_non_null(strstr(r.err, "--resume"));
+    snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d, (long)pid);
+    rmdir(block);
+
+    /* Only the sidecar fails: an error (not exit 0 after an error line), and --resume finishes. */
+    const char *d2 = dir("sidecar-fails");
+    pid = start_blocked_sidecar(d2, NULL, err_path);
+    finish(pid, err_path, &r);
+    expect_error(&r, 73, "part-local.json");
+    assert_non_null(strstr(r.err, "--resume"));
+    snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d2, (long)pid);
+    assert_int_equal(rmdir(block), 0);
+    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax", "1e-6", "--jobs", "1",
+                         "--out", d2, "-q", "--resume", NULL)->status,
+                     0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/sweep.csv", d2);
+    assert_int_equal(lines_in(path), 8001);
+
+    /* merge under the same limit: a message, not a kill by SIGXFSZ. */
+    const char *args[] = {"--fsize=1000", "--", exe, "merge", d2, NULL};
+    finish(spawn_prog("/usr/bin/prlimit", args, err_path, NULL), err_path, &r);
+    expect_error(&r, 74, "File too large");
 }
 
 static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
@@ -230,6 +305,62 @@ static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
     assert_string_equal(want, got);
     free(got);
     free(want);
+}
+
+/* Two runs on one DIR: one writes, the other is refused at once (73) and
+ * touches nothing, so every point has exactly one row. */
+static void a_second_sweep_on_the_same_directory_is_refused(void **state)
+{
+    (void)state;
+    const char *d = dir("busy");
+    const char *args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "-q",
+                          NULL};
+    char err_path[300], part[400];
+    snprintf(err_path, sizeof err_path, "%s/stderr-busy", base_dir);
+    snprintf(part, sizeof part, "%s/part-local.csv", d);
+    pid_t pid = spawn(args, err_path, NULL);
+    struct timespec nap = {0, 1000 * 1000};
+    for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
+    /* Held mid-run, the first sweep is certainly still writing when the second starts. */
+    kill(pid, SIGSTOP);
+    int ws = 0;
+    assert_int_equal(waitpid(pid, &ws, WUNTRACED), pid); /* stopped, not just signalled */
+    assert_true(WIFSTOPPED(ws));
+    long before = lines_in(part);
+    assert_true(before >= 3 && before < 61);
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "--resume",
+                     "-q", NULL),
+                 73, "in use");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "-q", NULL),
+                 73, "in use");
+    assert_int_equal(lines_in(part), before);
+    assert_int_equal(waitpid(pid, &ws, WNOHANG), 0); /* refused quickly: the first is still there */
+    kill(pid, SIGCONT);
+    run_result r;
+    finish(pid, err_path, &r);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(lines_in(part), 61);
+
+    /* Started at the same instant: exactly one runs. */
+    const char *d2 = dir("busy2");
+    const char *args2[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d2, "-q",
+                           NULL};
+    char err2[300];
+    snprintf(err2, sizeof err2, "%s/stderr-busy2", base_dir);
+    snprintf(part, sizeof part, "%s/part-local.csv", d2);
+    pid_t a = spawn(args2, err_path, NULL), b = spawn(args2, err2, NULL);
+    run_result ra, rb;
+    finish(a, err_path, &ra);
+    finish(b, err2, &rb);
+    run_result *refused = ra.status == 0 ? &rb : &ra;
+    assert_int_equal((ra.status == 0) + (rb.status == 0), 1);
+    assert_int_equal(refused->status, 73);
+    assert_int_equal(count_lines(refused->err), 1);
+    assert_int_equal(lines_in(part), 61);
+    char *want = rows_of(d), *got = rows_of(d2);
+    assert_string_equal(want, got);
+    free(want);
+    free(got);
 }
 
 static void sigterm_and_sigint_keep_every_finished_row(void **state)
@@ -332,6 +463,14 @@ static void the_sidecar_says_how_the_sweep_was_made(void **state)
     json_decref(doc);
     snprintf(path, sizeof path, "%s/sweep.csv", d);
     assert_int_equal(lines_in(path), 4);
+    /* The simplest walker conserves nothing: no trivial multiplier (column last). */
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[8192];
+    assert_non_null(fgets(line, sizeof line, f));
+    assert_non_null(strstr(line, ",seed,wall_s,trivial_eig\n"));
+    while (fgets(line, sizeof line, f)) assert_string_equal(strrchr(line, ','), ",0\n");
+    fclose(f);
 }
 
 /* mpirun -np R stridemap sweep ... */
@@ -384,6 +523,54 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
     assert_string_equal(want, got);
     free(got);
     free(want);
+}
+
+/* The environment a launcher gives rank R of N, on top of ours. */
+static char **launcher_env(const char *const *vars)
+{
+    static char *env[300];
+    size_t n = 0;
+    for (char **e = environ; *e && n < 280; e++)
+        if (strncmp(*e, "OMPI_", 5) != 0 && strncmp(*e, "PMI", 3) != 0) env[n++] = *e;
+    for (; *vars && n < 298; vars++) env[n++] = (char *)*vars;
+    env[n] = NULL;
+    return env;
+}
+
+/* A build without MPI under mpirun/srun: each rank would be a lone sweep
+ * of every point.  It says so and stops (EX_UNAVAILABLE) before any work. */
+static void a_build_without_mpi_refuses_an_mpi_launch(void **state)
+{
+    (void)state;
+    const char *built = getenv("STRIDEMAP_MPI_BUILD");
+    if (!built || strcmp(built, "0") != 0) skip(); /* an MPI build would call MPI_Init */
+    const char *d = dir("lone-ranks");
+    static const char *const launches[][3] = {
+        {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=0", NULL}, /* OpenMPI's mpirun */
+        {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=1", NULL},
+        {"PMI_SIZE=4", "PMI_RANK=3", NULL},                         /* MPICH's mpiexec, srun --mpi=pmi2 */
+        {"PMIX_RANK=1", NULL, NULL},                                 /* srun --mpi=pmix */
+    };
+    for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++) {
+        run_result *r = run_env(launcher_env(launches[i]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
+                                "--resume", NULL);
+        expect_error(r, 69, "built without MPI");
+        assert_non_null(strstr(r->err, "-Dmpi=enabled"));
+    }
+    assert_non_null(strstr(run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
+                                   NULL)->err,
+                           "4 MPI ranks"));
+    struct stat sb;
+    assert_int_not_equal(stat(d, &sb), 0); /* nothing was created */
+    /* srun -n 4 of --shard K/4: each process has its own share of the grid. */
+    assert_int_equal(run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS,
+                             "--out", dir("lone-shard"), "-q", "--shard", "0/4", NULL)->status,
+                     0);
+    /* mpirun -np 1 is one process: nothing to refuse. */
+    static const char *const one[] = {"OMPI_COMM_WORLD_SIZE=1", "OMPI_COMM_WORLD_RANK=0", NULL};
+    assert_int_equal(run_env(launcher_env(one), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d,
+                             "-q", NULL)->status,
+                     0);
 }
 
 /* --guess starts the sweep on the other gait: the simplest walker's short,
@@ -450,11 +637,14 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_grids_get_one_line_and_a_sysexits_code),
         cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
         cmocka_unit_test(a_full_disk_is_refused_before_work),
+        cmocka_unit_test(a_disk_full_mid_sweep_is_one_line),
         cmocka_unit_test(killed_with_sigkill_and_resumed_loses_nothing),
+        cmocka_unit_test(a_second_sweep_on_the_same_directory_is_refused),
         cmocka_unit_test(sigterm_and_sigint_keep_every_finished_row),
         cmocka_unit_test(shards_merge_into_the_same_rows),
         cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),
         cmocka_unit_test(a_guess_chooses_the_branch_the_sweep_follows),
+        cmocka_unit_test(a_build_without_mpi_refuses_an_mpi_launch),
         cmocka_unit_test(help_has_an_example),
         cmocka_unit_test(mpi_ranks_give_the_same_rows_and_resume),
     };

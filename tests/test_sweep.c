@@ -2,6 +2,7 @@
  * threads or shards, after an interruption and a resume, and with a torn
  * last line. */
 #include <fcntl.h>
+#include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -73,6 +74,22 @@ static void bad_grid_specs_are_refused_with_a_reason(void **state)
     assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
     assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_BAD_OPTION);
     assert_non_null(strstr(why, "swept twice"));
+
+    /* A refusal states the limit, so the user knows what would be accepted. */
+    expect_refused("gamma=0.1:0.2:0", SM_BAD_OPTION, "from 1 to 100000000");
+    expect_refused("gamma=0.1:0.2:100000001", SM_BAD_OPTION, "from 1 to 100000000");
+    char spec[128];
+    snprintf(spec, sizeof spec, "%0100d=0.1:0.2:3", 7);
+    expect_refused(spec, SM_BAD_OPTION, "at most 63 characters");
+    sm_sweep_grid big = {0};
+    sm_sweep_axis wide = {.name = "gamma", .param = 1, .lo = 0, .hi = 0.1, .n = 100000};
+    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_OK);
+    wide = (sm_sweep_axis){.name = "g", .param = 2, .lo = 1, .hi = 10, .n = 10001};
+    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "100000 x 10001"));
+    assert_non_null(strstr(why, "at most 1000000000"));
+    wide.n = 10000; /* exactly 10^9 */
+    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_OK);
 }
 
 /* ---- rows ---- */
@@ -102,7 +119,7 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
         if (!strstr(header, col)) print_error("no column %s in %s\n", name, header);
         assert_non_null(strstr(header, col));
     }
-    assert_non_null(strstr(header, ",x_theta,x_theta_dot,x_phi,x_phi_dot,seed,wall_s\n"));
+    assert_non_null(strstr(header, ",x_theta,x_theta_dot,x_phi,x_phi_dot,seed,wall_s,trivial_eig\n"));
 
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[1] = {0.009}, x0[4];
@@ -116,14 +133,14 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
     assert_true(strncmp(row, "1,0.0089999999999999993,stable,ok,ok,1,1,", 41) == 0);
     /* The state comes back bit for bit: a row read by --resume seeds exactly. */
     const char *xs = row;
-    for (size_t k = 0; k < commas(header) - 5; k++) xs = strchr(xs, ',') + 1;
+    for (size_t k = 0; k < commas(header) - 6; k++) xs = strchr(xs, ',') + 1;
     for (size_t i = 0; i < 4; i++) {
         char *end;
         double v = strtod(xs, &end);
         assert_true(v == pt.r.x[i]);
         xs = end + 1;
     }
-    assert_non_null(strstr(row, ",neighbour,0.250000\n"));
+    assert_non_null(strstr(row, ",neighbour,0.250000,0\n")); /* no conserved quantity: no trivial multiplier */
     assert_string_equal(sm_sweep_outcome_name(sm_sweep_point_outcome(&pt)), "stable");
     pt.r.converged = false;
     pt.r.status = SM_NOT_CONVERGED;
@@ -175,7 +192,7 @@ static long run_sweep(const sm_sweep_config *c, const char *name, const char *ta
     return stats.written;
 }
 
-/* Merges base_dir/name into a string of rows without the wall_s column. */
+/* Merges base_dir/name into a string of rows without the wall_s column (the one before last). */
 static char *merged(const char *name, long total)
 {
     char dir[256], out[300], why[512];
@@ -195,10 +212,14 @@ static char *merged(const char *name, long total)
     while (fgets(line, sizeof line, f)) {
         char *last = strrchr(line, ',');
         assert_non_null(last);
-        size_t len = (size_t)(last - line);
+        *last = '\0';
+        char *wall = strrchr(line, ',');
+        assert_non_null(wall);
+        size_t len = (size_t)(wall - line), tail = strlen(last + 1);
         memcpy(text + n, line, len);
-        text[n + len] = '\n';
-        n += len + 1;
+        text[n + len] = ',';
+        memcpy(text + n + len + 1, last + 1, tail);
+        n += len + 1 + tail;
         assert_true(n < (1 << 20) - 8192);
     }
     fclose(f);
@@ -377,6 +398,159 @@ static void a_torn_last_line_is_redone(void **state)
     free(ref);
 }
 
+/* The fields of one CSV record by RFC 4180 (a reader of the test's own):
+ * quoted fields may hold commas, line breaks and doubled quotes.  Returns
+ * the number of fields; *end gets the byte after the record's '\n'. */
+static size_t rfc4180_record(const char *s, char fields[][64], size_t max, const char **end)
+{
+    size_t n = 0;
+    for (;;) {
+        char f[64];
+        size_t k = 0;
+        if (*s == '"') {
+            for (s++; *s && !(s[0] == '"' && s[1] != '"'); s++) {
+                if (s[0] == '"') s++; /* "" is one quote */
+                if (k < sizeof f - 1) f[k++] = *s;
+            }
+            s++;
+        } else {
+            for (; *s && *s != ',' && *s != '\n'; s++)
+                if (k < sizeof f - 1) f[k++] = *s;
+        }
+        f[k] = '\0';
+        if (n < max) strcpy(fields[n], f);
+        n++;
+        if (*s != ',') break;
+        s++;
+    }
+    *end = *s == '\n' ? s + 1 : s;
+    return n;
+}
+
+/* Names from a model file may hold a comma, a quote or a line break: the
+ * header quotes them, and resume and merge still find every column. */
+static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state)
+{
+    (void)state;
+    sm_model m = *test_model("rimless");
+    assert_int_equal(m.n_state, 2);
+    static const char *const names[] = {"a,b", "say \"hi\"\nthere"};
+    m.state_names = names;
+    sm_sweep_config c;
+    sm_sweep_config_default(&c, &m);
+    char why[256];
+    sm_sweep_axis a;
+    assert_status(sm_sweep_axis_parse(&m, "gamma=0.05:0.2:3", &a, why, sizeof why), SM_OK);
+    snprintf(a.name, sizeof a.name, "gam,ma");
+    assert_status(sm_sweep_grid_add(&c.grid, &a, why, sizeof why), SM_OK);
+    c.solver.rtol = c.solver.atol = 1e-8;
+    c.newton.tol = 1e-8;
+
+    char header[8192];
+    size_t hl = sm_sweep_csv_header(&m, &c.grid, header, sizeof header);
+    assert_true(hl > 0);
+    assert_non_null(strstr(header, "index,\"gam,ma\",outcome,"));
+    assert_non_null(strstr(header, ",\"x_a,b\",\"x_say \"\"hi\"\"\nthere\",seed,"));
+    char fields[128][64];
+    const char *end;
+    size_t nf = rfc4180_record(header, fields, 128, &end);
+    assert_int_equal(end - header, (long)hl);
+    assert_string_equal(fields[1], "gam,ma");
+    size_t xi = 0;
+    while (xi < nf && strcmp(fields[xi], "seed") != 0) xi++;
+    assert_true(xi >= 2 && xi < nf);
+    assert_string_equal(fields[xi - 2], "x_a,b");
+    assert_string_equal(fields[xi - 1], "x_say \"hi\"\nthere");
+
+    /* Stopped after two rows and resumed: the own part file is read back. */
+    c.stop_after = 2;
+    run_sweep(&c, "odd", "local", false);
+    c.stop_after = 0;
+    assert_int_equal(run_sweep(&c, "odd", "local", true), 1);
+    char dir[256], out[300];
+    snprintf(dir, sizeof dir, "%s/odd", base_dir);
+    snprintf(out, sizeof out, "%s/sweep.csv", dir);
+    long rows = 0, missing = 0;
+    sm_status st = sm_sweep_merge(dir, out, 3, &rows, &missing, why, sizeof why);
+    if (st != SM_OK) print_error("merge: %s\n", why);
+    assert_status(st, SM_OK);
+    assert_int_equal(rows, 3);
+    assert_int_equal(missing, 0);
+    FILE *f = fopen(out, "r");
+    assert_non_null(f);
+    char text[16384];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    assert_memory_equal(text, header, hl);
+    const char *p = text + hl;
+    for (long i = 0; i < 3; i++) {
+        assert_int_equal(rfc4180_record(p, fields, 128, &end), nf);
+        assert_int_equal(strtol(fields[0], NULL, 10), i);
+        assert_string_equal(fields[2], "stable"); /* outcome, after index and gamma */
+        assert_string_equal(fields[3], "ok");
+        p = end;
+    }
+    assert_int_equal(*p, '\0');
+}
+
+/* The column of a header named name, or -1. */
+static int column(char fields[][64], size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(fields[i], name) == 0) return (int)i;
+    return -1;
+}
+
+/* Spring-mass walking conserves its energy, so its gaits form a family and
+ * one multiplier is 1 along it (Geyer et al. 2006).  The row says which
+ * eigK that is, and max_abs_eig is the largest of the others. */
+static void the_trivial_multiplier_is_marked_in_its_row(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("slip");
+    sm_sweep_grid g = {0};
+    sm_sweep_axis a;
+    char why[256], header[8192], row[8192];
+    assert_status(sm_sweep_axis_parse(m, "k=20000:20000:1", &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
+    assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_newton_options opt;
+    sm_newton_options_default(&opt);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_sweep_point pt = {.index = 0, .values = {20000}};
+    assert_status(sm_fixed_point(ws, p, x0, &opt, &pt.r), SM_OK);
+    sm_workspace_free(ws);
+    assert_true(sm_sweep_csv_row(m, &g, &pt, row, sizeof row) > 0);
+
+    static char hf[128][64], rf[128][64];
+    const char *end;
+    size_t nh = rfc4180_record(header, hf, 128, &end);
+    assert_int_equal(rfc4180_record(row, rf, 128, &end), nh);
+    int tc = column(hf, nh, "trivial_eig"), mc = column(hf, nh, "max_abs_eig");
+    assert_int_equal(tc, (int)nh - 1); /* appended: the older columns keep their places */
+    long k = strtol(rf[tc], NULL, 10);
+    assert_true(k >= 1 && k <= (long)m->n_free);
+    double others = 0;
+    for (long j = 1; j <= (long)m->n_free; j++) {
+        char re[32], im[32];
+        snprintf(re, sizeof re, "eig%ld_re", j);
+        snprintf(im, sizeof im, "eig%ld_im", j);
+        double vr = strtod(rf[column(hf, nh, re)], NULL), vi = strtod(rf[column(hf, nh, im)], NULL);
+        if (j == k) {
+            assert_close(vr, 1.0, 1e-6);
+            assert_close(vi, 0.0, 1e-12);
+        } else {
+            others = fmax(others, hypot(vr, vi));
+        }
+    }
+    assert_close(strtod(rf[mc], NULL), others, 1e-12);
+    assert_true(others < 1);
+}
+
 static void falls_are_rows_not_crashes(void **state)
 {
     (void)state;
@@ -442,6 +616,8 @@ int main(void)
         cmocka_unit_test(segments_give_the_same_rows_with_threads_shards_and_a_resume),
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
+        cmocka_unit_test(odd_names_are_quoted_in_the_header_and_merge_reads_them),
+        cmocka_unit_test(the_trivial_multiplier_is_marked_in_its_row),
         cmocka_unit_test(falls_are_rows_not_crashes),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),
     };

@@ -20,7 +20,8 @@
  * lines still gives many workers something to do.
  *
  * Output: DIR/part-TAG.csv, one CSV row per point, appended with one write()
- * per row in whatever order points finish.  A point whose row is in any
+ * per row in whatever order points finish; header names are quoted as
+ * RFC 4180 asks when they hold a comma, a quote or a line break.  A point whose row is in any
  * part-*.csv of DIR is not computed again (--resume).  sm_sweep_merge joins
  * the parts into one table sorted by index. */
 #ifndef STRIDEMAP_SWEEP_H
@@ -133,10 +134,13 @@ typedef struct {
 } sm_sweep_stats;
 
 /* Prepares a sweep into dir: creates dir if missing, proves it writable
- * (a probe write with fsync, and room for about a megabyte), reads every
- * row already in dir/part-*.csv (a torn last line of the own part file is
- * cut off), and opens dir/part-TAG.csv for appending.  Without resume, an
- * existing non-empty own part file is an error.  Nothing is computed yet. */
+ * (a probe write with fsync, and room for about a megabyte), opens
+ * dir/part-TAG.csv for appending and takes an exclusive flock on it (held
+ * until sm_sweep_free; a part file another process holds is an error, so
+ * two runs never write one file), reads every row already in
+ * dir/part-*.csv (a torn last line of the own part file is cut off).
+ * Without resume, an existing non-empty own part file is an error.
+ * Nothing is computed yet. */
 sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *tag, bool resume,
                         sm_sweep **out, char *why, size_t why_len);
 

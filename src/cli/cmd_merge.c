@@ -1,4 +1,6 @@
 /* stridemap merge: join the part files of a sweep. */
+#include <signal.h>
+
 #include "sweep_cli.h"
 
 static const char help[] =
@@ -18,6 +20,8 @@ int cmd_merge(int argc, char **argv)
     cli_run run;
     cli_run_init(&run, "merge");
     static const struct option opts[] = {{"help", no_argument, 0, OPT_HELP}, {0, 0, 0, 0}};
+    /* A file-size limit or quota: a message and exit 74, not a silent kill. */
+    signal(SIGXFSZ, SIG_IGN);
     if (argc == 2 && argv[1][0] != '-') return cli_merge_dir(&run, argv[1], false);
     int rc = cli_parse(&run, argc, argv, opts, help, NULL, NULL, true);
     if (rc) return rc == CLI_DONE ? 0 : rc;

@@ -46,13 +46,17 @@ static const char help[] =
     "Columns: index, the swept parameters, outcome (stable, unstable, fell,\n"
     "not_converged, no_stability), status, stride_status, converged, stable,\n"
     "max_abs_eig, eigK_re, eigK_im, iterations, residual, stride_evals, the gait\n"
-    "measures, x_STATE (the fixed point), seed (neighbour, guess, guess_retry), wall_s.\n"
+    "measures, x_STATE (the fixed point), seed (neighbour, guess, guess_retry), wall_s,\n"
+    "trivial_eig (K of the eigK that is 1 by a conservation law, e.g. slip's energy,\n"
+    "and so left out of max_abs_eig and stable; 0 for none).\n"
     "\n"
     "SIGINT or SIGTERM stops after the points in progress; every finished row is\n"
     "kept.  Run the same command with --resume to finish.\n"
     "\n"
     "exit status: 0 every point done, 64 bad usage, 65 bad values, 73 DIR not\n"
-    "writable or holds another sweep, 74 write error, 130/143 interrupted.\n"
+    "writable, holds another sweep, or another run is writing the same part file\n"
+    "now, 69 started by mpirun/srun as one of several ranks but built without MPI\n"
+    "(rebuild with MPI), 74 write error, 130/143 interrupted.\n"
     "\n"
     "examples:\n"
     "  stridemap sweep simplest --grid gamma=0.001:0.015:50 --out sweep-gamma\n"
@@ -105,7 +109,8 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         k[slash - arg] = '\0';
         if (!cli_parse_long(k, 0, 1000000, &o->shard_k) || !cli_parse_long(slash + 1, 1, 1000000, &o->shard_n) ||
             o->shard_k >= o->shard_n)
-            return cli_fail(run, EX_DATAERR, "--shard K/N needs whole numbers with 0 <= K < N, not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--shard K/N needs whole numbers with 0 <= K < N <= 1000000, not '%s'",
+                            arg);
         return 0;
     }
     case OPT_RESUME:
@@ -123,11 +128,12 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         return 0;
     case OPT_SEGMENT:
         if (!cli_parse_long(arg, 1, 100000000L, &o->segment))
-            return cli_fail(run, EX_DATAERR, "--segment takes a whole number >= 1, not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--segment takes a whole number from 1 to 100000000, not '%s'", arg);
         return 0;
     case OPT_STOP_AFTER:
         if (!cli_parse_long(arg, 1, 1000000000L, &o->stop_after))
-            return cli_fail(run, EX_DATAERR, "--stop-after takes a whole number >= 1, not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--stop-after takes a whole number from 1 to 1000000000, not '%s'",
+                            arg);
         return 0;
     default:
         return 1;
@@ -237,7 +243,7 @@ int cmd_sweep(int argc, char **argv)
     c.stop = &stop_signal;
 
     sweep_mpi mpi;
-    rc = sweep_mpi_begin(&run, &mpi);
+    rc = sweep_mpi_begin(&run, &mpi, o.shard_n > 1);
     if (rc) return rc;
     if (mpi.size > 1 && o.shard_n > 1) {
         sweep_mpi_end(&mpi);
@@ -264,7 +270,7 @@ int cmd_sweep(int argc, char **argv)
         sm_status st = sm_sweep_open(&c, o.out, tag, o.resume, &s, why, sizeof why);
         if (st != SM_OK) rc = cli_fail(&run, st == SM_NO_MEMORY ? EX_OSERR : EX_CANTCREAT, "%s", why);
     }
-    if (!rc) rc = sweep_write_sidecar(&run, o.out, tag, sidecar);
+    if (!rc) rc = sweep_write_sidecar(&run, o.out, tag, sidecar, NULL, 0);
     if (rc) {
         json_decref(sidecar);
         sm_sweep_free(s);
@@ -305,7 +311,6 @@ int cmd_sweep(int argc, char **argv)
     if (st == SM_OK) st = sm_sweep_wait(s, why, sizeof why);
     sm_sweep_stats_get(s, &stats);
     const double elapsed = now_seconds() - t0;
-    sm_sweep_free(s);
     /* Under MPI a rank's share is whatever rank 0 handed it; it is complete
      * when it ran out of lines without an error or a signal. */
     const bool complete = st == SM_OK && !stop_signal && !stats.stopped &&
@@ -314,7 +319,10 @@ int cmd_sweep(int argc, char **argv)
     json_object_set_new(sidecar, "rows_without_gait", json_integer(stats.failed));
     json_object_set_new(sidecar, "seconds", json_real(elapsed));
     json_object_set_new(sidecar, "complete", json_boolean(complete));
-    sweep_write_sidecar(&run, o.out, tag, sidecar);
+    /* Not printed here: on a full disk the rows' write error comes first, and
+     * one line is all a user should have to read. */
+    char side_why[1024] = "";
+    const int side_rc = sweep_write_sidecar(&run, o.out, tag, sidecar, side_why, sizeof side_why);
     json_decref(sidecar);
 
     /* The last progress line first, then at most one message. */
@@ -336,6 +344,10 @@ int cmd_sweep(int argc, char **argv)
         rc = EX_SOFTWARE;
         snprintf(msg, sizeof msg, "stopped with %ld of %ld points missing; run again with --resume",
                  stats.owned - stats.loaded - stats.written, stats.owned);
+    } else if (side_rc) {
+        rc = side_rc;
+        snprintf(msg, sizeof msg, "%s (every row is kept; fix that and run again with --resume to finish)",
+                 side_why);
     }
     int worst = sweep_mpi_finish(&mpi, rc, &stats);
     sweep_mpi_totals(&mpi, &stats);
@@ -343,6 +355,8 @@ int cmd_sweep(int argc, char **argv)
     if (msg[0]) cli_fail(&run, rc, "%s", msg);
     rc = worst;
     if (rc == 0 && o.shard_n == 1 && mpi.rank == 0) rc = cli_merge_dir(&run, o.out, true);
+    /* Only now: the part file stays locked until its sidecar and the merge are written. */
+    sm_sweep_free(s);
     sweep_mpi_end(&mpi);
     return rc;
 }

@@ -115,7 +115,14 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
     for (size_t i = 0; names && i < n && !rc; i++) {
         json_t *doc = json_load_file(names[i], 0, NULL);
         const char *theirs = json_string_value(json_object_get(doc, "signature"));
-        if (doc && theirs && strcmp(theirs, mine) != 0)
+        const char *model = json_string_value(json_object_get(doc, "model"));
+        const char *my_model = json_string_value(json_object_get(sidecar, "model"));
+        /* Another model has other parameters too: name the model, the cause. */
+        if (doc && theirs && model && my_model && strcmp(model, my_model) != 0)
+            rc = cli_fail(run, EX_CANTCREAT,
+                          "'%s' holds a sweep of another model ('%s', not '%s'; see %s); use another --out", dir,
+                          model, my_model, names[i]);
+        else if (doc && theirs && strcmp(theirs, mine) != 0)
             rc = cli_fail(run, EX_CANTCREAT, "'%s' holds another sweep ('%s' differs, see %s); use another --out",
                           dir, first_difference(theirs, mine), names[i]);
         json_decref(doc);
@@ -124,26 +131,61 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
     return rc;
 }
 
-static int write_json(const cli_run *run, const char *path, json_t *doc)
+/* Writes doc to path through a temporary file.  0, or EX_CANTCREAT with
+ * the reason in why (printed instead when why is NULL). */
+static int write_json(const cli_run *run, const char *path, json_t *doc, char *why, size_t why_len)
 {
-    char tmp[4200];
+    char tmp[4200], msg[4400];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0) {
+    errno = 0;
+    int bad = json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(msg, sizeof msg, "cannot write '%s': %s", path, errno ? strerror(errno) : "write error");
         unlink(tmp);
-        return cli_fail(run, EX_CANTCREAT, "cannot write '%s'", path);
-    }
-    if (rename(tmp, path) != 0) {
-        unlink(tmp);
-        return cli_fail(run, EX_CANTCREAT, "cannot write '%s': %s", path, strerror(errno));
+        if (!why) return cli_fail(run, EX_CANTCREAT, "%s", msg);
+        snprintf(why, why_len, "%s", msg);
+        return EX_CANTCREAT;
     }
     return 0;
 }
 
-int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar)
+int sweep_write_sidecar(const cli_run *run, const char *dir, const char *tag, json_t *sidecar, char *why,
+                        size_t why_len)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/part-%s.json", dir, tag);
-    return write_json(run, path, sidecar);
+    return write_json(run, path, sidecar, why, why_len);
+}
+
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    long n;
+    return v && cli_parse_long(v, 0, 1L << 30, &n) ? n : dflt;
+}
+
+long sweep_launcher_ranks(void)
+{
+    /* OpenMPI's mpirun; MPICH/Hydra and srun --mpi=pmi2; PMIx (srun --mpi=pmix). */
+    long size = env_long("OMPI_COMM_WORLD_SIZE", 0);
+    if (size < 1) size = env_long("PMI_SIZE", 0);
+    if (size < 1 && getenv("PMIX_RANK")) size = env_long("SLURM_STEP_NUM_TASKS", 0);
+    static const char *const ranks[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof ranks / sizeof ranks[0]; i++) {
+        long r = env_long(ranks[i], 0);
+        if (r + 1 > size) size = r + 1;
+    }
+    return size < 1 ? 1 : size;
+}
+
+int sweep_refuse_lone_ranks(const cli_run *run, long ranks, const char *why)
+{
+    return cli_fail(run, EX_UNAVAILABLE,
+                    "started as one of %ld MPI ranks, but %s, so every rank would compute every point: "
+                    "rebuild with MPI (apt-get install libopenmpi-dev openmpi-bin; meson setup build "
+                    "-Dmpi=enabled) and launch with its mpirun, or run one process (--jobs N, or --shard K/N "
+                    "per job)",
+                    ranks, why);
 }
 
 int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
@@ -200,7 +242,7 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
         json_object_set_new(merged, "rows", json_integer(rows));
         json_object_set_new(merged, "missing", json_integer(missing));
         snprintf(out, sizeof out, "%s/sweep.json", dir);
-        rc = write_json(run, out, merged);
+        rc = write_json(run, out, merged, NULL, 0);
     }
     json_decref(parts);
     json_decref(merged);

@@ -1,4 +1,4 @@
-/* 'stridemap sweep' across MPI ranks (built with -Dmpi=enabled).
+/* 'stridemap sweep' across MPI ranks (built when MPI is found, or with -Dmpi=enabled).
  *
  * Dynamic load balancing by whole grid lines: rank 0 hands out the next line
  * that still has missing points to whichever rank asks, its own worker
@@ -21,17 +21,26 @@ enum { TAG_REQUEST = 1, TAG_LINE = 2 };
 
 static long *remote; /* rank 0: rows written and rows without a gait of each rank, as last reported */
 
-int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
+int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded)
 {
+    (void)sharded; /* ranks and --shard are refused together by the caller */
     *mpi = (sweep_mpi){.rank = 0, .size = 1};
     /* Started by mpirun/srun?  A lone process stays a plain threaded run. */
-    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK")) return 0;
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK") && !getenv("PMI_SIZE"))
+        return 0;
     int provided = 0;
     if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return cli_fail(run, EX_OSERR, "MPI_Init_thread failed");
     mpi->initialised = true;
     MPI_Comm_rank(MPI_COMM_WORLD, &mpi->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mpi->size);
+    /* Another MPI's launcher (MPICH's mpiexec for an OpenMPI build) starts
+     * lone singletons that would each compute every point. */
+    const long ranks = sweep_launcher_ranks();
+    if (mpi->size == 1 && ranks > 1) {
+        sweep_mpi_end(mpi);
+        return sweep_refuse_lone_ranks(run, ranks, "the MPI library sees one rank (another MPI's launcher?)");
+    }
     if (mpi->rank == 0) remote = calloc(2 * (size_t)mpi->size, sizeof *remote);
     return 0;
 }

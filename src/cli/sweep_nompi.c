@@ -1,10 +1,16 @@
 /* The MPI hooks of 'stridemap sweep' in a build without MPI: one rank. */
 #include "sweep_cli.h"
 
-int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi)
+int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded)
 {
-    (void)run;
     *mpi = (sweep_mpi){.rank = 0, .size = 1};
+    /* Under mpirun each copy would take itself for the only process: the
+     * same part file for all (refused by its lock, or with --resume every
+     * point computed by every rank).  With --shard each has its own share
+     * and part file (srun -n N of shards, where the cluster's srun sets PMI
+     * variables by default). */
+    const long ranks = sweep_launcher_ranks();
+    if (ranks > 1 && !sharded) return sweep_refuse_lone_ranks(run, ranks, "this stridemap was built without MPI");
     return 0;
 }
 
