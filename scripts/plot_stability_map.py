@@ -25,7 +25,7 @@ import matplotlib.ticker  # noqa: E402
 from matplotlib import colors  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-OUTCOMES = ("stable", "unstable", "fell", "not_converged", "no_stability")
+OUTCOMES = ("stable", "unstable", "fell", "not_converged", "no_stability", "degenerate")
 
 
 def read(path, xname, yname):
@@ -98,6 +98,7 @@ def main():
     ax.pcolormesh(X, Y, flag("fell"), cmap=colors.ListedColormap(["black"]), shading="flat")
     ax.pcolormesh(X, Y, flag("not_converged"), cmap=colors.ListedColormap(["#d0d0d0"]), shading="flat")
     ax.pcolormesh(X, Y, flag("no_stability"), cmap=colors.ListedColormap(["magenta"]), shading="flat")
+    ax.pcolormesh(X, Y, flag("degenerate"), cmap=colors.ListedColormap(["#806040"]), shading="flat")
     if a.boundary and yname and len(xs) > 1 and len(ys) > 1:
         # The stability boundary |eigenvalue| = 1 between converged neighbours.
         import numpy as np
@@ -117,6 +118,7 @@ def main():
     handles = [Patch(facecolor="black", label=f"fell ({counts.get('fell', 0)})"),
                Patch(facecolor="#d0d0d0", label=f"not converged ({counts.get('not_converged', 0)})"),
                Patch(facecolor="magenta", label=f"no eigenvalues ({counts.get('no_stability', 0)})"),
+               Patch(facecolor="#806040", label=f"no step: standing ({counts.get('degenerate', 0)})"),
                Patch(facecolor=blues(0.5), label=f"stable ({counts.get('stable', 0)})"),
                Patch(facecolor=reds(0.6), label=f"unstable ({counts.get('unstable', 0)})")]
     ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=3, fontsize=8, frameon=False)

@@ -25,7 +25,7 @@ static const char *metric_name(size_t k)
 }
 
 static const char *const outcome_names[] = {"stable", "unstable", "fell", "not_converged",
-                                            "no_stability"};
+                                            "no_stability", "degenerate"};
 static const char *const seed_names[] = {"guess", "neighbour", "guess_retry"};
 
 const char *sm_sweep_outcome_name(sm_sweep_outcome o) { return outcome_names[o]; }
@@ -35,6 +35,10 @@ sm_sweep_outcome sm_sweep_point_outcome(const sm_sweep_point *pt)
     const sm_fixed_result *r = &pt->r;
     if (r->converged && r->status == SM_OK) return r->stable ? SM_OUTCOME_STABLE : SM_OUTCOME_UNSTABLE;
     if (r->converged) return SM_OUTCOME_NO_STABILITY;
+    if (r->status == SM_DEGENERATE_GAIT) return SM_OUTCOME_DEGENERATE;
+    /* Stalled near the integration error: a gait may well be there, so the
+     * strides that fell while Newton searched do not make it a fall. */
+    if (r->status == SM_STALLED) return SM_OUTCOME_NOT_CONVERGED;
     if (r->stride_status == SM_FELL_BACKWARD || r->stride_status == SM_FELL_FORWARD ||
         r->status == SM_FELL_BACKWARD || r->status == SM_FELL_FORWARD)
         return SM_OUTCOME_FELL;

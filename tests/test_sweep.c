@@ -605,6 +605,36 @@ static int teardown(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* A standing "gait" is its own outcome, and a Newton that stalled near the
+ * integration error is not converged even when some trial strides fell: a
+ * sweep row must not call either a gait or a fall.  Run on the real
+ * walkers, not on hand-made results. */
+static void degenerate_and_stalled_points_are_named(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    double p[1] = {0.009}, x[4] = {-0.19, 0.2, -0.38, 0.0};
+    m->lift(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_sweep_point pt;
+    sm_fixed_point(ws, p, x, &no, &pt.r);
+    assert_int_equal(sm_sweep_point_outcome(&pt), SM_OUTCOME_DEGENERATE);
+    assert_string_equal(sm_sweep_outcome_name(SM_OUTCOME_DEGENERATE), "degenerate");
+    sm_workspace_free(ws);
+
+    const sm_model *c = test_model("compass");
+    double pc[SM_MAX_PARAMS], xc[SM_MAX_STATE];
+    sm_model_default_params(c, pc);
+    c->guess(xc, pc, c->data);
+    ws = test_workspace(c, 1e-3, SM_METHOD_ADAMS);
+    sm_fixed_point(ws, pc, xc, &no, &pt.r);
+    assert_status(pt.r.status, SM_STALLED);
+    assert_int_equal(sm_sweep_point_outcome(&pt), SM_OUTCOME_NOT_CONVERGED);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -619,6 +649,7 @@ int main(void)
         cmocka_unit_test(odd_names_are_quoted_in_the_header_and_merge_reads_them),
         cmocka_unit_test(the_trivial_multiplier_is_marked_in_its_row),
         cmocka_unit_test(falls_are_rows_not_crashes),
+        cmocka_unit_test(degenerate_and_stalled_points_are_named),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),
     };
     return cmocka_run_group_tests_name("sweep", tests, setup, teardown);

@@ -73,7 +73,8 @@ typedef enum {
     SM_OUTCOME_UNSTABLE,      /* converged, some |eigenvalue| >= 1 */
     SM_OUTCOME_FELL,          /* no gait: the walker fell on the last stride tried */
     SM_OUTCOME_NOT_CONVERGED, /* no gait for another reason */
-    SM_OUTCOME_NO_STABILITY   /* converged, eigenvalues could not be computed */
+    SM_OUTCOME_NO_STABILITY,  /* converged, eigenvalues could not be computed */
+    SM_OUTCOME_DEGENERATE     /* a fixed point that is no gait (a step of zero length or time) */
 } sm_sweep_outcome;
 
 const char *sm_sweep_outcome_name(sm_sweep_outcome o);

@@ -44,7 +44,7 @@ static const char help[] =
     "  --central, --tmax, --max-step   as in 'stridemap fixed'\n"
     "\n"
     "Columns: index, the swept parameters, outcome (stable, unstable, fell,\n"
-    "not_converged, no_stability), status, stride_status, converged, stable,\n"
+    "not_converged, no_stability, degenerate), status, stride_status, converged, stable,\n"
     "max_abs_eig, eigK_re, eigK_im, iterations, residual, stride_evals, the gait\n"
     "measures, x_STATE (the fixed point), seed (neighbour, guess, guess_retry), wall_s,\n"
     "trivial_eig (K of the eigK that is 1 by a conservation law, e.g. slip's energy,\n"
