@@ -10,8 +10,12 @@
  *
  * Along the branch three test functions watch the multipliers (eigenvalues
  * of dP^N/dz): det(J - I) (a real multiplier through +1: fold, LP),
- * det(J + I) (through -1: period doubling, PD), and the number of complex
- * multipliers outside the unit circle (Neimark-Sacker, NS).  A sign change
+ * det(J + I) (through -1: period doubling, PD), and the product of
+ * lambda_i lambda_j - 1 over pairs of multipliers, det(J (.) J - I) (a
+ * complex pair through the unit circle: Neimark-Sacker, NS; two real
+ * multipliers that become a complex pair do not change its sign, and a
+ * real pair with product 1 is no NS).  A step where more than one changes
+ * sign is halved until each change has a stretch of its own; a sign change
  * is located by regula falsi (Illinois) on the arclength between the two
  * points, each trial corrected back onto the branch.
  *
