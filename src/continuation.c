@@ -346,11 +346,6 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
          * multiplier 1): the consistent system is solved by least squares. */
         st = b->inv ? solve_ls(ne + 1, m, M, du) : solve(m, M, du);
         if (st != SM_OK) return st;
-        /* At the noise floor of the strides (a conserved quantity's
-         * equations are consistent only to the integration error): Newton
-         * no longer moves, and the residual is within 100 tol. */
-        if (b->inv && fabs(cons) == 0 && max_abs(du, m) <= 1e-9 * (1.0 + max_abs(u, m)) && norm <= 100 * b->o->tol)
-            return SM_OK;
         /* Halve a step that throws the walker into a fall or does not
          * reduce the residual (far from the branch, e.g. a long period's
          * first point, a full Newton step can overshoot).  The constraint
@@ -699,7 +694,9 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     sm_fixed_result fr;
     sm_status st = sm_fixed_point(ws, p, x_guess, &no, &fr);
     r->stride_evals += fr.stride_evals;
-    if (st != SM_OK || !fr.converged) {
+    /* Converged means a residual within the tolerance, whatever Newton's
+     * own account says. */
+    if (st != SM_OK || !fr.converged || !(fr.residual <= no.tol)) {
         sm_cont_point *pt = &prev->pt;
         pt->type = SM_POINT_MX;
         pt->period = o->period;

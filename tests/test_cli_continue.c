@@ -143,6 +143,26 @@ static void test_continue_failed_start(void **state)
     assert_non_null(strstr(r->err, "stridemap continue: no gait at the start"));
 }
 
+/* A start Newton brings close but not within --tol is no gait, and the
+ * message says how close: slip meets its energy equation only to the
+ * integration error, above 1e-10 at the default rtol. */
+static void test_continue_start_not_within_tol(void **state)
+{
+    result *r = sm("continue", "slip", "--param", "k", "--from", "21000", "--to", "22000", NULL);
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->out, ",MX,"));
+    const char *last = strstr(r->err, "stridemap continue: no gait at the start (k = 21000) within --tol 1e-10");
+    if (!last) fail_msg("stderr: %s", r->err);
+    double got = 0;
+    const char *at = strstr(last, "residual of ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "residual of %lf", &got), 1);
+    assert_true(got > 1e-10 && got < 1e-7);
+    assert_non_null(strstr(last, "--rtol"));
+    assert_non_null(strchr(last, '\n'));
+    assert_int_equal(strchr(last, '\n')[1], '\0');
+}
+
 static void test_continue_errors(void **state)
 {
     result *r = sm("continue", "logistic", NULL);
@@ -256,6 +276,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continue_logistic_csv_and_sidecar),
         cmocka_unit_test(test_continue_failed_start),
+        cmocka_unit_test(test_continue_start_not_within_tol),
         cmocka_unit_test(test_continue_errors),
         cmocka_unit_test(test_orbit_logistic),
         cmocka_unit_test(test_orbit_reports_falls),

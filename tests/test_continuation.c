@@ -37,13 +37,16 @@ static const sm_cont_point *first_of(const trace *t, sm_point_type type)
 /* Largest arclength step of run() (a parameter of a large scale needs more). */
 static double run_h_max = 0.05;
 
+/* rtol = atol of run()'s integrator (0: the default). */
+static double run_rtol = 0;
+
 /* Runs a continuation of model `name` in its parameter `param` from `from`
  * towards `to`. */
 static sm_status run(const char *name, const char *param, double from, double to, int period,
                      const double *x0, trace *t, sm_cont_result *r, sm_cont_options *o_out)
 {
     const sm_model *m = test_model(name);
-    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_workspace *ws = test_workspace(m, run_rtol, SM_METHOD_ADAMS);
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     const int ip = sm_model_param_index(m, param);
@@ -507,8 +510,55 @@ static void test_slip_energy_bifurcations(void **state)
     for (int i = 0; i < t.n; i++) {
         const sm_cont_point *q = &t.pts[i];
         if (q->type == SM_POINT_MX) continue;
+        assert_true(q->residual <= o.tol);
         if (q->type == SM_POINT_REGULAR || q->type == SM_POINT_EP) assert_true(q->stable == (q->mu > ns->mu));
     }
+}
+
+/* foldmap with an error of 2e-9 that always points away from the fixed
+ * point, as a stride carries the integrator's error: |P(x) - x| >= 2e-9
+ * everywhere, so no Newton step gets the residual below 2e-9. */
+static int rippled_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    const double g = p[0] - x[0] * x[0];
+    y[0] = x[0] + g + (g >= 0 ? 2e-9 : -2e-9);
+    *period = 1.0;
+    return 0;
+}
+
+/* A point counts as converged only with its residual within the
+ * tolerance: with tol 1e-10 the rippled map has no gait at the start (MX,
+ * not_converged, the residual it got to), with tol 1e-8 every point of the
+ * branch is within 1e-8. */
+static void test_converged_means_residual_within_tol(void **state)
+{
+    TEST_MAP(rippled, rippled_map, 1, x_name, free_x0, failing_guess);
+    sm_workspace *ws = test_workspace(&rippled, 0, SM_METHOD_ADAMS);
+    static trace t;
+    sm_cont_result r;
+    double p[1] = {0.5}, x[1] = {0.7};
+    sm_cont_options o;
+    sm_cont_options_default(&o, &rippled, 0);
+    o.lo = 0.3;
+    o.hi = 0.9;
+    t.n = 0;
+    assert_true(sm_continue(ws, p, x, &o, keep, &t, &r) != SM_OK);
+    assert_int_equal(r.stop, SM_STOP_START_FAILED);
+    assert_int_equal(t.n, 1);
+    assert_int_equal(t.pts[0].type, SM_POINT_MX);
+    assert_status(t.pts[0].status, SM_NOT_CONVERGED);
+    assert_true(t.pts[0].residual > o.tol && t.pts[0].residual < 1e-7);
+
+    o.tol = o.start.tol = 1e-8;
+    t.n = 0;
+    assert_status(sm_continue(ws, p, x, &o, keep, &t, &r), SM_OK);
+    assert_int_equal(r.stop, SM_STOP_BOUND);
+    assert_true(t.n > 3);
+    for (int i = 0; i < t.n; i++) {
+        assert_true(t.pts[i].residual <= o.tol);
+        assert_close(t.pts[i].x[0], sqrt(t.pts[i].mu), 1e-7);
+    }
+    sm_workspace_free(ws);
 }
 
 /* A walker with a conserved quantity (SLIP walking: the energy E): its
@@ -516,24 +566,29 @@ static void test_slip_energy_bifurcations(void **state)
  * energy equation and leaves that multiplier out of stability and the test
  * functions.  As the leg stiffness grows the gait loses stability through a
  * complex pair (NS); `stridemap fixed slip` agrees: stable at k = 21400
- * (max |lambda| 0.99929), unstable at 21445 (1.00071). */
+ * (max |lambda| 0.99929), unstable at 21445 (1.00071).  The energy equation
+ * and the map agree only to the integration error (about 1e-9 at rtol
+ * 1e-10), so the corrector's tolerance 1e-10 needs rtol 1e-12. */
 static void test_slip_neimark_sacker_in_stiffness(void **state)
 {
     static trace t;
     sm_cont_result r;
+    sm_cont_options o;
     run_h_max = 50; /* k moves by 1000 */
-    assert_status(run("slip", "k", 21000, 22000, 1, NULL, &t, &r, NULL), SM_OK);
+    run_rtol = 1e-12;
+    assert_status(run("slip", "k", 21000, 22000, 1, NULL, &t, &r, &o), SM_OK);
     run_h_max = 0.05;
+    run_rtol = 0;
     assert_int_equal(r.stop, SM_STOP_BOUND);
     assert_int_equal(count_type(&t, SM_POINT_NS), 1);
     assert_int_equal(count_type(&t, SM_POINT_LP) + count_type(&t, SM_POINT_PD), 0);
     const sm_cont_point *ns = first_of(&t, SM_POINT_NS);
-    assert_close(ns->mu, 21422.581, 0.01);
+    assert_close(ns->mu, 21422.58, 0.05); /* to the finite-difference Jacobian's noise */
     assert_close(ns->max_abs_eig, 1.0, 1e-6);
     for (int i = 0; i < t.n; i++) {
         if (t.pts[i].type != SM_POINT_REGULAR && t.pts[i].type != SM_POINT_EP) continue;
         assert_true(t.pts[i].stable == (t.pts[i].mu < ns->mu));
-        assert_true(t.pts[i].residual < 1e-8);
+        assert_true(t.pts[i].residual <= o.tol);
     }
 }
 
@@ -606,6 +661,7 @@ int main(void)
         cmocka_unit_test(test_real_pair_merging_outside_is_not_ns),
         cmocka_unit_test(test_two_bifurcations_in_one_step),
         cmocka_unit_test(test_slip_energy_bifurcations),
+        cmocka_unit_test(test_converged_means_residual_within_tol),
         cmocka_unit_test(test_simplest_through_garcia_gait),
         cmocka_unit_test(test_simplest_period_doubling_and_switch),
         cmocka_unit_test(test_slip_neimark_sacker_in_stiffness),

@@ -35,8 +35,7 @@ static const char help[] =
     "  --step H          first arclength step (default 1e-3); the arclength is measured\n"
     "                    in (free coordinates, W x parameter)\n"
     "  --step-min H      give up when the step shrinks below H (default 1e-8)\n"
-    "  --step-max H      largest step (default: 0.02, or W |B - A| / 20 if larger, so a\n"
-    "                    parameter with a wide range does not take hundreds of points)\n"
+    "  --step-max H      largest step (default: 0.02 or W |B - A| / 20, the larger)\n"
     "  --max-points K    points per branch (default 500)\n"
     "  --period N        continue period-N gaits, fixed points of P^N (default 1)\n"
     "  --switch          switch to the period-doubled branch at every PD\n"
@@ -51,7 +50,8 @@ static const char help[] =
     "  --out FILE        CSV output (default: standard output)\n"
     "  --sidecar FILE    JSON sidecar (default: FILE with .csv replaced by .json when\n"
     "                    --out is given; none otherwise)\n"
-    "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
+    "  --tol T           a point is on the branch when max|P^N(x)-x| <= T (default 1e-10;\n"
+    "                    a model with a conserved quantity needs T above about 10 rtol)\n"
     "  --corrector-iter K  corrector iterations per step before it is shortened (default 8;\n"
     "                    the switch to a doubled branch gets 4K)\n"
     "  --max-iter K      Newton iterations at the start point (default 30)\n"
@@ -331,6 +331,7 @@ int cmd_continue(int argc, char **argv)
         return cli_fail(&run, EX_OSERR, "out of memory");
     }
     int n_jobs = 1, exit_code = 0;
+    double start_residual = NAN; /* where Newton got to at a failed start */
     queue[0] = first;
     for (int b = 0; b < n_jobs; b++) {
         job *jb = &queue[b];
@@ -360,7 +361,10 @@ int cmd_continue(int argc, char **argv)
                       "stride_status", sm_status_name(res->stride_status), "stop_value", cli_json_number(res->stop_mu),
                       "points", res->n_points, "stride_evaluations", (json_int_t)res->stride_evals, "special",
                       specials));
-        if (b == 0 && res->stop == SM_STOP_START_FAILED) exit_code = CLI_EXIT_NO_GAIT;
+        if (b == 0 && res->stop == SM_STOP_START_FAILED) {
+            exit_code = CLI_EXIT_NO_GAIT;
+            start_residual = res->last.residual;
+        }
         if (res->stop == SM_STOP_CALLBACK) break; /* the output failed */
         if (!s.do_switch) continue;
         for (int k = 0; k < res->n_special && k < SM_CONT_MAX_SPECIAL; k++) {
@@ -430,7 +434,15 @@ int cmd_continue(int argc, char **argv)
     } else {
         json_decref(branches);
     }
-    if (exit_code)
+    /* A residual that came close but not within --tol may be the
+     * integrator's accuracy (a model with a conserved quantity meets its
+     * energy equation only to about 10 rtol), not a bad guess. */
+    if (exit_code && isfinite(start_residual) && start_residual > o->tol)
+        cli_fail(&run, exit_code,
+                 "no gait at the start (%s = %g) within --tol %g (Newton got to a residual of %.3g); give a --guess "
+                 "near a gait, or, if that residual is the integrator's accuracy, a smaller --rtol and --atol",
+                 s.param, from, o->tol, start_residual);
+    else if (exit_code)
         cli_fail(&run, exit_code, "no gait at the start (%s = %g); give a --guess near a gait", s.param, from);
     return exit_code;
 }
