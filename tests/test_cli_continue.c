@@ -163,6 +163,63 @@ static void test_continue_start_not_within_tol(void **state)
     assert_int_equal(strchr(last, '\n')[1], '\0');
 }
 
+/* Runs argv (NULL-terminated, argv[0] ignored) as stridemap in folder `in`. */
+static result *sm_argv_in(const char *in, char **args)
+{
+    char here[4096], abs_exe[4096];
+    assert_non_null(getcwd(here, sizeof here));
+    assert_non_null(realpath(exe, abs_exe));
+    const char *saved = exe;
+    exe = abs_exe;
+    assert_int_equal(chdir(in), 0);
+    result *r = sm(args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10],
+                   args[11], args[12], args[13], args[14], args[15], args[16], args[17], args[18], args[19],
+                   args[20], args[21], args[22], args[23], NULL);
+    assert_int_equal(chdir(here), 0);
+    exe = saved;
+    return r;
+}
+
+/* Every example of 'continue --help' runs as written (in a scratch folder). */
+static void test_continue_help_examples_run(void **state)
+{
+    result *r = sm("continue", "--help", NULL);
+    assert_int_equal(r->status, 0);
+    static char help[1 << 16];
+    snprintf(help, sizeof help, "%s", r->out);
+    char *ex = strstr(help, "\nexamples:\n");
+    assert_non_null(ex);
+    ex += strlen("\nexamples:\n");
+    int n_run = 0;
+    char cmd[2048];
+    while (*ex) {
+        /* one command: lines joined while they end in a backslash */
+        cmd[0] = '\0';
+        for (;;) {
+            char *nl = strchr(ex, '\n');
+            if (!nl) nl = ex + strlen(ex);
+            const bool more = nl > ex && nl[-1] == '\\';
+            strncat(cmd, ex, (size_t)(nl - ex) - (more ? 1 : 0));
+            ex = *nl ? nl + 1 : nl;
+            if (!more) break;
+        }
+        char *args[26] = {0};
+        int n = 0;
+        for (char *tok = strtok(cmd, " "); tok && n < 25; tok = strtok(NULL, " ")) args[n++] = tok;
+        if (n == 0) continue;
+        assert_string_equal(args[0], "stridemap");
+        assert_true(n < 24);
+        r = sm_argv_in(dir, args);
+        if (r->status != 0) fail_msg("example %d exits %d: %s", n_run + 1, r->status, r->err);
+        assert_non_null(strstr(r->err, "PD at "));
+        n_run++;
+    }
+    assert_int_equal(n_run, 2);
+    char text[1 << 16];
+    slurp(path("branch.csv"), text, sizeof text);
+    assert_non_null(strstr(text, ",PD,"));
+}
+
 static void test_continue_errors(void **state)
 {
     result *r = sm("continue", "logistic", NULL);
@@ -278,6 +335,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_continue_failed_start),
         cmocka_unit_test(test_continue_start_not_within_tol),
         cmocka_unit_test(test_continue_errors),
+        cmocka_unit_test(test_continue_help_examples_run),
         cmocka_unit_test(test_orbit_logistic),
         cmocka_unit_test(test_orbit_reports_falls),
         cmocka_unit_test(test_orbit_errors),

@@ -15,19 +15,16 @@ static const char help[] =
     "                          [--rtol R] [--atol A] [--method adams|bdf] [--tmax T]\n"
     "\n"
     "Follows a gait of MODEL (a fixed point of the stride map P^N) as the parameter\n"
-    "NAME moves from A to B by pseudo-arclength continuation (secant predictor,\n"
-    "Newton corrector), so the branch goes round folds; the step adapts to Newton's\n"
-    "effort.  It stops when the parameter leaves [min(A,B), max(A,B)], after K\n"
-    "points, or when no gait can be found ahead (the walker falls, ...), saying\n"
-    "which and where.\n"
+    "NAME moves from A to B by pseudo-arclength continuation, so the branch goes\n"
+    "round folds; the step adapts to Newton's effort.  It stops when the parameter\n"
+    "leaves [min(A,B), max(A,B)], after K points, or when no gait can be found\n"
+    "ahead, saying which and where.\n"
     "\n"
     "Along the branch it watches the multipliers (eigenvalues of dP^N/dx) and\n"
     "locates to --locate-tol in the arclength, with AUTO's labels:\n"
     "  LP  fold: a real multiplier through +1      PD  period doubling: through -1\n"
     "  NS  Neimark-Sacker: a complex pair through the unit circle\n"
     "  EP  end point                               MX  no gait (failure)\n"
-    "With --switch it starts the period-2N branch at every PD and follows it the\n"
-    "same way, up to period --max-period.\n"
     "\n"
     "  --param NAME      the parameter to continue (see 'stridemap params MODEL')\n"
     "  --from A          start value (default: its --set or default value)\n"
@@ -70,8 +67,8 @@ static const char help[] =
     "\n"
     "examples:\n"
     "  stridemap continue logistic --param r --from 2.5 --to 3.6 --switch\n"
-    "  stridemap continue simplest --param gamma --from 0.0001 --to 0.0195 --switch \\\n"
-    "      --max-period 4 --out branch.csv\n";
+    "  stridemap continue simplest --param gamma --from 0.0001 --to 0.0195 \\\n"
+    "      --guess 0.045,-0.047,0,0 --switch --max-period 4 --out branch.csv\n";
 
 enum {
     OPT_PARAM = 2000,
