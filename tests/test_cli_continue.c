@@ -220,6 +220,37 @@ static void test_continue_help_examples_run(void **state)
     assert_non_null(strstr(text, ",PD,"));
 }
 
+/* Steps given together must agree; one that does not is refused, not
+ * silently moved.  A default gives way to a step given: --step 0.5 with
+ * the default --step-max (0.02 here) makes the largest step 0.5. */
+static void test_continue_step_options(void **state)
+{
+    const char *bad[][4] = {{"--step", "0.1", "--step-max", "0.01"},
+                            {"--step-min", "0.1", "--step", "0.01"},
+                            {"--step-min", "0.1", "--step-max", "0.01"}};
+    for (int i = 0; i < 3; i++) {
+        result *r = sm("continue", "logistic", "--param", "r", "--to", "3.2", bad[i][0], bad[i][1], bad[i][2],
+                       bad[i][3], NULL);
+        assert_int_equal(r->status, 64);
+        one_line_error(r, "continue");
+        assert_non_null(strstr(r->err, bad[i][0]));
+        assert_non_null(strstr(r->err, bad[i][2]));
+        assert_int_equal(r->out[0], '\0');
+    }
+    const char *json = path("steps.json");
+    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "2.6", "--step", "0.5",
+                   "--sidecar", json, NULL);
+    if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+    json_error_t e;
+    json_t *doc = json_load_file(json, 0, &e);
+    if (!doc) fail_msg("sidecar: %s", e.text);
+    json_t *c = json_object_get(doc, "continuation");
+    assert_close(json_real_value(json_object_get(c, "step")), 0.5, 0);
+    assert_close(json_real_value(json_object_get(c, "step_max")), 0.5, 0);
+    assert_close(json_real_value(json_object_get(c, "step_min")), 1e-8, 0);
+    json_decref(doc);
+}
+
 static void test_continue_errors(void **state)
 {
     result *r = sm("continue", "logistic", NULL);
@@ -336,6 +367,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_continue_start_not_within_tol),
         cmocka_unit_test(test_continue_errors),
         cmocka_unit_test(test_continue_help_examples_run),
+        cmocka_unit_test(test_continue_step_options),
         cmocka_unit_test(test_orbit_logistic),
         cmocka_unit_test(test_orbit_reports_falls),
         cmocka_unit_test(test_orbit_errors),

@@ -33,6 +33,7 @@ static const char help[] =
     "                    in (free coordinates, W x parameter)\n"
     "  --step-min H      give up when the step shrinks below H (default 1e-8)\n"
     "  --step-max H      largest step (default: 0.02 or W |B - A| / 20, the larger)\n"
+    "                    (given together: --step-min <= --step <= --step-max)\n"
     "  --max-points K    points per branch (default 500)\n"
     "  --period N        continue period-N gaits, fixed points of P^N (default 1)\n"
     "  --switch          switch to the period-doubled branch at every PD\n"
@@ -90,7 +91,7 @@ enum {
 
 typedef struct {
     const char *param, *out, *sidecar;
-    bool have_from, have_to, do_switch, no_locate;
+    bool have_from, have_to, do_switch, no_locate, have_step, have_step_min, have_step_max;
     double from, to, step, step_min, step_max, amplitude, weight, locate_tol;
     long max_points, max_period, corrector_iter;
 } cont_settings;
@@ -123,9 +124,9 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         if (!cli_parse_double(arg, &s->to) || !isfinite(s->to))
             return cli_fail(run, EX_DATAERR, "--to takes a number, not '%s'", arg);
         return 0;
-    case OPT_STEP: return positive(run, "step", arg, &s->step);
-    case OPT_STEP_MIN: return positive(run, "step-min", arg, &s->step_min);
-    case OPT_STEP_MAX: return positive(run, "step-max", arg, &s->step_max);
+    case OPT_STEP: s->have_step = true; return positive(run, "step", arg, &s->step);
+    case OPT_STEP_MIN: s->have_step_min = true; return positive(run, "step-min", arg, &s->step_min);
+    case OPT_STEP_MAX: s->have_step_max = true; return positive(run, "step-max", arg, &s->step_max);
     case OPT_AMPLITUDE: return positive(run, "amplitude", arg, &s->amplitude);
     case OPT_WEIGHT: return positive(run, "weight", arg, &s->weight);
     case OPT_LOCATE_TOL: return positive(run, "locate-tol", arg, &s->locate_tol);
@@ -276,9 +277,21 @@ int cmd_continue(int argc, char **argv)
     o->hi = fmax(from, to);
     o->direction = to > from ? +1 : -1;
     o->period = run.newton.period;
-    o->h0 = s.step;
-    o->h_min = s.step_min;
-    o->h_max = s.step_max > 0 ? s.step_max : fmax(0.02, s.weight * fabs(to - from) / 20.0);
+    /* Steps given together must agree; a default gives way to a step given. */
+    if (s.have_step_min && s.have_step_max && s.step_min > s.step_max)
+        return cli_fail(&run, EX_USAGE, "--step-min %g is larger than --step-max %g; make --step-min <= --step-max",
+                        s.step_min, s.step_max);
+    if (s.have_step && s.have_step_min && s.step < s.step_min)
+        return cli_fail(&run, EX_USAGE, "--step %g is smaller than --step-min %g; make --step-min <= --step",
+                        s.step, s.step_min);
+    if (s.have_step && s.have_step_max && s.step > s.step_max)
+        return cli_fail(&run, EX_USAGE, "--step %g is larger than --step-max %g; make --step <= --step-max",
+                        s.step, s.step_max);
+    o->h_max = s.have_step_max ? s.step_max
+                               : fmax(fmax(0.02, s.weight * fabs(to - from) / 20.0),
+                                      fmax(s.have_step ? s.step : 0.0, s.have_step_min ? s.step_min : 0.0));
+    o->h0 = s.have_step ? s.step : fmin(fmax(s.step, s.have_step_min ? s.step_min : 0.0), o->h_max);
+    o->h_min = s.have_step_min ? s.step_min : fmin(s.step_min, o->h0);
     o->max_points = (int)s.max_points;
     o->tol = run.newton.tol;
     o->max_iter = (int)s.corrector_iter;
@@ -287,8 +300,6 @@ int cmd_continue(int argc, char **argv)
     o->locate = !s.no_locate;
     o->locate_tol = s.locate_tol;
     o->start = run.newton;
-    if (o->h0 < o->h_min) o->h_min = o->h0;
-    if (o->h0 > o->h_max) o->h_max = o->h0;
     if (sm_cont_options_check(o, m, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     if (!run.have_x0) m->guess(run.x0, run.params, m->data);
     memcpy(first.x, run.x0, m->n_state * sizeof *run.x0);
@@ -301,7 +312,6 @@ int cmd_continue(int argc, char **argv)
         snprintf(sidecar, sizeof sidecar, "%s", s.sidecar);
     else if (s.out && strcmp(s.out, "-") != 0)
         derive_sidecar(s.out, sidecar, sizeof sidecar);
-
     sm_workspace *ws = NULL;
     sm_status st = sm_workspace_create(m, &run.solver, &ws);
     if (st != SM_OK) {
