@@ -251,6 +251,27 @@ static void test_continue_step_options(void **state)
     json_decref(doc);
 }
 
+/* --set of the continued parameter is its start when --from is absent, and
+ * refused beside --from (which of the two would be the start?). */
+static void test_continue_set_of_the_continued_parameter(void **state)
+{
+    result *r = sm("continue", "logistic", "--param", "r", "--set", "r=2.7", "--from", "2.5", "--to", "2.9", NULL);
+    assert_int_equal(r->status, 64);
+    one_line_error(r, "continue");
+    assert_non_null(strstr(r->err, "--set r=2.7"));
+    assert_non_null(strstr(r->err, "--from"));
+    assert_int_equal(r->out[0], '\0');
+    r = sm("continue", "logistic", "--param", "r", "--set", "r=2.7", "--to", "2.9", NULL);
+    if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+    const char *row = strchr(r->out, '\n');
+    assert_non_null(row);
+    int branch, period;
+    double value;
+    assert_int_equal(sscanf(row + 1, "%d,%d,%lf", &branch, &period, &value), 3);
+    assert_close(value, 2.7, 0);
+    assert_non_null(strstr(r->out, "\n0,1,2.9,EP,"));
+}
+
 static void test_continue_errors(void **state)
 {
     result *r = sm("continue", "logistic", NULL);
@@ -368,6 +389,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_continue_errors),
         cmocka_unit_test(test_continue_help_examples_run),
         cmocka_unit_test(test_continue_step_options),
+        cmocka_unit_test(test_continue_set_of_the_continued_parameter),
         cmocka_unit_test(test_orbit_logistic),
         cmocka_unit_test(test_orbit_reports_falls),
         cmocka_unit_test(test_orbit_errors),

@@ -27,7 +27,7 @@ static const char help[] =
     "  EP  end point                               MX  no gait (failure)\n"
     "\n"
     "  --param NAME      the parameter to continue (see 'stridemap params MODEL')\n"
-    "  --from A          start value (default: its --set or default value)\n"
+    "  --from A          start value (default: its --set or default value; not both)\n"
     "  --to B            end value (default: the parameter's upper limit)\n"
     "  --step H          first arclength step (default 1e-3); the arclength is measured\n"
     "                    in (free coordinates, W x parameter)\n"
@@ -259,6 +259,13 @@ int cmd_continue(int argc, char **argv)
         return cli_fail(&run, EX_DATAERR, "parameter '%s' of model '%s' is a whole number; continuation needs a real one",
                         s.param, m->name);
     char why[512];
+    for (size_t k = 0; k < run.n_sets; k++) {
+        const size_t len = strlen(s.param);
+        if (s.have_from && strncmp(run.sets[k], s.param, len) == 0 && run.sets[k][len] == '=')
+            return cli_fail(&run, EX_USAGE,
+                            "--set %s and --from both give the start of the continued parameter '%s'; keep one",
+                            run.sets[k], s.param);
+    }
     if (s.have_from) {
         if (sm_model_check_param(m, (size_t)ip, s.from, why, sizeof why) != SM_OK)
             return cli_fail(&run, EX_DATAERR, "--from: %s", why);
