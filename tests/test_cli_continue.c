@@ -272,6 +272,17 @@ static void test_continue_set_of_the_continued_parameter(void **state)
     assert_non_null(strstr(r->out, "\n0,1,2.9,EP,"));
 }
 
+/* An unwritable sidecar fails before any work: nothing on standard output. */
+static void test_continue_sidecar_checked_first(void **state)
+{
+    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.5", "--sidecar",
+                   "/nonexistent/dir/b.json", NULL);
+    assert_int_equal(r->status, 73);
+    one_line_error(r, "continue");
+    assert_non_null(strstr(r->err, "/nonexistent/dir/b.json"));
+    assert_int_equal(r->out[0], '\0');
+}
+
 static void test_continue_errors(void **state)
 {
     result *r = sm("continue", "logistic", NULL);
@@ -390,6 +401,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_continue_help_examples_run),
         cmocka_unit_test(test_continue_step_options),
         cmocka_unit_test(test_continue_set_of_the_continued_parameter),
+        cmocka_unit_test(test_continue_sidecar_checked_first),
         cmocka_unit_test(test_orbit_logistic),
         cmocka_unit_test(test_orbit_reports_falls),
         cmocka_unit_test(test_orbit_errors),

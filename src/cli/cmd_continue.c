@@ -319,10 +319,19 @@ int cmd_continue(int argc, char **argv)
         snprintf(sidecar, sizeof sidecar, "%s", s.sidecar);
     else if (s.out && strcmp(s.out, "-") != 0)
         derive_sidecar(s.out, sidecar, sizeof sidecar);
+    /* Opened before the work, so that an unwritable place fails at once. */
+    FILE *sc = NULL;
+    if (sidecar[0] && !(sc = fopen(sidecar, "w"))) {
+        if (f != stdout) fclose(f);
+        return cli_fail(&run, EX_CANTCREAT, "cannot create the sidecar '%s'; check the folder exists and is writable",
+                        sidecar);
+    }
+
     sm_workspace *ws = NULL;
     sm_status st = sm_workspace_create(m, &run.solver, &ws);
     if (st != SM_OK) {
         if (f != stdout) fclose(f);
+        if (sc) fclose(sc);
         return cli_fail(&run, EX_SOFTWARE, "cannot set up the integrator: %s", sm_strerror(st));
     }
 
@@ -342,6 +351,7 @@ int cmd_continue(int argc, char **argv)
         free(queue), free(res);
         sm_workspace_free(ws);
         if (f != stdout) fclose(f);
+        if (sc) fclose(sc);
         return cli_fail(&run, EX_OSERR, "out of memory");
     }
     int n_jobs = 1, exit_code = 0;
@@ -414,9 +424,10 @@ int cmd_continue(int argc, char **argv)
     if (f != stdout) io_bad |= fclose(f) != 0;
     if (io_bad) {
         json_decref(branches);
+        if (sc) fclose(sc);
         return cli_fail(&run, EX_IOERR, "could not write the branch%s%s", s.out ? " to " : "", s.out ? s.out : "");
     }
-    if (sidecar[0]) {
+    if (sc) {
         json_t *cmdline = json_array(), *params = json_object();
         json_array_append_new(cmdline, json_string("stridemap"));
         for (int i = 0; i < argc; i++) json_array_append_new(cmdline, json_string(argv[i]));
@@ -440,9 +451,12 @@ int cmd_continue(int argc, char **argv)
         json_object_set_new(doc, "state_names", json_array());
         for (size_t i = 0; i < m->n_state; i++)
             json_array_append_new(json_object_get(doc, "state_names"), json_string(m->state_names[i]));
-        if (json_dump_file(doc, sidecar, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0) {
+        int bad = json_dumpf(doc, sc, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0;
+        bad |= fputc('\n', sc) == EOF;
+        bad |= fclose(sc) != 0;
+        if (bad) {
             json_decref(doc);
-            return cli_fail(&run, EX_CANTCREAT, "cannot write the sidecar '%s'", sidecar);
+            return cli_fail(&run, EX_IOERR, "could not write the sidecar '%s'", sidecar);
         }
         json_decref(doc);
     } else {
