@@ -337,6 +337,19 @@ static int pdnsmap_map(const double *x, double *y, double *period, const double 
     return 0;
 }
 
+/* x' = mu + 5/2 (x - mu), y' = mu + mu (y - mu): fixed point x = y = mu,
+ * real multipliers 5/2 and mu.  Their product is 1 at mu = 2/5, a neutral
+ * saddle: the NS test function vanishes there, but no complex pair is on
+ * the circle, so it is no Neimark-Sacker point. */
+static int saddle_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    const double mu = p[0], x1 = mu + 2.5 * (x[0] - mu), y1 = mu + mu * (x[1] - mu);
+    y[0] = x1;
+    y[1] = y1;
+    *period = 1.0;
+    return 0;
+}
+
 /* 1-D: x' = x + 10 (mu - x^2).  Fixed points x = +-sqrt(mu), multiplier
  * 1 - 20 x: a fold at mu = 0 (x = 0) and a PD at x = 1/10, mu = 1/100. */
 static int foldpd_map(const double *x, double *y, double *period, const double *p, const void *data)
@@ -363,6 +376,7 @@ static const size_t free_x0[] = {0};
 TEST_MAP(mergemap, mergemap_map, 2, xy_names, free_xy, diag_guess);
 TEST_MAP(pdnsmap, pdnsmap_map, 2, xy_names, free_xy, diag_guess);
 TEST_MAP(foldpdmap, foldpd_map, 1, x_name, free_x0, failing_guess);
+TEST_MAP(saddlemap, saddle_map, 2, xy_names, free_xy, diag_guess);
 
 /* Follows model m's only parameter from `from` to `to` with first and
  * largest step h (h = 0: the defaults). */
@@ -422,6 +436,17 @@ static void test_real_pair_merging_outside_is_not_ns(void **state)
         assert_close(end->max_abs_eig, sqrt(2.5), 1e-7);
         assert_true(end->eig_im[0] != 0.0);
     }
+}
+
+/* A neutral saddle (real multipliers with product 1) is not labelled NS. */
+static void test_neutral_saddle_is_not_ns(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    run_map(&saddlemap, 0.2, 0.6, 0, NULL, &t, &r);
+    assert_int_equal(count_type(&t, SM_POINT_NS) + count_type(&t, SM_POINT_PD) + count_type(&t, SM_POINT_LP), 0);
+    assert_close(t.pts[t.n - 1].mu, 0.6, 0);
+    assert_close(t.pts[t.n - 1].eig_re[1], 0.6, 1e-8);
 }
 
 /* Two bifurcations in one step, each located to 1e-8: a PD at 4/5 and a
@@ -660,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_neimark_sacker),
         cmocka_unit_test(test_real_pair_merging_outside_is_not_ns),
         cmocka_unit_test(test_two_bifurcations_in_one_step),
+        cmocka_unit_test(test_neutral_saddle_is_not_ns),
         cmocka_unit_test(test_slip_energy_bifurcations),
         cmocka_unit_test(test_converged_means_residual_within_tol),
         cmocka_unit_test(test_simplest_through_garcia_gait),
