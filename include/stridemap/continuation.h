@@ -66,7 +66,8 @@ typedef struct {
     double h_min;      /* smallest step before giving up (default 1e-8) */
     double h_max;      /* largest step (default 0.05) */
     int max_points;    /* regular points computed, start included (default 500) */
-    double tol;        /* corrector: max |P^N(z) - z| <= tol (default 1e-10) */
+    double tol;        /* a point (the start included) is on the branch only when its residual
+                          max |P^N(z) - z| (and the invariant's equation) is <= tol (default 1e-10) */
     int max_iter;      /* corrector iterations per step (default 8) */
     int fast_iter;     /* at most this many iterations: grow the step (default 3) */
     double fd_step;    /* finite-difference step; 0 means sqrt(rtol) */
