@@ -1,5 +1,6 @@
 #include "stridemap/continuation.h"
 
+#include <complex.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -345,11 +346,6 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
          * multiplier 1): the consistent system is solved by least squares. */
         st = b->inv ? solve_ls(ne + 1, m, M, du) : solve(m, M, du);
         if (st != SM_OK) return st;
-        /* At the noise floor of the strides (a conserved quantity's
-         * equations are consistent only to the integration error): Newton
-         * no longer moves, and the residual is within 100 tol. */
-        if (b->inv && fabs(cons) == 0 && max_abs(du, m) <= 1e-9 * (1.0 + max_abs(u, m)) && norm <= 100 * b->o->tol)
-            return SM_OK;
         /* Halve a step that throws the walker into a fall or does not
          * reduce the residual (far from the branch, e.g. a long period's
          * first point, a full Newton step can overshoot).  The constraint
@@ -381,9 +377,8 @@ typedef struct {
     double F[MAXU];
     double J[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, central differences */
     double psi_lp, psi_pd;  /* det(J - I), det(J + I) */
-    int ns_out;             /* complex multipliers outside the unit circle */
-    int n_out;              /* all multipliers outside it */
-    double psi_ns;          /* |lambda| - 1 of the complex multiplier nearest the circle (NAN if none) */
+    double psi_ns;          /* prod over pairs i < j of (lambda_i lambda_j - 1) */
+    size_t trivial;         /* the conserved quantity's multiplier 1, n if none */
     double gap;             /* distance from the nearest shorter period (INFINITY for N = 1) */
     sm_cont_point pt;
 } node;
@@ -483,20 +478,25 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         nd->psi_lp = lr;
         nd->psi_pd = pr;
     }
-    nd->ns_out = 0;
-    nd->n_out = 0;
-    nd->psi_ns = NAN;
+    nd->trivial = trivial;
     pt->max_abs_eig = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        if (k == trivial) continue;
-        const double mod = hypot(pt->eig_re[k], pt->eig_im[k]);
-        pt->max_abs_eig = fmax(pt->max_abs_eig, mod);
-        nd->n_out += mod > 1.0;
-        if (pt->eig_im[k] != 0.0) {
-            nd->ns_out += mod > 1.0;
-            if (isnan(nd->psi_ns) || fabs(mod - 1.0) < fabs(nd->psi_ns)) nd->psi_ns = mod - 1.0;
-        }
-    }
+    for (size_t k = 0; k < n; k++)
+        if (k != trivial) pt->max_abs_eig = fmax(pt->max_abs_eig, hypot(pt->eig_re[k], pt->eig_im[k]));
+    /* The Neimark-Sacker test function is the determinant of the
+     * bialternate product J (.) J - I (Kuznetsov 2004, sec. 10.2.2), the
+     * product of lambda_i lambda_j - 1 over pairs: it changes sign where a
+     * complex pair crosses the unit circle, and not where two real
+     * multipliers outside it become a complex pair (their product goes on
+     * above 1), which a count of complex multipliers outside the circle
+     * would take for a crossing.  It also vanishes at a neutral saddle, a
+     * real pair with lambda_i lambda_j = 1, which is no bifurcation:
+     * ns_genuine() tells the two apart. */
+    double complex prod = 1.0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (i != trivial && j != trivial)
+                prod *= CMPLX(pt->eig_re[i], pt->eig_im[i]) * CMPLX(pt->eig_re[j], pt->eig_im[j]) - 1.0;
+    nd->psi_ns = creal(prod);
     pt->stable = pt->max_abs_eig < 1.0;
     pt->status = SM_OK;
     return SM_OK;
@@ -507,6 +507,37 @@ static double sgn(double v) { return (v > 0) - (v < 0); }
 static double test_value(const node *nd, sm_point_type t)
 {
     return t == SM_POINT_LP ? nd->psi_lp : t == SM_POINT_PD ? nd->psi_pd : nd->psi_ns;
+}
+
+/* The branch's point across the chord from na along the unit vector d, at
+ * arclength s on it (L: the chord's length). */
+static sm_status on_chord(branch *b, const node *na, const double *d, double L, double s, node *t)
+{
+    const size_t m = b->n + 1;
+    for (size_t i = 0; i < m; i++) t->u[i] = na->u[i] + s * d[i];
+    int iters = 0;
+    double res = 0.0;
+    sm_status st = correct(b, t->u, d, dot(d, t->u, m), L, t->F, &iters, &res);
+    return st == SM_OK ? analyse(b, t, iters, res) : st;
+}
+
+/* Whether the zero of psi_ns at nd is a complex pair on the unit circle
+ * (a Neimark-Sacker point), not a real pair with product 1: the pair whose
+ * product is nearest 1 must be complex conjugates. */
+static bool ns_genuine(const node *nd)
+{
+    const sm_cont_point *pt = &nd->pt;
+    const size_t n = pt->n_free;
+    double best = INFINITY;
+    bool complex_pair = false;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            if (i == nd->trivial || j == nd->trivial) continue;
+            const double complex li = CMPLX(pt->eig_re[i], pt->eig_im[i]), lj = CMPLX(pt->eig_re[j], pt->eig_im[j]);
+            const double d = cabs(li * lj - 1.0);
+            if (d < best) best = d, complex_pair = pt->eig_im[i] != 0.0 && cabs(li - conj(lj)) <= 1e-6 * cabs(li);
+        }
+    return complex_pair;
 }
 
 /* Locates the zero of one test function between converged nodes a and b by
@@ -520,10 +551,6 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
     const double L = norm2(d, m);
     for (size_t i = 0; i < m; i++) d[i] /= L;
     double sa = 0.0, sb = L, fa = test_value(na, type), fb = test_value(nb, type);
-    if (type == SM_POINT_NS) {
-        /* The nearest complex pair at each end; both ends have one. */
-        if (isnan(fa) || isnan(fb)) fa = nb->ns_out > na->ns_out ? -1.0 : 1.0, fb = -fa;
-    }
     *out = fabs(fa) < fabs(fb) ? *na : *nb;
     int side = 0;
     double s_prev = NAN;
@@ -532,12 +559,7 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
         double s = (sa * fb - sb * fa) / (fb - fa);
         if (!(s > sa && s < sb)) s = 0.5 * (sa + sb);
         node t;
-        for (size_t i = 0; i < m; i++) t.u[i] = na->u[i] + s * d[i];
-        int iters = 0;
-        double res = 0.0;
-        sm_status cs = correct(b, t.u, d, dot(d, t.u, m), L, t.F, &iters, &res);
-        if (cs == SM_OK) cs = analyse(b, &t, iters, res);
-        if (cs != SM_OK) break; /* keep the best point so far */
+        if (on_chord(b, na, d, L, s, &t) != SM_OK) break; /* keep the best point so far */
         double fs = test_value(&t, type);
         if (isnan(fs)) break;
         *out = t;
@@ -579,30 +601,62 @@ static int emit(emitter *e, sm_cont_point *pt)
     return e->cb ? e->cb(e->ctx, pt) : 0;
 }
 
-/* Bifurcations between two consecutive nodes, located and in branch order. */
+/* Bits of the test functions (1 << type) that change sign from a to b. */
+static unsigned sign_changes(const node *a, const node *b)
+{
+    static const sm_point_type types[3] = {SM_POINT_LP, SM_POINT_PD, SM_POINT_NS};
+    unsigned c = 0;
+    for (int i = 0; i < 3; i++)
+        if (sgn(test_value(a, types[i])) * sgn(test_value(b, types[i])) < 0) c |= 1u << types[i];
+    return c;
+}
+
+enum { MAX_SPECIAL_PER_STEP = 8, MAX_BISECT = 12 };
+
+/* Bifurcations between na and nb appended to sp[k..]: a stretch where more
+ * than one test function changes sign is halved (the point across the
+ * chord's middle) until each change has a stretch of its own, so that one
+ * event does not hide or displace another.  Returns the new count. */
+static int find_in(branch *b, const node *na, const node *nb, int depth, node *sp, int k)
+{
+    const unsigned c = sign_changes(na, nb);
+    if (!c) return k;
+    if ((c & (c - 1)) && depth < MAX_BISECT) {
+        const size_t m = b->n + 1;
+        double d[MAXU];
+        for (size_t i = 0; i < m; i++) d[i] = nb->u[i] - na->u[i];
+        const double L = norm2(d, m);
+        for (size_t i = 0; i < m; i++) d[i] /= L;
+        node mid;
+        if (on_chord(b, na, d, L, 0.5 * L, &mid) == SM_OK) {
+            k = find_in(b, na, &mid, depth + 1, sp, k);
+            return find_in(b, &mid, nb, depth + 1, sp, k);
+        }
+    }
+    static const sm_point_type types[3] = {SM_POINT_LP, SM_POINT_PD, SM_POINT_NS};
+    for (int i = 0; i < 3 && k < MAX_SPECIAL_PER_STEP; i++) {
+        if (!(c & (1u << types[i]))) continue;
+        node *out = &sp[k];
+        if (locate(b, na, nb, types[i], out) != SM_OK) {
+            *out = *nb;
+            out->pt.type = types[i];
+            out->pt.status = SM_NOT_CONVERGED;
+        }
+        if (types[i] == SM_POINT_NS && !ns_genuine(out)) continue; /* a neutral saddle */
+        k++;
+    }
+    return k;
+}
+
+/* Bifurcations between two consecutive nodes, located and in branch order;
+ * s_of gets each one's arclength from na. */
 static int find_special(branch *b, const node *na, const node *nb, node *sp, double *s_of)
 {
-    int k = 0;
-    const sm_point_type types[3] = {SM_POINT_LP, SM_POINT_PD, SM_POINT_NS};
-    for (int i = 0; i < 3; i++) {
-        bool change;
-        if (types[i] == SM_POINT_NS)
-            /* a complex pair through the circle: fewer or more multipliers
-             * outside it, and complex ones (a pair outside that meets on
-             * the real axis changes ns_out but not n_out) */
-            change = na->ns_out != nb->ns_out && na->n_out != nb->n_out;
-        else
-            change = sgn(test_value(na, types[i])) * sgn(test_value(nb, types[i])) < 0;
-        if (!change) continue;
-        if (locate(b, na, nb, types[i], &sp[k]) != SM_OK) {
-            sp[k] = *nb;
-            sp[k].pt.type = types[i];
-            sp[k].pt.status = SM_NOT_CONVERGED;
-        }
+    const int k = find_in(b, na, nb, 0, sp, 0);
+    for (int i = 0; i < k; i++) {
         double d[MAXU];
-        for (size_t j = 0; j <= b->n; j++) d[j] = sp[k].u[j] - na->u[j];
-        s_of[k] = norm2(d, b->n + 1);
-        k++;
+        for (size_t j = 0; j <= b->n; j++) d[j] = sp[i].u[j] - na->u[j];
+        s_of[i] = norm2(d, b->n + 1);
     }
     /* Sort by arclength from na. */
     for (int i = 1; i < k; i++)
@@ -640,7 +694,9 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     sm_fixed_result fr;
     sm_status st = sm_fixed_point(ws, p, x_guess, &no, &fr);
     r->stride_evals += fr.stride_evals;
-    if (st != SM_OK || !fr.converged) {
+    /* Converged means a residual within the tolerance, whatever Newton's
+     * own account says. */
+    if (st != SM_OK || !fr.converged || !(fr.residual <= no.tol)) {
         sm_cont_point *pt = &prev->pt;
         pt->type = SM_POINT_MX;
         pt->period = o->period;
@@ -702,8 +758,8 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     sm_cont_stop stop = SM_STOP_MAX_POINTS;
     sm_status why_stop = SM_OK;
     const double lo_s = o->lo * b.w, hi_s = o->hi * b.w;
-    node special[3];
-    double s_of[3];
+    node special[MAX_SPECIAL_PER_STEP];
+    double s_of[MAX_SPECIAL_PER_STEP];
 
     while (computed < o->max_points) {
         /* Predict along the secant and correct across it.  A step that

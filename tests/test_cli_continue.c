@@ -143,6 +143,146 @@ static void test_continue_failed_start(void **state)
     assert_non_null(strstr(r->err, "stridemap continue: no gait at the start"));
 }
 
+/* A start Newton brings close but not within --tol is no gait, and the
+ * message says how close: slip meets its energy equation only to the
+ * integration error, above 1e-10 at the default rtol. */
+static void test_continue_start_not_within_tol(void **state)
+{
+    result *r = sm("continue", "slip", "--param", "k", "--from", "21000", "--to", "22000", NULL);
+    assert_int_equal(r->status, 1);
+    assert_non_null(strstr(r->out, ",MX,"));
+    const char *last = strstr(r->err, "stridemap continue: no gait at the start (k = 21000) within --tol 1e-10");
+    if (!last) fail_msg("stderr: %s", r->err);
+    double got = 0;
+    const char *at = strstr(last, "residual of ");
+    assert_non_null(at);
+    assert_int_equal(sscanf(at, "residual of %lf", &got), 1);
+    assert_true(got > 1e-10 && got < 1e-7);
+    assert_non_null(strstr(last, "--rtol"));
+    assert_non_null(strchr(last, '\n'));
+    assert_int_equal(strchr(last, '\n')[1], '\0');
+}
+
+/* Runs argv (NULL-terminated, argv[0] ignored) as stridemap in folder `in`. */
+static result *sm_argv_in(const char *in, char **args)
+{
+    char here[4096], abs_exe[4096];
+    assert_non_null(getcwd(here, sizeof here));
+    assert_non_null(realpath(exe, abs_exe));
+    const char *saved = exe;
+    exe = abs_exe;
+    assert_int_equal(chdir(in), 0);
+    result *r = sm(args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10],
+                   args[11], args[12], args[13], args[14], args[15], args[16], args[17], args[18], args[19],
+                   args[20], args[21], args[22], args[23], NULL);
+    assert_int_equal(chdir(here), 0);
+    exe = saved;
+    return r;
+}
+
+/* Every example of 'continue --help' runs as written (in a scratch folder). */
+static void test_continue_help_examples_run(void **state)
+{
+    result *r = sm("continue", "--help", NULL);
+    assert_int_equal(r->status, 0);
+    static char help[1 << 16];
+    snprintf(help, sizeof help, "%s", r->out);
+    char *ex = strstr(help, "\nexamples:\n");
+    assert_non_null(ex);
+    ex += strlen("\nexamples:\n");
+    int n_run = 0;
+    char cmd[2048];
+    while (*ex) {
+        /* one command: lines joined while they end in a backslash */
+        cmd[0] = '\0';
+        for (;;) {
+            char *nl = strchr(ex, '\n');
+            if (!nl) nl = ex + strlen(ex);
+            const bool more = nl > ex && nl[-1] == '\\';
+            strncat(cmd, ex, (size_t)(nl - ex) - (more ? 1 : 0));
+            ex = *nl ? nl + 1 : nl;
+            if (!more) break;
+        }
+        char *args[26] = {0};
+        int n = 0;
+        for (char *tok = strtok(cmd, " "); tok && n < 25; tok = strtok(NULL, " ")) args[n++] = tok;
+        if (n == 0) continue;
+        assert_string_equal(args[0], "stridemap");
+        assert_true(n < 24);
+        r = sm_argv_in(dir, args);
+        if (r->status != 0) fail_msg("example %d exits %d: %s", n_run + 1, r->status, r->err);
+        assert_non_null(strstr(r->err, "PD at "));
+        n_run++;
+    }
+    assert_int_equal(n_run, 2);
+    char text[1 << 16];
+    slurp(path("branch.csv"), text, sizeof text);
+    assert_non_null(strstr(text, ",PD,"));
+}
+
+/* Steps given together must agree; one that does not is refused, not
+ * silently moved.  A default gives way to a step given: --step 0.5 with
+ * the default --step-max (0.02 here) makes the largest step 0.5. */
+static void test_continue_step_options(void **state)
+{
+    const char *bad[][4] = {{"--step", "0.1", "--step-max", "0.01"},
+                            {"--step-min", "0.1", "--step", "0.01"},
+                            {"--step-min", "0.1", "--step-max", "0.01"}};
+    for (int i = 0; i < 3; i++) {
+        result *r = sm("continue", "logistic", "--param", "r", "--to", "3.2", bad[i][0], bad[i][1], bad[i][2],
+                       bad[i][3], NULL);
+        assert_int_equal(r->status, 64);
+        one_line_error(r, "continue");
+        assert_non_null(strstr(r->err, bad[i][0]));
+        assert_non_null(strstr(r->err, bad[i][2]));
+        assert_int_equal(r->out[0], '\0');
+    }
+    const char *json = path("steps.json");
+    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "2.6", "--step", "0.5",
+                   "--sidecar", json, NULL);
+    if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+    json_error_t e;
+    json_t *doc = json_load_file(json, 0, &e);
+    if (!doc) fail_msg("sidecar: %s", e.text);
+    json_t *c = json_object_get(doc, "continuation");
+    assert_close(json_real_value(json_object_get(c, "step")), 0.5, 0);
+    assert_close(json_real_value(json_object_get(c, "step_max")), 0.5, 0);
+    assert_close(json_real_value(json_object_get(c, "step_min")), 1e-8, 0);
+    json_decref(doc);
+}
+
+/* --set of the continued parameter is its start when --from is absent, and
+ * refused beside --from (which of the two would be the start?). */
+static void test_continue_set_of_the_continued_parameter(void **state)
+{
+    result *r = sm("continue", "logistic", "--param", "r", "--set", "r=2.7", "--from", "2.5", "--to", "2.9", NULL);
+    assert_int_equal(r->status, 64);
+    one_line_error(r, "continue");
+    assert_non_null(strstr(r->err, "--set r=2.7"));
+    assert_non_null(strstr(r->err, "--from"));
+    assert_int_equal(r->out[0], '\0');
+    r = sm("continue", "logistic", "--param", "r", "--set", "r=2.7", "--to", "2.9", NULL);
+    if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+    const char *row = strchr(r->out, '\n');
+    assert_non_null(row);
+    int branch, period;
+    double value;
+    assert_int_equal(sscanf(row + 1, "%d,%d,%lf", &branch, &period, &value), 3);
+    assert_close(value, 2.7, 0);
+    assert_non_null(strstr(r->out, "\n0,1,2.9,EP,"));
+}
+
+/* An unwritable sidecar fails before any work: nothing on standard output. */
+static void test_continue_sidecar_checked_first(void **state)
+{
+    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.5", "--sidecar",
+                   "/nonexistent/dir/b.json", NULL);
+    assert_int_equal(r->status, 73);
+    one_line_error(r, "continue");
+    assert_non_null(strstr(r->err, "/nonexistent/dir/b.json"));
+    assert_int_equal(r->out[0], '\0');
+}
+
 static void test_continue_errors(void **state)
 {
     result *r = sm("continue", "logistic", NULL);
@@ -256,7 +396,12 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continue_logistic_csv_and_sidecar),
         cmocka_unit_test(test_continue_failed_start),
+        cmocka_unit_test(test_continue_start_not_within_tol),
         cmocka_unit_test(test_continue_errors),
+        cmocka_unit_test(test_continue_help_examples_run),
+        cmocka_unit_test(test_continue_step_options),
+        cmocka_unit_test(test_continue_set_of_the_continued_parameter),
+        cmocka_unit_test(test_continue_sidecar_checked_first),
         cmocka_unit_test(test_orbit_logistic),
         cmocka_unit_test(test_orbit_reports_falls),
         cmocka_unit_test(test_orbit_errors),

@@ -37,13 +37,16 @@ static const sm_cont_point *first_of(const trace *t, sm_point_type type)
 /* Largest arclength step of run() (a parameter of a large scale needs more). */
 static double run_h_max = 0.05;
 
+/* rtol = atol of run()'s integrator (0: the default). */
+static double run_rtol = 0;
+
 /* Runs a continuation of model `name` in its parameter `param` from `from`
  * towards `to`. */
 static sm_status run(const char *name, const char *param, double from, double to, int period,
                      const double *x0, trace *t, sm_cont_result *r, sm_cont_options *o_out)
 {
     const sm_model *m = test_model(name);
-    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_workspace *ws = test_workspace(m, run_rtol, SM_METHOD_ADAMS);
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     const int ip = sm_model_param_index(m, param);
@@ -304,29 +307,313 @@ static void test_stops_where_the_stride_fails(void **state)
     sm_workspace_free(ws);
 }
 
+/* Two-dimensional test maps with a fixed point at x = y = mu and the
+ * Jacobian [[0, 1], [-D, T]] there: multipliers lambda^2 - T lambda + D = 0,
+ * real while T^2 >= 4 D, a complex pair of modulus sqrt(D) otherwise.
+ *   mergemap: T = mu, D = 5/2.  PD (1 + T + D = 0) at mu = -3.5, where the
+ *     multipliers are -1 and -2.5; the two real multipliers, both outside
+ *     the unit circle, merge into a complex pair at mu = -sqrt(10) and stay
+ *     at modulus sqrt(5/2) > 1: no Neimark-Sacker anywhere, and no neutral
+ *     saddle (lambda1 lambda2 = D != 1).
+ *   pdnsmap: T = -9/5, D = mu.  PD at mu = 4/5 (multipliers -1, -4/5), the
+ *     real pair merges inside the circle at mu = 81/100, and the complex
+ *     pair crosses the unit circle at mu = 1 (Neimark-Sacker, multipliers
+ *     -9/10 +- i sqrt(19)/10). */
+static int mergemap_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    const double mu = p[0], x1 = x[1], y1 = mu - 2.5 * (x[0] - mu) + mu * (x[1] - mu); /* y may be x */
+    y[0] = x1;
+    y[1] = y1;
+    *period = 1.0;
+    return 0;
+}
+
+static int pdnsmap_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    const double mu = p[0], x1 = x[1], y1 = mu - mu * (x[0] - mu) - 1.8 * (x[1] - mu);
+    y[0] = x1;
+    y[1] = y1;
+    *period = 1.0;
+    return 0;
+}
+
+/* x' = mu + 5/2 (x - mu), y' = mu + mu (y - mu): fixed point x = y = mu,
+ * real multipliers 5/2 and mu.  Their product is 1 at mu = 2/5, a neutral
+ * saddle: the NS test function vanishes there, but no complex pair is on
+ * the circle, so it is no Neimark-Sacker point. */
+static int saddle_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    const double mu = p[0], x1 = mu + 2.5 * (x[0] - mu), y1 = mu + mu * (x[1] - mu);
+    y[0] = x1;
+    y[1] = y1;
+    *period = 1.0;
+    return 0;
+}
+
+/* 1-D: x' = x + 10 (mu - x^2).  Fixed points x = +-sqrt(mu), multiplier
+ * 1 - 20 x: a fold at mu = 0 (x = 0) and a PD at x = 1/10, mu = 1/100. */
+static int foldpd_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    y[0] = x[0] + 10.0 * (p[0] - x[0] * x[0]);
+    *period = 1.0;
+    return 0;
+}
+
+static void diag_guess(double *x, const double *p, const void *data) { x[0] = x[1] = p[0]; }
+
+#define TEST_MAP(NAME, MAP, NS, NAMES, FREE, GUESS)                                                                   \
+    static const sm_param_def NAME##_params[] = {{"mu", 0.0, -10.0, 10.0, "1", "parameter", 0}};                   \
+    static const sm_model NAME = {.name = #NAME, .title = "t", .reference = "r", .n_state = NS,                     \
+                                  .state_names = NAMES, .n_params = 1, .params = NAME##_params, .n_phases = 1,      \
+                                  .phases = map_phase, .map = MAP, .n_free = NS, .free_index = FREE,                \
+                                  .lift = failing_lift, .guess = GUESS, .time_limit = failing_time}
+
+static const sm_phase map_phase[] = {{.name = "map"}};
+static const char *const xy_names[] = {"x", "y"};
+static const size_t free_xy[] = {0, 1};
+static const char *const x_name[] = {"x"};
+static const size_t free_x0[] = {0};
+TEST_MAP(mergemap, mergemap_map, 2, xy_names, free_xy, diag_guess);
+TEST_MAP(pdnsmap, pdnsmap_map, 2, xy_names, free_xy, diag_guess);
+TEST_MAP(foldpdmap, foldpd_map, 1, x_name, free_x0, failing_guess);
+TEST_MAP(saddlemap, saddle_map, 2, xy_names, free_xy, diag_guess);
+
+/* Follows model m's only parameter from `from` to `to` with first and
+ * largest step h (h = 0: the defaults). */
+static void run_map_in(const sm_model *m, double from, double lo, double hi, int direction, double h,
+                       const double *x0, trace *t, sm_cont_result *r);
+static void run_map(const sm_model *m, double from, double to, double h, const double *x0, trace *t,
+                    sm_cont_result *r)
+{
+    run_map_in(m, from, fmin(from, to), fmax(from, to), to >= from ? +1 : -1, h, x0, t, r);
+}
+
+/* The same within [lo, hi], setting off towards `direction`. */
+static void run_map_in(const sm_model *m, double from, double lo, double hi, int direction, double h,
+                       const double *x0, trace *t, sm_cont_result *r)
+{
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {from}, x[SM_MAX_STATE];
+    sm_cont_options o;
+    sm_cont_options_default(&o, m, 0);
+    o.lo = lo;
+    o.hi = hi;
+    o.direction = direction;
+    if (h > 0) o.h0 = o.h_max = h;
+    if (x0)
+        memcpy(x, x0, m->n_state * sizeof *x);
+    else
+        m->guess(x, p, m->data);
+    t->n = 0;
+    assert_status(sm_continue(ws, p, x, &o, keep, t, r), SM_OK);
+    assert_int_equal(r->stop, SM_STOP_BOUND);
+    sm_workspace_free(ws);
+}
+
+/* Two real multipliers outside the unit circle that become a complex pair
+ * there are no Neimark-Sacker point, also when the same step crosses a PD
+ * (one step from mu = -3.6 to -3.02 spans the PD at -3.5 and the merge at
+ * -sqrt 10), and neither with short steps. */
+static void test_real_pair_merging_outside_is_not_ns(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 0)
+            run_map(&mergemap, -3.6, -2.5, 1.0, NULL, &t, &r);
+        else
+            run_map(&mergemap, -4.5, -2.0, 0, NULL, &t, &r);
+        assert_int_equal(count_type(&t, SM_POINT_NS), 0);
+        assert_int_equal(count_type(&t, SM_POINT_LP), 0);
+        assert_int_equal(count_type(&t, SM_POINT_PD), 1);
+        const sm_cont_point *pd = first_of(&t, SM_POINT_PD);
+        assert_close(pd->mu, -3.5, 1e-8);
+        assert_close(pd->eig_re[1], -1.0, 1e-7);
+        assert_close(pd->eig_re[0], -2.5, 1e-7);
+        /* past the merge: the complex pair of modulus sqrt(5/2) */
+        const sm_cont_point *end = &t.pts[t.n - 1];
+        assert_true(end->mu > -sqrt(10.0));
+        assert_close(end->max_abs_eig, sqrt(2.5), 1e-7);
+        assert_true(end->eig_im[0] != 0.0);
+    }
+}
+
+/* A neutral saddle (real multipliers with product 1) is not labelled NS. */
+static void test_neutral_saddle_is_not_ns(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    run_map(&saddlemap, 0.2, 0.6, 0, NULL, &t, &r);
+    assert_int_equal(count_type(&t, SM_POINT_NS) + count_type(&t, SM_POINT_PD) + count_type(&t, SM_POINT_LP), 0);
+    assert_close(t.pts[t.n - 1].mu, 0.6, 0);
+    assert_close(t.pts[t.n - 1].eig_re[1], 0.6, 1e-8);
+}
+
+/* Two bifurcations in one step, each located to 1e-8: a PD at 4/5 and a
+ * Neimark-Sacker at 1 (with the real pair merging at 81/100 between them),
+ * and a fold at 0 followed by a PD at 1/100. */
+static void test_two_bifurcations_in_one_step(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    /* one step of length 0.95 in (x, y, mu) goes from mu = 0.5 to 1.048 */
+    run_map(&pdnsmap, 0.5, 1.2, 0.95, NULL, &t, &r);
+    assert_int_equal(count_type(&t, SM_POINT_PD), 1);
+    assert_int_equal(count_type(&t, SM_POINT_NS), 1);
+    assert_int_equal(count_type(&t, SM_POINT_LP), 0);
+    const sm_cont_point *pd = first_of(&t, SM_POINT_PD), *ns = first_of(&t, SM_POINT_NS);
+    assert_true(pd < ns);
+    assert_status(pd->status, SM_OK);
+    assert_status(ns->status, SM_OK);
+    assert_close(pd->mu, 0.8, 1e-8);
+    assert_close(ns->mu, 1.0, 1e-8);
+    assert_close(ns->x[0], 1.0, 1e-8);
+    assert_close(ns->eig_re[0], -0.9, 1e-7);
+    assert_close(fabs(ns->eig_im[0]), sqrt(19.0) / 10.0, 1e-7);
+    assert_close(ns->max_abs_eig, 1.0, 1e-8);
+    assert_true(t.pts[1].type == SM_POINT_PD && t.pts[2].type == SM_POINT_NS); /* both inside the first step */
+
+    /* From the lower branch x = -sqrt(mu) at mu = 0.0025 round the fold: a
+     * step of 0.2 spans the fold (0, 0) and the PD (0.1, 0.01). */
+    const double x0[1] = {-0.05};
+    run_map_in(&foldpdmap, 0.0025, -1.0, 0.05, -1, 0.2, x0, &t, &r);
+    assert_int_equal(count_type(&t, SM_POINT_LP), 1);
+    assert_int_equal(count_type(&t, SM_POINT_PD), 1);
+    assert_int_equal(count_type(&t, SM_POINT_NS), 0);
+    const sm_cont_point *lp = first_of(&t, SM_POINT_LP);
+    pd = first_of(&t, SM_POINT_PD);
+    assert_true(lp < pd);
+    assert_close(lp->mu, 0.0, 1e-8);
+    assert_close(pd->mu, 0.01, 1e-8);
+    assert_close(pd->x[0], 0.1, 1e-8);
+    assert_true(t.pts[1].type == SM_POINT_LP && t.pts[2].type == SM_POINT_PD);
+}
+
+/* Spring-mass walking in its energy E from 800 to 860 J (rtol = atol =
+ * 1e-12, steps up to 4 J).  The multipliers besides the trivial 1: a
+ * complex pair outside the circle splits on the real axis near 802.7, one
+ * real multiplier comes in through -1 at 804.56 (PD) and goes out again at
+ * 808.37 (PD); the two real ones merge into a complex pair outside the
+ * circle near 809.8 (no bifurcation), and the pair comes in through the
+ * circle at 834.91 (NS): stable from there until the apex reaches the rest
+ * length of the leg (the stance leg would lift off, y* = L0) near 852.47,
+ * where walking ends.  An independent reimplementation of this walker gives
+ * the stable range 834.91-852.47 J. */
+static void test_slip_energy_bifurcations(void **state)
+{
+    static trace t;
+    sm_cont_result r;
+    const sm_model *m = test_model("slip");
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, "E");
+    p[ip] = 800;
+    m->guess(x, p, m->data);
+    sm_cont_options o;
+    sm_cont_options_default(&o, m, (size_t)ip);
+    o.lo = 800;
+    o.hi = 860;
+    o.h_max = 4;
+    t.n = 0;
+    sm_continue(ws, p, x, &o, keep, &t, &r);
+    sm_workspace_free(ws);
+    assert_int_equal(r.stop, SM_STOP_FAILED);
+    assert_status(r.stride_status, SM_EVENT_ORDER);
+    assert_true(r.stop_mu > 852.45 && r.stop_mu < 852.48);
+    assert_close(r.last.x[1], 1.0, 3e-5); /* the apex at the leg's rest length */
+    assert_int_equal(count_type(&t, SM_POINT_LP), 0);
+    assert_int_equal(count_type(&t, SM_POINT_PD), 2);
+    assert_int_equal(count_type(&t, SM_POINT_NS), 1);
+    const sm_cont_point *pd = first_of(&t, SM_POINT_PD), *ns = first_of(&t, SM_POINT_NS);
+    assert_close(pd[0].mu, 804.558, 2e-3);
+    int k = (int)(pd - t.pts) + 1;
+    while (t.pts[k].type != SM_POINT_PD) k++;
+    assert_close(t.pts[k].mu, 808.370, 2e-3);
+    assert_close(ns->mu, 834.909, 2e-3);
+    assert_close(ns->max_abs_eig, 1.0, 1e-6);
+    for (int i = 0; i < t.n; i++) {
+        const sm_cont_point *q = &t.pts[i];
+        if (q->type == SM_POINT_MX) continue;
+        assert_true(q->residual <= o.tol);
+        if (q->type == SM_POINT_REGULAR || q->type == SM_POINT_EP) assert_true(q->stable == (q->mu > ns->mu));
+    }
+}
+
+/* foldmap with an error of 2e-9 that always points away from the fixed
+ * point, as a stride carries the integrator's error: |P(x) - x| >= 2e-9
+ * everywhere, so no Newton step gets the residual below 2e-9. */
+static int rippled_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    const double g = p[0] - x[0] * x[0];
+    y[0] = x[0] + g + (g >= 0 ? 2e-9 : -2e-9);
+    *period = 1.0;
+    return 0;
+}
+
+/* A point counts as converged only with its residual within the
+ * tolerance: with tol 1e-10 the rippled map has no gait at the start (MX,
+ * not_converged, the residual it got to), with tol 1e-8 every point of the
+ * branch is within 1e-8. */
+static void test_converged_means_residual_within_tol(void **state)
+{
+    TEST_MAP(rippled, rippled_map, 1, x_name, free_x0, failing_guess);
+    sm_workspace *ws = test_workspace(&rippled, 0, SM_METHOD_ADAMS);
+    static trace t;
+    sm_cont_result r;
+    double p[1] = {0.5}, x[1] = {0.7};
+    sm_cont_options o;
+    sm_cont_options_default(&o, &rippled, 0);
+    o.lo = 0.3;
+    o.hi = 0.9;
+    t.n = 0;
+    assert_true(sm_continue(ws, p, x, &o, keep, &t, &r) != SM_OK);
+    assert_int_equal(r.stop, SM_STOP_START_FAILED);
+    assert_int_equal(t.n, 1);
+    assert_int_equal(t.pts[0].type, SM_POINT_MX);
+    assert_status(t.pts[0].status, SM_NOT_CONVERGED);
+    assert_true(t.pts[0].residual > o.tol && t.pts[0].residual < 1e-7);
+
+    o.tol = o.start.tol = 1e-8;
+    t.n = 0;
+    assert_status(sm_continue(ws, p, x, &o, keep, &t, &r), SM_OK);
+    assert_int_equal(r.stop, SM_STOP_BOUND);
+    assert_true(t.n > 3);
+    for (int i = 0; i < t.n; i++) {
+        assert_true(t.pts[i].residual <= o.tol);
+        assert_close(t.pts[i].x[0], sqrt(t.pts[i].mu), 1e-7);
+    }
+    sm_workspace_free(ws);
+}
+
 /* A walker with a conserved quantity (SLIP walking: the energy E): its
  * gaits form families, one multiplier is 1, and the continuation adds the
  * energy equation and leaves that multiplier out of stability and the test
  * functions.  As the leg stiffness grows the gait loses stability through a
  * complex pair (NS); `stridemap fixed slip` agrees: stable at k = 21400
- * (max |lambda| 0.99929), unstable at 21445 (1.00071). */
+ * (max |lambda| 0.99929), unstable at 21445 (1.00071).  The energy equation
+ * and the map agree only to the integration error (about 1e-9 at rtol
+ * 1e-10), so the corrector's tolerance 1e-10 needs rtol 1e-12. */
 static void test_slip_neimark_sacker_in_stiffness(void **state)
 {
     static trace t;
     sm_cont_result r;
+    sm_cont_options o;
     run_h_max = 50; /* k moves by 1000 */
-    assert_status(run("slip", "k", 21000, 22000, 1, NULL, &t, &r, NULL), SM_OK);
+    run_rtol = 1e-12;
+    assert_status(run("slip", "k", 21000, 22000, 1, NULL, &t, &r, &o), SM_OK);
     run_h_max = 0.05;
+    run_rtol = 0;
     assert_int_equal(r.stop, SM_STOP_BOUND);
     assert_int_equal(count_type(&t, SM_POINT_NS), 1);
     assert_int_equal(count_type(&t, SM_POINT_LP) + count_type(&t, SM_POINT_PD), 0);
     const sm_cont_point *ns = first_of(&t, SM_POINT_NS);
-    assert_close(ns->mu, 21422.581, 0.01);
+    assert_close(ns->mu, 21422.58, 0.05); /* to the finite-difference Jacobian's noise */
     assert_close(ns->max_abs_eig, 1.0, 1e-6);
     for (int i = 0; i < t.n; i++) {
         if (t.pts[i].type != SM_POINT_REGULAR && t.pts[i].type != SM_POINT_EP) continue;
         assert_true(t.pts[i].stable == (t.pts[i].mu < ns->mu));
-        assert_true(t.pts[i].residual < 1e-8);
+        assert_true(t.pts[i].residual <= o.tol);
     }
 }
 
@@ -396,6 +683,11 @@ int main(void)
         cmocka_unit_test(test_logistic_switch_to_period_2_and_4),
         cmocka_unit_test(test_fold_and_back),
         cmocka_unit_test(test_neimark_sacker),
+        cmocka_unit_test(test_real_pair_merging_outside_is_not_ns),
+        cmocka_unit_test(test_two_bifurcations_in_one_step),
+        cmocka_unit_test(test_neutral_saddle_is_not_ns),
+        cmocka_unit_test(test_slip_energy_bifurcations),
+        cmocka_unit_test(test_converged_means_residual_within_tol),
         cmocka_unit_test(test_simplest_through_garcia_gait),
         cmocka_unit_test(test_simplest_period_doubling_and_switch),
         cmocka_unit_test(test_slip_neimark_sacker_in_stiffness),

@@ -10,8 +10,12 @@
  *
  * Along the branch three test functions watch the multipliers (eigenvalues
  * of dP^N/dz): det(J - I) (a real multiplier through +1: fold, LP),
- * det(J + I) (through -1: period doubling, PD), and the number of complex
- * multipliers outside the unit circle (Neimark-Sacker, NS).  A sign change
+ * det(J + I) (through -1: period doubling, PD), and the product of
+ * lambda_i lambda_j - 1 over pairs of multipliers, det(J (.) J - I) (a
+ * complex pair through the unit circle: Neimark-Sacker, NS; two real
+ * multipliers that become a complex pair do not change its sign, and a
+ * real pair with product 1 is no NS).  A step where more than one changes
+ * sign is halved until each change has a stretch of its own; a sign change
  * is located by regula falsi (Illinois) on the arclength between the two
  * points, each trial corrected back onto the branch.
  *
@@ -62,7 +66,8 @@ typedef struct {
     double h_min;      /* smallest step before giving up (default 1e-8) */
     double h_max;      /* largest step (default 0.05) */
     int max_points;    /* regular points computed, start included (default 500) */
-    double tol;        /* corrector: max |P^N(z) - z| <= tol (default 1e-10) */
+    double tol;        /* a point (the start included) is on the branch only when its residual
+                          max |P^N(z) - z| (and the invariant's equation) is <= tol (default 1e-10) */
     int max_iter;      /* corrector iterations per step (default 8) */
     int fast_iter;     /* at most this many iterations: grow the step (default 3) */
     double fd_step;    /* finite-difference step; 0 means sqrt(rtol) */

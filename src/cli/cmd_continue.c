@@ -15,28 +15,25 @@ static const char help[] =
     "                          [--rtol R] [--atol A] [--method adams|bdf] [--tmax T]\n"
     "\n"
     "Follows a gait of MODEL (a fixed point of the stride map P^N) as the parameter\n"
-    "NAME moves from A to B by pseudo-arclength continuation (secant predictor,\n"
-    "Newton corrector), so the branch goes round folds; the step adapts to Newton's\n"
-    "effort.  It stops when the parameter leaves [min(A,B), max(A,B)], after K\n"
-    "points, or when no gait can be found ahead (the walker falls, ...), saying\n"
-    "which and where.\n"
+    "NAME moves from A to B by pseudo-arclength continuation, so the branch goes\n"
+    "round folds; the step adapts to Newton's effort.  It stops when the parameter\n"
+    "leaves [min(A,B), max(A,B)], after K points, or when no gait can be found\n"
+    "ahead, saying which and where.\n"
     "\n"
     "Along the branch it watches the multipliers (eigenvalues of dP^N/dx) and\n"
     "locates to --locate-tol in the arclength, with AUTO's labels:\n"
     "  LP  fold: a real multiplier through +1      PD  period doubling: through -1\n"
     "  NS  Neimark-Sacker: a complex pair through the unit circle\n"
     "  EP  end point                               MX  no gait (failure)\n"
-    "With --switch it starts the period-2N branch at every PD and follows it the\n"
-    "same way, up to period --max-period.\n"
     "\n"
     "  --param NAME      the parameter to continue (see 'stridemap params MODEL')\n"
-    "  --from A          start value (default: its --set or default value)\n"
+    "  --from A          start value (default: its --set or default value; not both)\n"
     "  --to B            end value (default: the parameter's upper limit)\n"
     "  --step H          first arclength step (default 1e-3); the arclength is measured\n"
     "                    in (free coordinates, W x parameter)\n"
     "  --step-min H      give up when the step shrinks below H (default 1e-8)\n"
-    "  --step-max H      largest step (default: 0.02, or W |B - A| / 20 if larger, so a\n"
-    "                    parameter with a wide range does not take hundreds of points)\n"
+    "  --step-max H      largest step (default: 0.02 or W |B - A| / 20, the larger)\n"
+    "                    (given together: --step-min <= --step <= --step-max)\n"
     "  --max-points K    points per branch (default 500)\n"
     "  --period N        continue period-N gaits, fixed points of P^N (default 1)\n"
     "  --switch          switch to the period-doubled branch at every PD\n"
@@ -51,7 +48,8 @@ static const char help[] =
     "  --out FILE        CSV output (default: standard output)\n"
     "  --sidecar FILE    JSON sidecar (default: FILE with .csv replaced by .json when\n"
     "                    --out is given; none otherwise)\n"
-    "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
+    "  --tol T           a point is on the branch when max|P^N(x)-x| <= T (default 1e-10;\n"
+    "                    a model with a conserved quantity needs T above about 10 rtol)\n"
     "  --corrector-iter K  corrector iterations per step before it is shortened (default 8;\n"
     "                    the switch to a doubled branch gets 4K)\n"
     "  --max-iter K      Newton iterations at the start point (default 30)\n"
@@ -70,8 +68,8 @@ static const char help[] =
     "\n"
     "examples:\n"
     "  stridemap continue logistic --param r --from 2.5 --to 3.6 --switch\n"
-    "  stridemap continue simplest --param gamma --from 0.0001 --to 0.0195 --switch \\\n"
-    "      --max-period 4 --out branch.csv\n";
+    "  stridemap continue simplest --param gamma --from 0.0001 --to 0.0195 \\\n"
+    "      --guess 0.045,-0.047,0,0 --switch --max-period 4 --out branch.csv\n";
 
 enum {
     OPT_PARAM = 2000,
@@ -93,7 +91,7 @@ enum {
 
 typedef struct {
     const char *param, *out, *sidecar;
-    bool have_from, have_to, do_switch, no_locate;
+    bool have_from, have_to, do_switch, no_locate, have_step, have_step_min, have_step_max;
     double from, to, step, step_min, step_max, amplitude, weight, locate_tol;
     long max_points, max_period, corrector_iter;
 } cont_settings;
@@ -126,9 +124,9 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         if (!cli_parse_double(arg, &s->to) || !isfinite(s->to))
             return cli_fail(run, EX_DATAERR, "--to takes a number, not '%s'", arg);
         return 0;
-    case OPT_STEP: return positive(run, "step", arg, &s->step);
-    case OPT_STEP_MIN: return positive(run, "step-min", arg, &s->step_min);
-    case OPT_STEP_MAX: return positive(run, "step-max", arg, &s->step_max);
+    case OPT_STEP: s->have_step = true; return positive(run, "step", arg, &s->step);
+    case OPT_STEP_MIN: s->have_step_min = true; return positive(run, "step-min", arg, &s->step_min);
+    case OPT_STEP_MAX: s->have_step_max = true; return positive(run, "step-max", arg, &s->step_max);
     case OPT_AMPLITUDE: return positive(run, "amplitude", arg, &s->amplitude);
     case OPT_WEIGHT: return positive(run, "weight", arg, &s->weight);
     case OPT_LOCATE_TOL: return positive(run, "locate-tol", arg, &s->locate_tol);
@@ -261,6 +259,13 @@ int cmd_continue(int argc, char **argv)
         return cli_fail(&run, EX_DATAERR, "parameter '%s' of model '%s' is a whole number; continuation needs a real one",
                         s.param, m->name);
     char why[512];
+    for (size_t k = 0; k < run.n_sets; k++) {
+        const size_t len = strlen(s.param);
+        if (s.have_from && strncmp(run.sets[k], s.param, len) == 0 && run.sets[k][len] == '=')
+            return cli_fail(&run, EX_USAGE,
+                            "--set %s and --from both give the start of the continued parameter '%s'; keep one",
+                            run.sets[k], s.param);
+    }
     if (s.have_from) {
         if (sm_model_check_param(m, (size_t)ip, s.from, why, sizeof why) != SM_OK)
             return cli_fail(&run, EX_DATAERR, "--from: %s", why);
@@ -279,9 +284,21 @@ int cmd_continue(int argc, char **argv)
     o->hi = fmax(from, to);
     o->direction = to > from ? +1 : -1;
     o->period = run.newton.period;
-    o->h0 = s.step;
-    o->h_min = s.step_min;
-    o->h_max = s.step_max > 0 ? s.step_max : fmax(0.02, s.weight * fabs(to - from) / 20.0);
+    /* Steps given together must agree; a default gives way to a step given. */
+    if (s.have_step_min && s.have_step_max && s.step_min > s.step_max)
+        return cli_fail(&run, EX_USAGE, "--step-min %g is larger than --step-max %g; make --step-min <= --step-max",
+                        s.step_min, s.step_max);
+    if (s.have_step && s.have_step_min && s.step < s.step_min)
+        return cli_fail(&run, EX_USAGE, "--step %g is smaller than --step-min %g; make --step-min <= --step",
+                        s.step, s.step_min);
+    if (s.have_step && s.have_step_max && s.step > s.step_max)
+        return cli_fail(&run, EX_USAGE, "--step %g is larger than --step-max %g; make --step <= --step-max",
+                        s.step, s.step_max);
+    o->h_max = s.have_step_max ? s.step_max
+                               : fmax(fmax(0.02, s.weight * fabs(to - from) / 20.0),
+                                      fmax(s.have_step ? s.step : 0.0, s.have_step_min ? s.step_min : 0.0));
+    o->h0 = s.have_step ? s.step : fmin(fmax(s.step, s.have_step_min ? s.step_min : 0.0), o->h_max);
+    o->h_min = s.have_step_min ? s.step_min : fmin(s.step_min, o->h0);
     o->max_points = (int)s.max_points;
     o->tol = run.newton.tol;
     o->max_iter = (int)s.corrector_iter;
@@ -290,8 +307,6 @@ int cmd_continue(int argc, char **argv)
     o->locate = !s.no_locate;
     o->locate_tol = s.locate_tol;
     o->start = run.newton;
-    if (o->h0 < o->h_min) o->h_min = o->h0;
-    if (o->h0 > o->h_max) o->h_max = o->h0;
     if (sm_cont_options_check(o, m, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     if (!run.have_x0) m->guess(run.x0, run.params, m->data);
     memcpy(first.x, run.x0, m->n_state * sizeof *run.x0);
@@ -304,11 +319,19 @@ int cmd_continue(int argc, char **argv)
         snprintf(sidecar, sizeof sidecar, "%s", s.sidecar);
     else if (s.out && strcmp(s.out, "-") != 0)
         derive_sidecar(s.out, sidecar, sizeof sidecar);
+    /* Opened before the work, so that an unwritable place fails at once. */
+    FILE *sc = NULL;
+    if (sidecar[0] && !(sc = fopen(sidecar, "w"))) {
+        if (f != stdout) fclose(f);
+        return cli_fail(&run, EX_CANTCREAT, "cannot create the sidecar '%s'; check the folder exists and is writable",
+                        sidecar);
+    }
 
     sm_workspace *ws = NULL;
     sm_status st = sm_workspace_create(m, &run.solver, &ws);
     if (st != SM_OK) {
         if (f != stdout) fclose(f);
+        if (sc) fclose(sc);
         return cli_fail(&run, EX_SOFTWARE, "cannot set up the integrator: %s", sm_strerror(st));
     }
 
@@ -328,9 +351,11 @@ int cmd_continue(int argc, char **argv)
         free(queue), free(res);
         sm_workspace_free(ws);
         if (f != stdout) fclose(f);
+        if (sc) fclose(sc);
         return cli_fail(&run, EX_OSERR, "out of memory");
     }
     int n_jobs = 1, exit_code = 0;
+    double start_residual = NAN; /* where Newton got to at a failed start */
     queue[0] = first;
     for (int b = 0; b < n_jobs; b++) {
         job *jb = &queue[b];
@@ -360,7 +385,10 @@ int cmd_continue(int argc, char **argv)
                       "stride_status", sm_status_name(res->stride_status), "stop_value", cli_json_number(res->stop_mu),
                       "points", res->n_points, "stride_evaluations", (json_int_t)res->stride_evals, "special",
                       specials));
-        if (b == 0 && res->stop == SM_STOP_START_FAILED) exit_code = CLI_EXIT_NO_GAIT;
+        if (b == 0 && res->stop == SM_STOP_START_FAILED) {
+            exit_code = CLI_EXIT_NO_GAIT;
+            start_residual = res->last.residual;
+        }
         if (res->stop == SM_STOP_CALLBACK) break; /* the output failed */
         if (!s.do_switch) continue;
         for (int k = 0; k < res->n_special && k < SM_CONT_MAX_SPECIAL; k++) {
@@ -396,9 +424,10 @@ int cmd_continue(int argc, char **argv)
     if (f != stdout) io_bad |= fclose(f) != 0;
     if (io_bad) {
         json_decref(branches);
+        if (sc) fclose(sc);
         return cli_fail(&run, EX_IOERR, "could not write the branch%s%s", s.out ? " to " : "", s.out ? s.out : "");
     }
-    if (sidecar[0]) {
+    if (sc) {
         json_t *cmdline = json_array(), *params = json_object();
         json_array_append_new(cmdline, json_string("stridemap"));
         for (int i = 0; i < argc; i++) json_array_append_new(cmdline, json_string(argv[i]));
@@ -422,15 +451,26 @@ int cmd_continue(int argc, char **argv)
         json_object_set_new(doc, "state_names", json_array());
         for (size_t i = 0; i < m->n_state; i++)
             json_array_append_new(json_object_get(doc, "state_names"), json_string(m->state_names[i]));
-        if (json_dump_file(doc, sidecar, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0) {
+        int bad = json_dumpf(doc, sc, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0;
+        bad |= fputc('\n', sc) == EOF;
+        bad |= fclose(sc) != 0;
+        if (bad) {
             json_decref(doc);
-            return cli_fail(&run, EX_CANTCREAT, "cannot write the sidecar '%s'", sidecar);
+            return cli_fail(&run, EX_IOERR, "could not write the sidecar '%s'", sidecar);
         }
         json_decref(doc);
     } else {
         json_decref(branches);
     }
-    if (exit_code)
+    /* A residual that came close but not within --tol may be the
+     * integrator's accuracy (a model with a conserved quantity meets its
+     * energy equation only to about 10 rtol), not a bad guess. */
+    if (exit_code && isfinite(start_residual) && start_residual > o->tol)
+        cli_fail(&run, exit_code,
+                 "no gait at the start (%s = %g) within --tol %g (Newton got to a residual of %.3g); give a --guess "
+                 "near a gait, or, if that residual is the integrator's accuracy, a smaller --rtol and --atol",
+                 s.param, from, o->tol, start_residual);
+    else if (exit_code)
         cli_fail(&run, exit_code, "no gait at the start (%s = %g); give a --guess near a gait", s.param, from);
     return exit_code;
 }
