@@ -168,7 +168,8 @@ typedef struct {
     double p[SM_MAX_PARAMS];
     size_t n;      /* free coordinates */
     int period;    /* N of P^N */
-    double h;      /* finite-difference step */
+    double h;      /* finite-difference step of the corrector's Jacobian */
+    double h_stability; /* and of the stability Jacobian (sm_stability_jacobian) */
     double w;      /* parameter weight */
     long evals;
     sm_status stride_status;
@@ -187,7 +188,8 @@ static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_c
     memcpy(b->p, p, b->m->n_params * sizeof *p);
     b->n = b->m->n_free;
     b->period = period;
-    b->h = o->fd_step > 0 ? o->fd_step : sqrt(sm_workspace_options(ws)->rtol);
+    b->h = sm_newton_fd_step(o->fd_step, o->central, sm_workspace_options(ws)->rtol);
+    b->h_stability = sm_stability_fd_step(o->fd_step, sm_workspace_options(ws)->rtol);
     b->w = o->weight;
     b->max_iter = o->max_iter;
     b->central = o->central;
@@ -197,17 +199,6 @@ static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_c
 
 static double mu_of(const branch *b, const double *u) { return u[b->n] / b->w; }
 
-/* The conserved quantity's distance from its parameter at z (relative). */
-static double invariant_gap(const branch *b, const double *z)
-{
-    const sm_model *m = b->m;
-    double x[SM_MAX_STATE] = {0};
-    for (size_t k = 0; k < b->n; k++) x[m->free_index[k]] = z[k];
-    m->lift(x, b->p, m->data);
-    const double target = b->p[m->invariant_param];
-    return (m->invariant(x, b->p, m->data) - target) / fmax(1.0, fabs(target));
-}
-
 /* F(u) = P^N(z; mu) - z, and for a model with a conserved quantity one more
  * equation, invariant(z) = its parameter, which picks one gait of the
  * family (as sm_fixed_point does); F has b->ne components. */
@@ -216,13 +207,18 @@ static sm_status residual(branch *b, const double *u, double *F, sm_step_metrics
     double Pz[SM_MAX_STATE];
     b->p[b->o->param] = mu_of(b, u);
     sm_status st = sm_poincare(b->ws, b->p, b->period, u, Pz, NULL, mt);
-    b->evals++;
+    b->evals += b->period;
     if (st != SM_OK) {
         b->stride_status = st;
         return st;
     }
+    /* As in sm_fixed_point: the return is measured on the invariant's
+     * level set, or the integrator's drift would floor the residual. */
+    if (b->inv) {
+        sm_invariant_project(b->m, b->p, Pz, b->h);
+        F[b->n] = sm_invariant_gap(b->m, b->p, u);
+    }
     for (size_t i = 0; i < b->n; i++) F[i] = Pz[i] - u[i];
-    if (b->inv) F[b->n] = invariant_gap(b, u);
     return SM_OK;
 }
 
@@ -274,15 +270,9 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
         A[i * (n + 1) + n] = col[i];
     }
     if (b->inv) {
-        /* The invariant's row: central differences, no strides. */
-        double zp[SM_MAX_STATE];
-        for (size_t j = 0; j < n; j++) {
-            memcpy(zp, u, n * sizeof *zp);
-            zp[j] = u[j] + b->h;
-            const double up = invariant_gap(b, zp);
-            zp[j] = u[j] - b->h;
-            A[n * (n + 1) + j] = (up - invariant_gap(b, zp)) / (2 * b->h);
-        }
+        double grad[SM_MAX_STATE];
+        sm_invariant_gradient(b->m, b->p, u, b->h, grad); /* no strides */
+        for (size_t j = 0; j < n; j++) A[n * (n + 1) + j] = grad[j];
         A[n * (n + 1) + n] = col[n];
     }
     return SM_OK;
@@ -441,7 +431,7 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
     memset(pt->x, 0, pt->n_state * sizeof *pt->x);
     for (size_t k = 0; k < n; k++) pt->x[b->m->free_index[k]] = nd->u[k];
     b->m->lift(pt->x, b->p, b->m->data);
-    if (st == SM_OK) st = sm_map_jacobian(b->ws, b->p, b->period, nd->u, NULL, b->h, true, nd->J, &b->evals);
+    if (st == SM_OK) st = sm_stability_jacobian(b->ws, b->p, b->period, nd->u, b->h_stability, nd->J, &b->evals);
     if (st == SM_OK) st = sm_eigenvalues(n, nd->J, pt->eig_re, pt->eig_im);
     if (st != SM_OK) {
         b->stride_status = st;

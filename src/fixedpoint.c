@@ -112,15 +112,19 @@ sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const d
     return SM_OK;
 }
 
-double sm_newton_fd_step(const sm_newton_options *o, double rtol)
+double sm_newton_fd_step(double fd_step, bool central, double rtol)
 {
-    if (o->fd_step > 0) return o->fd_step;
-    return o->central ? cbrt(rtol) : sqrt(rtol);
+    /* sqrt(rtol) for central differences too: the walkers' maps curve so
+     * much (about 2000 h^2 for the simplest walker) that cbrt(rtol), the
+     * textbook balance, makes Newton's Jacobian 1e-4 off and the
+     * continuation's branch switching miss. */
+    (void)central;
+    return fd_step > 0 ? fd_step : sqrt(rtol);
 }
 
-double sm_stability_fd_step(const sm_newton_options *o, double rtol)
+double sm_stability_fd_step(double fd_step, double rtol)
 {
-    return o->fd_step > 0 ? o->fd_step : 0.01 * pow(rtol, 0.2);
+    return fd_step > 0 ? fd_step : 0.01 * pow(rtol, 0.2);
 }
 
 sm_status sm_stability_jacobian(sm_workspace *ws, const double *p, int period, const double *z, double h,
@@ -134,9 +138,15 @@ sm_status sm_stability_jacobian(sm_workspace *ws, const double *p, int period, c
     double coarse[SM_MAX_STATE * SM_MAX_STATE];
     sm_status st = sm_map_jacobian(ws, p, period, z, NULL, h, true, coarse, evals);
     if (st == SM_OK) st = sm_map_jacobian(ws, p, period, z, NULL, h / 2, true, J, evals);
-    if (st != SM_OK) return st;
-    for (size_t i = 0; i < n * n; i++) J[i] = (4 * J[i] - coarse[i]) / 3;
-    return SM_OK;
+    if (st == SM_OK) {
+        for (size_t i = 0; i < n * n; i++) J[i] = (4 * J[i] - coarse[i]) / 3;
+        return SM_OK;
+    }
+    /* A stride h away fails (the gait is near the edge of its existence):
+     * Newton's smaller stencil still sees the gait's own neighbourhood. */
+    const double h_near = sm_newton_fd_step(0, true, sm_workspace_options(ws)->rtol);
+    if (h_near >= h) return st;
+    return sm_map_jacobian(ws, p, period, z, NULL, h_near, true, J, evals);
 }
 
 sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im)
@@ -165,7 +175,7 @@ sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im)
 /* invariant(lift(z)) - its prescribed value, relative to that value's size
  * so that the row weighs like the others (an energy of 800 J would
  * otherwise leave a rounding residual of 1e-13 * 800). */
-static double invariant_gap(const sm_model *m, const double *p, const double *z)
+double sm_invariant_gap(const sm_model *m, const double *p, const double *z)
 {
     double x[SM_MAX_STATE];
     lift_free(m, p, z, x);
@@ -175,30 +185,30 @@ static double invariant_gap(const sm_model *m, const double *p, const double *z)
 
 /* grad[n_free] = d invariant_gap / dz by central differences of step h (no
  * strides: only lift and the invariant are evaluated). */
-static void invariant_gradient(const sm_model *m, const double *p, const double *z, double h, double *grad)
+void sm_invariant_gradient(const sm_model *m, const double *p, const double *z, double h, double *grad)
 {
     const size_t n = m->n_free;
     double zp[SM_MAX_STATE];
     for (size_t j = 0; j < n; j++) {
         memcpy(zp, z, n * sizeof *z);
         zp[j] = z[j] + h;
-        const double up = invariant_gap(m, p, zp);
+        const double up = sm_invariant_gap(m, p, zp);
         zp[j] = z[j] - h;
-        grad[j] = (up - invariant_gap(m, p, zp)) / (2 * h);
+        grad[j] = (up - sm_invariant_gap(m, p, zp)) / (2 * h);
     }
 }
 
 /* Moves z onto the invariant's level set along its gradient (a few scalar
  * Newton steps, no strides): a start with the wrong energy would walk off
  * to another member of the family, or fall. */
-static void project_onto_invariant(const sm_model *m, const double *p, double *z, double h)
+void sm_invariant_project(const sm_model *m, const double *p, double *z, double h)
 {
     const size_t n = m->n_free;
     for (int it = 0; it < 8; it++) {
-        const double c = invariant_gap(m, p, z);
+        const double c = sm_invariant_gap(m, p, z);
         if (fabs(c) <= 1e-15) return;
         double grad[SM_MAX_STATE], norm2 = 0.0;
-        invariant_gradient(m, p, z, h, grad);
+        sm_invariant_gradient(m, p, z, h, grad);
         for (size_t j = 0; j < n; j++) norm2 += grad[j] * grad[j];
         if (!(norm2 > 0) || !isfinite(norm2)) return;
         for (size_t j = 0; j < n; j++) z[j] -= c * grad[j] / norm2;
@@ -221,7 +231,7 @@ static sm_status newton_step(const sm_model *m, const double *p, const double *z
     }
     lapack_int info;
     if (m->invariant) {
-        invariant_gradient(m, p, z, h, &A[n * n]);
+        sm_invariant_gradient(m, p, z, h, &A[n * n]);
         b[n] = -g[n];
         info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', (lapack_int)rows, (lapack_int)n, 1, A, (lapack_int)n, b, 1);
     } else {
@@ -255,8 +265,8 @@ static sm_status residual_at(sm_workspace *ws, const double *p, int period, cons
     double Qz[SM_MAX_STATE];
     memcpy(Qz, Pz, n * sizeof *Qz);
     if (m->invariant) {
-        project_onto_invariant(m, p, Qz, h);
-        g[n] = invariant_gap(m, p, z);
+        sm_invariant_project(m, p, Qz, h);
+        g[n] = sm_invariant_gap(m, p, z);
     }
     for (size_t i = 0; i < n; i++) g[i] = Qz[i] - z[i];
     return SM_OK;
@@ -331,13 +341,13 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         if (!isfinite(x_guess[i])) return r->status = SM_BAD_STATE;
 
     const double rtol = sm_workspace_options(ws)->rtol;
-    const double h = sm_newton_fd_step(o, rtol);
+    const double h = sm_newton_fd_step(o->fd_step, o->central, rtol);
     double z[SM_MAX_STATE], Pz[SM_MAX_STATE], g[SM_MAX_STATE + 1], dz[SM_MAX_STATE];
     double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE + 1];
     const size_t n_eq = n + (m->invariant ? 1 : 0);
     sm_step_metrics mt, mtt;
     free_of(m, x_guess, z);
-    if (m->invariant) project_onto_invariant(m, p, z, h);
+    if (m->invariant) sm_invariant_project(m, p, z, h);
     lift_free(m, p, z, r->x);
 
     if (residual_at(ws, p, o->period, z, h, Pz, g, &mt, r) != SM_OK) return r->status;
@@ -382,7 +392,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
 
     lift_free(m, p, z, r->x);
     r->metrics = mt;
-    if (m->invariant) r->invariant_drift = invariant_gap(m, p, Pz) - invariant_gap(m, p, z);
+    if (m->invariant) r->invariant_drift = sm_invariant_gap(m, p, Pz) - sm_invariant_gap(m, p, z);
     if (degenerate_step(ws, p, &mt)) return r->status = SM_DEGENERATE_GAIT;
     r->converged = true;
     r->status = SM_OK;
@@ -397,7 +407,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         r->stride_evals++;
     }
     r->minimal_period = shortest_period(ws, p, r->x, o->period, fmax(1e-6, 1e3 * o->tol), &r->stride_evals);
-    sm_status st = sm_stability_jacobian(ws, p, o->period, z, sm_stability_fd_step(o, rtol), r->jacobian,
+    sm_status st = sm_stability_jacobian(ws, p, o->period, z, sm_stability_fd_step(o->fd_step, rtol), r->jacobian,
                                          &r->stride_evals);
     if (st == SM_OK) st = sm_eigenvalues(n, r->jacobian, r->eig_re, r->eig_im);
     if (st != SM_OK) {

@@ -144,23 +144,31 @@ static void test_continue_failed_start(void **state)
 }
 
 /* A start Newton brings close but not within --tol is no gait, and the
- * message says how close: slip meets its energy equation only to the
- * integration error, above 1e-10 at the default rtol. */
+ * message says how close: the compass at rtol 1e-3 stalls at the map's
+ * noise.  Spring-mass walking, whose energy equation the strides meet only
+ * to the integration error, starts at the default tolerances because the
+ * return is measured on the energy's level set (as in 'fixed'). */
 static void test_continue_start_not_within_tol(void **state)
 {
-    result *r = sm("continue", "slip", "--param", "k", "--from", "21000", "--to", "22000", NULL);
+    result *r = sm("continue", "compass", "--param", "gamma", "--from", "0.05", "--to", "0.06", "--rtol", "1e-3",
+                   "--atol", "1e-3", NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->out, ",MX,"));
-    const char *last = strstr(r->err, "stridemap continue: no gait at the start (k = 21000) within --tol 1e-10");
+    const char *last = strstr(r->err, "stridemap continue: no gait at the start (gamma = 0.05) within --tol 1e-10");
     if (!last) fail_msg("stderr: %s", r->err);
     double got = 0;
     const char *at = strstr(last, "residual of ");
     assert_non_null(at);
     assert_int_equal(sscanf(at, "residual of %lf", &got), 1);
-    assert_true(got > 1e-10 && got < 1e-7);
+    assert_true(got > 1e-10);
     assert_non_null(strstr(last, "--rtol"));
     assert_non_null(strchr(last, '\n'));
     assert_int_equal(strchr(last, '\n')[1], '\0');
+    assert_non_null(strstr(r->err, "stalled"));
+
+    r = sm("continue", "slip", "--param", "k", "--from", "21000", "--to", "22000", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "NS at k = 2142"));
 }
 
 /* Runs argv (NULL-terminated, argv[0] ignored) as stridemap in folder `in`. */

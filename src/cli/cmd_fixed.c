@@ -25,9 +25,9 @@ static const char help[] =
     "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF)\n"
     "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
     "  --max-iter K      Newton iterations (default 30)\n"
-    "  --fd-step H       finite-difference step (default: sqrt(rtol) for Newton's forward\n"
-    "                    differences, cbrt(rtol) with --central, 0.01 rtol^(1/5) for the\n"
-    "                    stability Jacobian, which is Richardson-extrapolated from H and H/2)\n"
+    "  --fd-step H       finite-difference step (default: sqrt(rtol) for Newton's Jacobian,\n"
+    "                    0.01 rtol^(1/5) for the stability Jacobian, which is\n"
+    "                    Richardson-extrapolated from central differences at H and H/2)\n"
     "  --central         central differences during Newton (default forward)\n"
     "  --tmax T          stride time limit (default: the model's)\n"
     "  --max-step H      largest integration step (default: no limit)\n"
@@ -158,8 +158,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
                                   run->solver.max_order, "rtol",
                                   run->solver.rtol, "atol", run->solver.atol, "newton_tol", run->newton.tol,
-                                  "fd_step", sm_newton_fd_step(&run->newton, run->solver.rtol),
-                                  "stability_fd_step", sm_stability_fd_step(&run->newton, run->solver.rtol),
+                                  "fd_step", sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
+                                  "stability_fd_step", sm_stability_fd_step(run->newton.fd_step, run->solver.rtol),
                                   "central_differences", run->newton.central, "max_iter",
                                   run->newton.max_iter));
     json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
