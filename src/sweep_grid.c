@@ -33,7 +33,7 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     if (!eq || eq == spec || !c1 || !c2 || strchr(c2 + 1, ':')) {
         snprintf(why, why_len, "--grid takes NAME=LO:HI:N (e.g. gamma=0.001:0.015:50), not '%s'", spec);
-        return SM_BAD_OPTION;
+        return SM_BAD_PARAM;
     }
     size_t nlen = (size_t)(eq - spec);
     if (nlen >= sizeof a->name) {
@@ -53,7 +53,7 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     if (!parse_number(eq + 1, (size_t)(c1 - eq - 1), &a->lo) ||
         !parse_number(c1 + 1, (size_t)(c2 - c1 - 1), &a->hi)) {
         snprintf(why, why_len, "--grid %s: LO and HI must be finite numbers in '%s'", a->name, spec);
-        return SM_BAD_OPTION;
+        return SM_BAD_PARAM;
     }
     char *end = NULL;
     errno = 0;
@@ -61,21 +61,21 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     if (end == c2 + 1 || *end != '\0' || errno == ERANGE || n < 1 || n > SWEEP_MAX_N) {
         snprintf(why, why_len, "--grid %s: N must be a whole number from 1 to %ld, not '%s'", a->name, SWEEP_MAX_N,
                  c2 + 1);
-        return SM_BAD_OPTION;
+        return SM_BAD_PARAM;
     }
     a->n = n;
     if (a->lo > a->hi) {
         snprintf(why, why_len, "--grid %s: LO %g is above HI %g", a->name, a->lo, a->hi);
-        return SM_BAD_OPTION;
+        return SM_BAD_PARAM;
     }
     if (n == 1 && a->lo != a->hi) {
         snprintf(why, why_len, "--grid %s: one point needs LO = HI (or use --set %s=VALUE)", a->name,
                  a->name);
-        return SM_BAD_OPTION;
+        return SM_BAD_PARAM;
     }
     if (n > 1 && a->lo == a->hi) {
         snprintf(why, why_len, "--grid %s: %ld points need LO < HI", a->name, n);
-        return SM_BAD_OPTION;
+        return SM_BAD_PARAM;
     }
     /* Every value, so that an integer parameter gets whole numbers only. */
     for (long k = 0; k < n; k++) {

@@ -254,7 +254,7 @@ static void bad_input_gets_one_line_and_a_sysexits_code(void **state)
     expect_error(run("fixed", "simplest", "--guess", "0.2,nan,0,0", NULL), 65, "finite");
     expect_error(run("fixed", "simplest", "--rtol", "0", NULL), 65, "--rtol");
     expect_error(run("fixed", "simplest", "--period", "0", NULL), 65, "--period");
-    expect_error(run("fixed", "simplest", "--method", "rk4", NULL), 64, "--method");
+    expect_error(run("fixed", "simplest", "--method", "rk4", NULL), 65, "--method");
     expect_error(run("fixed", "simplest", "--method", "bdf", "--max-order", "7", NULL), 65, "--max-order");
     expect_error(run("fixed", "simplest", "--max-order", "13", NULL), 65, "--max-order");
     expect_error(run("fixed", "simplest", "--bogus", NULL), 64, "unknown option '--bogus'");

@@ -137,12 +137,14 @@ static long lines_in(const char *path)
 #define GRID "gamma=0.002:0.02:12"
 #define TOLS "--rtol", "1e-8", "--atol", "1e-8", "--tol", "1e-8"
 
+/* 64 for the command line's form (names, missing or conflicting options),
+ * 65 for a value given (malformed, not a number, out of range): README. */
 static void bad_grids_get_one_line_and_a_sysexits_code(void **state)
 {
     (void)state;
     const char *out = dir("bad");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.2:0.1:5", "--out", out, NULL), 64, "above HI");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 64,
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.2:0.1:5", "--out", out, NULL), 65, "above HI");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 65,
                  "N must be a whole number from 1 to 100000000");
     expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--segment", "0", NULL), 65,
                  "from 1 to 100000000");
@@ -150,7 +152,7 @@ static void bad_grids_get_one_line_and_a_sysexits_code(void **state)
                  "N <= 1000000");
     expect_error(run("sweep", "simplest", "--grid", "beta=0.1:0.2:3", "--out", out, NULL), 64,
                  "no parameter 'beta'");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2", "--out", out, NULL), 64, "NAME=LO:HI:N");
+    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2", "--out", out, NULL), 65, "NAME=LO:HI:N");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--set", "gamma=0.01", "--out", out, NULL),
                  64, "both fixed (--set) and swept");
     expect_error(run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--grid", "gamma=0.01:0.02:3", "--out",
@@ -161,7 +163,7 @@ static void bad_grids_get_one_line_and_a_sysexits_code(void **state)
     expect_error(run("sweep", "simplest", "--grid", GRID, NULL), 64, "--out");
     expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--jobs", "0", NULL), 65, "--jobs");
     expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "3/3", NULL), 65, "--shard");
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "1", NULL), 64, "K/N");
+    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "1", NULL), 65, "K/N");
     expect_error(run("sweep", "nosuch", "--grid", GRID, "--out", out, NULL), 64, "unknown model");
     expect_error(run("merge", NULL), 64, "which directory");
     expect_error(run("merge", dir("nothing-here"), NULL), 66, "cannot read directory");

@@ -50,19 +50,19 @@ static void expect_refused(const char *spec, sm_status want, const char *needle)
 static void bad_grid_specs_are_refused_with_a_reason(void **state)
 {
     (void)state;
-    expect_refused("gamma=0.2:0.1:5", SM_BAD_OPTION, "above HI");
-    expect_refused("gamma=0.1:0.2:0", SM_BAD_OPTION, "N must be");
-    expect_refused("gamma=0.1:0.2:-3", SM_BAD_OPTION, "N must be");
-    expect_refused("gamma=0.1:0.2:2.5", SM_BAD_OPTION, "N must be");
+    expect_refused("gamma=0.2:0.1:5", SM_BAD_PARAM, "above HI");
+    expect_refused("gamma=0.1:0.2:0", SM_BAD_PARAM, "N must be");
+    expect_refused("gamma=0.1:0.2:-3", SM_BAD_PARAM, "N must be");
+    expect_refused("gamma=0.1:0.2:2.5", SM_BAD_PARAM, "N must be");
     expect_refused("beta=0.1:0.2:5", SM_UNKNOWN_PARAM, "no parameter 'beta'");
-    expect_refused("gamma=0.1:0.2", SM_BAD_OPTION, "NAME=LO:HI:N");
-    expect_refused("gamma", SM_BAD_OPTION, "NAME=LO:HI:N");
-    expect_refused("=0.1:0.2:3", SM_BAD_OPTION, "NAME=LO:HI:N");
-    expect_refused("gamma=0.1:0.2:3:4", SM_BAD_OPTION, "NAME=LO:HI:N");
-    expect_refused("gamma=a:0.2:3", SM_BAD_OPTION, "finite");
-    expect_refused("gamma=nan:0.2:3", SM_BAD_OPTION, "finite");
-    expect_refused("gamma=0.1:0.2:1", SM_BAD_OPTION, "LO = HI");
-    expect_refused("gamma=0.1:0.1:3", SM_BAD_OPTION, "LO < HI");
+    expect_refused("gamma=0.1:0.2", SM_BAD_PARAM, "NAME=LO:HI:N");
+    expect_refused("gamma", SM_BAD_PARAM, "NAME=LO:HI:N");
+    expect_refused("=0.1:0.2:3", SM_BAD_PARAM, "NAME=LO:HI:N");
+    expect_refused("gamma=0.1:0.2:3:4", SM_BAD_PARAM, "NAME=LO:HI:N");
+    expect_refused("gamma=a:0.2:3", SM_BAD_PARAM, "finite");
+    expect_refused("gamma=nan:0.2:3", SM_BAD_PARAM, "finite");
+    expect_refused("gamma=0.1:0.2:1", SM_BAD_PARAM, "LO = HI");
+    expect_refused("gamma=0.1:0.1:3", SM_BAD_PARAM, "LO < HI");
     expect_refused("gamma=0.1:0.9:3", SM_BAD_PARAM, "gamma");
     expect_refused("n=5:12:5", SM_BAD_PARAM, "whole number");
 
@@ -76,8 +76,8 @@ static void bad_grid_specs_are_refused_with_a_reason(void **state)
     assert_non_null(strstr(why, "swept twice"));
 
     /* A refusal states the limit, so the user knows what would be accepted. */
-    expect_refused("gamma=0.1:0.2:0", SM_BAD_OPTION, "from 1 to 100000000");
-    expect_refused("gamma=0.1:0.2:100000001", SM_BAD_OPTION, "from 1 to 100000000");
+    expect_refused("gamma=0.1:0.2:0", SM_BAD_PARAM, "from 1 to 100000000");
+    expect_refused("gamma=0.1:0.2:100000001", SM_BAD_PARAM, "from 1 to 100000000");
     char spec[128];
     snprintf(spec, sizeof spec, "%0100d=0.1:0.2:3", 7);
     expect_refused(spec, SM_BAD_OPTION, "at most 63 characters");

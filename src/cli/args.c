@@ -173,7 +173,7 @@ static int common_option(cli_run *run, int opt, const char *arg)
         else if (strcmp(arg, "bdf") == 0)
             run->solver.method = SM_METHOD_BDF;
         else
-            return cli_fail(run, EX_USAGE, "--method is 'adams' or 'bdf', not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--method is 'adams' or 'bdf', not '%s'", arg);
         return 0;
     case OPT_TOL:
         return number_option(run, "tol", arg, &run->newton.tol);

@@ -175,9 +175,11 @@ int cmd_orbit(int argc, char **argv)
     /* The grid sweep's rules for a range (LO <= HI; one point needs LO = HI),
      * so that a range means the same in both commands. */
     sm_sweep_axis axis;
-    if (sm_sweep_axis_parse(m, s.range, &axis, why, sizeof why) != SM_OK) {
+    sm_status ast = sm_sweep_axis_parse(m, s.range, &axis, why, sizeof why);
+    if (ast != SM_OK) {
         const bool grid = strncmp(why, "--grid", 6) == 0;
-        return cli_fail(&run, EX_DATAERR, "%s%s", grid ? "--param" : "--param: ", grid ? why + 6 : why);
+        return cli_fail(&run, ast == SM_BAD_PARAM ? EX_DATAERR : EX_USAGE, "%s%s", grid ? "--param" : "--param: ",
+                        grid ? why + 6 : why);
     }
     if (sm_orbit_options_check(&s.oo, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     for (long k = 0; k < n; k++) { /* e.g. a whole-number parameter between whole numbers */

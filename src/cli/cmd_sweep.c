@@ -104,7 +104,7 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         char *slash = strchr(arg, '/');
         char k[32];
         if (!slash || (size_t)(slash - arg) >= sizeof k)
-            return cli_fail(run, EX_USAGE, "--shard takes K/N (e.g. 0/8), not '%s'", arg);
+            return cli_fail(run, EX_DATAERR, "--shard takes K/N (e.g. 0/8), not '%s'", arg);
         memcpy(k, arg, (size_t)(slash - arg));
         k[slash - arg] = '\0';
         if (!cli_parse_long(k, 0, 1000000, &o->shard_k) || !cli_parse_long(slash + 1, 1, 1000000, &o->shard_n) ||
