@@ -599,6 +599,16 @@ static void search_refuses_an_absurd_cost_and_shows_progress(void **state)
     assert_string_equal(r->err, "");
 }
 
+/* --box takes exactly one range per free coordinate: a third range for the
+ * simplest walker's two used to be ignored without a word. */
+static void search_box_needs_one_range_per_coordinate(void **state)
+{
+    (void)state;
+    expect_error(run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,0:1", NULL), 65, "needs 2 ranges");
+    expect_error(run("search", "simplest", "--box", "0.1:0.3", NULL), 65, "needs 2 ranges");
+    expect_error(run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,", NULL), 65, "needs 2 ranges");
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -630,6 +640,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(search_defaults_find_long_and_short_gaits),
         cmocka_unit_test(search_json_has_the_trivial_multiplier),
         cmocka_unit_test(search_refuses_an_absurd_cost_and_shows_progress),
+        cmocka_unit_test(search_box_needs_one_range_per_coordinate),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -90,7 +90,9 @@ static int parse_box(cli_run *run, const char *text, sm_search_options *o)
         *colon = '\0';
         if (!cli_parse_double(tok, &o->lo[k]) || !cli_parse_double(colon + 1, &o->hi[k])) break;
     }
-    if (k != m->n_free)
+    size_t ranges = 1;
+    for (const char *c = text; *c; c++) ranges += *c == ',';
+    if (k != m->n_free || ranges != m->n_free)
         return cli_fail(run, EX_DATAERR, "--box needs %zu ranges LO:HI, one per free coordinate, not '%s'",
                         m->n_free, text);
     return 0;
