@@ -11,7 +11,7 @@ out=results/gaits
 mkdir -p "$out"
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 status=0
-/usr/bin/python3 scripts/reproduce_walkers.py --exe "$exe" || status=$?
+/usr/bin/python3 scripts/reproduce_walkers.py --exe "$exe" ${TABLES:+--tables "$TABLES"} || status=$?
 # The tighter tolerance of reproduce_walkers.py, for the walk that is drawn.
 tol=(--rtol 1e-13 --atol 1e-13)
 for model in simplest compass rimless slip; do

@@ -40,6 +40,7 @@ def fixed(exe, args, tol):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default="build/src/cli/stridemap")
+    ap.add_argument("--tables", metavar="DIR", help="also write each table to DIR/walkers_{gaits,rimless,kneed}.md")
     a = ap.parse_args()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.makedirs(OUT, exist_ok=True)
@@ -87,6 +88,8 @@ def main():
             small(name, "cost_of_transport", 4, " (lossless)"), small(name, "min_normal_force", 4, " (toe-off)"),
             s(name, "max_friction_ratio", 4)))
     cx, cy = res["compass"]
+    parts = {"gaits": out}
+    out = parts["gaits"]
     out += ["", "compass, just after heel-strike: θ_st = %s, θ_sw = %s (Goswami et al. 1996: −0.2187, 0.3234)." % (
         ck.dec("compass th_st", cx["fixed_point"][0], cy["fixed_point"][0], 6),
         ck.dec("compass th_sw", cx["fixed_point"][1], cy["fixed_point"][1], 6))]
@@ -103,10 +106,12 @@ def main():
     td = -math.sqrt(4 * p["g"] / p["l"] * math.sin(al) * math.sin(p["gamma"])) / math.tan(2 * al)
     lam = math.cos(2 * al) ** 2
     ida = ry["state_names"].index("theta_dot") if "theta_dot" in ry["state_names"] else 1
-    out += ["", "rimless wheel (n = %g, γ = %g): θ̇* = %s (closed form %.10f), λ = %s (closed form cos² 2α = %.11f)." % (
+    out = parts["rimless"] = []
+    out += ["rimless wheel (n = %g, γ = %g): θ̇* = %s (closed form %.10f), λ = %s (closed form cos² 2α = %.11f)." % (
         p["n"], p["gamma"], ck.dec("rimless theta_dot*", rx["fixed_point"][ida], ry["fixed_point"][ida], 9, show=10), td,
         ck.dec("rimless multiplier", rx["max_abs_eigenvalue"], ry["max_abs_eigenvalue"], 5, show=11), lam)]
-    out += ["", "| walker | max \\|eig\\| | min clearance (m) | min stance-knee torque (N m) | heel-strike knee impulse (N m s) |",
+    out = parts["kneed"] = []
+    out += ["| walker | max \\|eig\\| | min clearance (m) | min stance-knee torque (N m) | heel-strike knee impulse (N m s) |",
             "|---|---|---|---|---|", "| Garcia Table 2.1, final | 0.45 | 0.012 | 0.353 | 0.011 |"]
     for name in ("kneed_mcgeer", "kneed_hsu"):
         x, y = res[name]
@@ -124,7 +129,11 @@ def main():
             s("kneed_hsu", "step_period", 4), s("kneed_hsu", "max_abs_eigenvalue", 4))]
     with open(OUT + "/walkers.json", "w") as f:
         json.dump({"tolerances": [r[0] for r in RUNS], "runs": record, "unstable": ck.unstable}, f, indent=2)
-    print("\n".join(out))
+    for name, lines in parts.items():
+        print("\n".join(lines) + "\n")
+        if a.tables:
+            with open(os.path.join(a.tables, "walkers_%s.md" % name), "w") as f:
+                f.write("\n".join(lines) + "\n")
     return ck.finish()
 
 

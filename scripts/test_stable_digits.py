@@ -6,6 +6,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fill_results_readme  # noqa: E402
 import stable_digits as sd  # noqa: E402
 
 
@@ -71,6 +72,36 @@ class CheckerTest(unittest.TestCase):
         self.assertIn("outcome at b=1.5", text)
         self.assertNotIn("fine", text.replace("define", ""))
         self.assertIn("3 of 4 numbers differ", text)
+
+
+class FillReadme(unittest.TestCase):
+    def test_blocks_replaced_and_missing_kept(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "tables"))
+            with open(os.path.join(d, "tables", "a.md"), "w") as f:
+                f.write("| new |\n")
+            text = ("x\n<!-- BEGIN tables/a.md -->\n| old |\n<!-- END tables/a.md -->\ny\n"
+                    "<!-- BEGIN tables/b.md -->\nkept\n<!-- END tables/b.md -->\n")
+            new, missing = fill_results_readme.fill(text, d)
+        self.assertEqual(new, "x\n<!-- BEGIN tables/a.md -->\n| new |\n<!-- END tables/a.md -->\ny\n"
+                              "<!-- BEGIN tables/b.md -->\nkept\n<!-- END tables/b.md -->\n")
+        self.assertEqual(missing, ["tables/b.md"])
+
+    def test_sections(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "tables"))
+            with open(os.path.join(d, "tables", "s.md"), "w") as f:
+                f.write("### one\n\n| 1 |\n\n### two\n| 2 |\n")
+            text = ("<!-- BEGIN tables/s.md#two -->\n<!-- END tables/s.md#two -->\n"
+                    "<!-- BEGIN tables/s.md#one -->\nold\n<!-- END tables/s.md#one -->\n"
+                    "<!-- BEGIN tables/s.md#three -->\nkept\n<!-- END tables/s.md#three -->\n")
+            new, missing = fill_results_readme.fill(text, d)
+        self.assertEqual(new, "<!-- BEGIN tables/s.md#two -->\n| 2 |\n<!-- END tables/s.md#two -->\n"
+                              "<!-- BEGIN tables/s.md#one -->\n| 1 |\n<!-- END tables/s.md#one -->\n"
+                              "<!-- BEGIN tables/s.md#three -->\nkept\n<!-- END tables/s.md#three -->\n")
+        self.assertEqual(missing, ["tables/s.md#three"])
 
 
 if __name__ == "__main__":
