@@ -144,7 +144,7 @@ def main():
         tight, t_tight, cmd = sweep(a.exe, name, spec, RUNS[1][1], top, a.jobs)
         subprocess.run(["/usr/bin/python3", os.path.join(HERE, "plot_stability_map.py"), top + "/sweep.csv",
                         "--out", top + "/map.png", "--boundary", "--x", spec["x"], "--y", spec["y"],
-                        "--xlabel", spec["xlabel"], "--ylabel", spec["ylabel"]], check=True)
+                        "--xlabel", spec["xlabel"], "--ylabel", spec["ylabel"]], check=True, stdout=sys.stderr)
         print("### %s\n\n`%s` (data and map); checked against %s.  %.0f s and %.0f s with --jobs %d.\n" % (
             name, cmd, RUNS[0][0], t_loose, t_tight, a.jobs))
         print("\n".join(compare(ck, name, spec, loose, tight)) + "\n")
