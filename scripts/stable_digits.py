@@ -81,8 +81,11 @@ class Checker:
         self.unstable = []
         self.checked = 0
 
-    def _fail(self, name, text):
+    def fail(self, name, text):
+        """Records a number (or a point) that is not stable, saying why."""
         self.unstable.append("%s: %s" % (name, text))
+
+    _fail = fail
 
     def sig(self, name, a, b, need, show=None):
         """a and b to the significant digits they share, at most `show` (default
