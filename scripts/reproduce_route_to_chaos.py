@@ -79,7 +79,7 @@ def run(exe, args, log, quiet=False):
 
 
 def plot(script, *args):
-    subprocess.run(["/usr/bin/python3", os.path.join(HERE, script)] + list(args), check=True)
+    subprocess.run(["/usr/bin/python3", os.path.join(HERE, script)] + list(args), check=True, stdout=sys.stderr)
 
 
 def pd_table(sidecar):
@@ -417,7 +417,8 @@ def main():
     if a.report_only or a.only and os.path.exists(OUT + "/summary.json"):
         with open(OUT + "/summary.json") as f:
             summary = json.load(f)  # keep the other model's results
-        summary.pop("commands", None)
+        if not a.report_only:
+            summary.pop("commands", None)
     for model, fn, cont in (("simplest", simplest_run, CONT), ("compass", compass_run, CONT_COMPASS)):
         if a.report_only or a.only not in (None, model):
             continue
