@@ -6,7 +6,8 @@
 # results/tables/timing.txt; then scripts/fill_results_readme.py puts the
 # tables into results/README.md.  Usage, from anywhere, after building:
 #     scripts/reproduce_all.sh [path/to/stridemap]
-# The long parts run under nice; about 15 minutes on an idle 2-core machine.
+# Every part runs under nice; about 7 minutes on a 2-core machine (most of it
+# the orbit diagrams of reproduce_route_to_chaos.py).
 set -uo pipefail
 exe=${1:-}
 [ -n "$exe" ] && exe=$(realpath "$exe")
