@@ -215,12 +215,19 @@ static int measure_event(void *ctx, double t, size_t phase, const char *name, co
  * step's first and last 5 %, where the foot leaves and meets the ground. */
 static void clearance_extremes(const measure_ctx *c, double period, sm_step_metrics *mt)
 {
+    /* The samples lie at k period / SM_MEASURE_SAMPLES, so the window's
+     * edges fall on samples; a rounding margin keeps those samples in
+     * whatever the last bits of period (on a gait whose foot is lowest
+     * where the window opens, it used to move the minimum by a sample). */
+    const double eps = 1e-9 * period;
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < c->n; i++) {
-        if (!(c->t[i] >= 0.05 * period && c->t[i] <= 0.95 * period) || isnan(c->h[i])) continue;
+        if (!(c->t[i] >= 0.05 * period - eps && c->t[i] <= 0.95 * period + eps) || isnan(c->h[i])) continue;
         double v = c->h[i];
+        /* A parabola only through equally spaced samples: an event's state
+         * (a knee-strike, where the foot's height has a kink) is not one. */
         if (i > 0 && i + 1 < c->n && !isnan(c->h[i - 1]) && !isnan(c->h[i + 1]) && v <= c->h[i - 1] &&
-            v <= c->h[i + 1])
+            v <= c->h[i + 1] && fabs((c->t[i + 1] - c->t[i]) - (c->t[i] - c->t[i - 1])) <= eps)
             v = parabola_min(c->h[i - 1], v, c->h[i + 1]);
         lo = fmin(lo, v);
         hi = fmax(hi, c->h[i]);
