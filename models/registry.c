@@ -86,7 +86,5 @@ sm_status sm_registry_open(const char *name, const sm_model **out, char *why, si
 
 void sm_registry_close(const sm_model *m)
 {
-    /* built-ins are static; a model read from a file is freed */
-    const sm_linkage *lk = sm_linkage_of(m);
-    if (lk) sm_linkage_free((sm_linkage *)lk);
+    if (m && m->release) m->release(m);
 }
