@@ -274,31 +274,26 @@ static void test_spring_damper_work(void **state)
     sm_linkage_free(lk);
 }
 
+/* The energy as watch keeps it, and the first three heel-strikes. */
 typedef struct {
-    const sm_model *m;
-    const double *p;
-    double e0, max_err;
-    int n, samples, impacts;
+    watch energy;
+    int impacts;
     double pre[3][SM_MAX_STATE], post[3][SM_MAX_STATE];
 } nl_watch;
 
 static int nl_sample(void *ctx, double t, size_t phase, const double *x)
 {
     nl_watch *w = ctx;
-    const double e = w->m->kinetic_energy(x, w->p, w->m->data) + w->m->potential_energy(x, w->p, w->m->data);
-    w->samples++;
-    if (w->n++ == 0) w->e0 = e;
-    if (fabs(e - w->e0) > w->max_err) w->max_err = fabs(e - w->e0);
-    return 0;
+    return watch_sample(&w->energy, t, phase, x);
 }
 
 static int nl_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
 {
     nl_watch *w = ctx;
-    w->n = 0;
+    w->energy.n = 0;
     if (strcmp(name, "heelstrike") == 0 && w->impacts < 3) {
-        memcpy(w->pre[w->impacts], xm, w->m->n_state * sizeof *xm);
-        memcpy(w->post[w->impacts], xp, w->m->n_state * sizeof *xp);
+        memcpy(w->pre[w->impacts], xm, w->energy.m->n_state * sizeof *xm);
+        memcpy(w->post[w->impacts], xp, w->energy.m->n_state * sizeof *xp);
         w->impacts++;
     }
     return 0;
@@ -348,15 +343,15 @@ static void test_knee_never_locks(void **state)
         set_param(m, p, "foot.offset", radii[k] > 0 ? 0.01 : 0.0);
         m->guess(x, p, m->data);
         sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
-        nl_watch w = {.m = m, .p = p};
+        nl_watch w = {.energy = {.m = m, .p = p}};
         sm_observer obs = {.dt = 0.005, .sample = nl_sample, .event = nl_event, .ctx = &w};
         /* three steps, so that a stance leg with a bent knee strikes too */
         for (int step = 0; step < 3; step++) {
-            w.n = 0;
+            w.energy.n = 0;
             const sm_status st = sm_stride(ws, p, x, y, NULL, &obs);
             if (st != SM_OK) fail_msg("R=%g, step %d: %s", radii[k], step, sm_status_name(st));
-            if (!(w.max_err < 1e-10 * fabs(w.e0) + 1e-12))
-                fail_msg("R=%g: energy drift %g of %g", radii[k], w.max_err, w.e0);
+            if (!(w.energy.max_err < 1e-10 * fabs(w.energy.e0) + 1e-12))
+                fail_msg("R=%g: energy drift %g of %g", radii[k], w.energy.max_err, w.energy.e0);
             memcpy(x, y, sizeof x);
         }
         assert_int_equal(w.impacts, 3);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csv_read.h"
 #include "test_util.h"
 
 /* ---- running sweeps ---- */
@@ -254,35 +255,6 @@ static void a_torn_last_line_is_redone(void **state)
     free(ref);
 }
 
-/* The fields of one CSV record by RFC 4180 (a reader of the test's own):
- * quoted fields may hold commas, line breaks and doubled quotes.  Returns
- * the number of fields; *end gets the byte after the record's '\n'. */
-static size_t rfc4180_record(const char *s, char fields[][64], size_t max, const char **end)
-{
-    size_t n = 0;
-    for (;;) {
-        char f[64];
-        size_t k = 0;
-        if (*s == '"') {
-            for (s++; *s && !(s[0] == '"' && s[1] != '"'); s++) {
-                if (s[0] == '"') s++; /* "" is one quote */
-                if (k < sizeof f - 1) f[k++] = *s;
-            }
-            s++;
-        } else {
-            for (; *s && *s != ',' && *s != '\n'; s++)
-                if (k < sizeof f - 1) f[k++] = *s;
-        }
-        f[k] = '\0';
-        if (n < max) strcpy(fields[n], f);
-        n++;
-        if (*s != ',') break;
-        s++;
-    }
-    *end = *s == '\n' ? s + 1 : s;
-    return n;
-}
-
 /* Names from a model file may hold a comma, a quote or a line break: the
  * header quotes them, and resume and merge still find every column. */
 static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state)
@@ -348,63 +320,6 @@ static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state
         p = end;
     }
     assert_int_equal(*p, '\0');
-}
-
-/* The column of a header named name, or -1. */
-static int column(char fields[][64], size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(fields[i], name) == 0) return (int)i;
-    return -1;
-}
-
-/* Spring-mass walking conserves its energy, so its gaits form a family and
- * one multiplier is 1 along it (Geyer et al. 2006).  The row says which
- * eigK that is, and max_abs_eig is the largest of the others. */
-static void the_trivial_multiplier_is_marked_in_its_row(void **state)
-{
-    (void)state;
-    const sm_model *m = test_model("slip");
-    sm_sweep_grid g = {0};
-    sm_sweep_axis a;
-    char why[256], header[8192], row[8192];
-    assert_status(sm_sweep_axis_parse(m, "k=20000:20000:1", &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
-    assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
-    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
-    sm_model_default_params(m, p);
-    m->guess(x0, p, m->data);
-    sm_newton_options opt;
-    sm_newton_options_default(&opt);
-    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    sm_sweep_point pt = {.index = 0, .values = {20000}};
-    assert_status(sm_fixed_point(ws, p, x0, &opt, &pt.r), SM_OK);
-    sm_workspace_free(ws);
-    assert_true(sm_sweep_csv_row(m, &g, &pt, row, sizeof row) > 0);
-
-    static char hf[128][64], rf[128][64];
-    const char *end;
-    size_t nh = rfc4180_record(header, hf, 128, &end);
-    assert_int_equal(rfc4180_record(row, rf, 128, &end), nh);
-    int tc = column(hf, nh, "trivial_eig"), mc = column(hf, nh, "max_abs_eig");
-    assert_int_equal(tc, (int)nh - 1); /* appended: the older columns keep their places */
-    long k = strtol(rf[tc], NULL, 10);
-    assert_true(k >= 1 && k <= (long)m->n_free);
-    double others = 0;
-    for (long j = 1; j <= (long)m->n_free; j++) {
-        char re[32], im[32];
-        snprintf(re, sizeof re, "eig%ld_re", j);
-        snprintf(im, sizeof im, "eig%ld_im", j);
-        double vr = strtod(rf[column(hf, nh, re)], NULL), vi = strtod(rf[column(hf, nh, im)], NULL);
-        if (j == k) {
-            assert_close(vr, 1.0, 1e-6);
-            assert_close(vi, 0.0, 1e-12);
-        } else {
-            others = fmax(others, hypot(vr, vi));
-        }
-    }
-    assert_close(strtod(rf[mc], NULL), others, 1e-12);
-    assert_true(others < 1);
 }
 
 static void falls_are_rows_not_crashes(void **state)
@@ -500,7 +415,6 @@ int main(void)
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
         cmocka_unit_test(odd_names_are_quoted_in_the_header_and_merge_reads_them),
-        cmocka_unit_test(the_trivial_multiplier_is_marked_in_its_row),
         cmocka_unit_test(falls_are_rows_not_crashes),
         cmocka_unit_test(degenerate_and_stalled_points_are_named),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),

@@ -3,7 +3,18 @@
  * RFC 4180 fields. */
 #include <stdlib.h>
 
+#include "csv_read.h"
 #include "test_util.h"
+
+/* g = the one axis spec of m, and its CSV header. */
+static void one_axis_header(const sm_model *m, const char *spec, sm_sweep_grid *g, char *header, size_t len)
+{
+    sm_sweep_axis a;
+    char why[256];
+    assert_status(sm_sweep_axis_parse(m, spec, &a, why, sizeof why), SM_OK);
+    assert_status(sm_sweep_grid_add(g, &a, why, sizeof why), SM_OK);
+    assert_true(sm_sweep_csv_header(m, g, header, len) > 0);
+}
 
 static size_t commas(const char *s)
 {
@@ -17,11 +28,8 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_sweep_grid g = {0};
-    sm_sweep_axis a;
-    char why[256], header[8192], row[8192];
-    assert_status(sm_sweep_axis_parse(m, "gamma=0.005:0.01:2", &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
-    assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
+    char header[8192], row[8192];
+    one_axis_header(m, "gamma=0.005:0.01:2", &g, header, sizeof header);
     /* One table decides the measures: a field added to it is a column. */
     for (size_t k = 0; k < sm_metric_field_count; k++) {
         char col[80];
@@ -62,6 +70,16 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
     n = sm_sweep_csv_row(m, &g, &pt, row, sizeof row);
     assert_non_null(strstr(row, ",not_converged,not_converged,integrator_failed,0,0,nan,"));
     assert_int_equal(sm_sweep_csv_row(m, &g, &pt, row, 40), 0); /* too small: nothing, not half a row */
+}
+
+/* The fields of line, which must be one whole record. */
+static size_t record_of(const char *line, char fields[][64])
+{
+    const char *end = NULL;
+    const size_t n = rfc4180_record(line, fields, 128, &end);
+    assert_true(n <= 128);
+    assert_int_equal(*end, '\0');
+    return n;
 }
 
 /* The outcome column, as the README defines it: stable and unstable gaits
@@ -112,41 +130,6 @@ static void outcomes_follow_the_readme(void **state)
     }
 }
 
-/* The fields of one CSV line by RFC 4180 (quoted fields, doubled quotes,
- * commas and line breaks inside quotes); returns how many, fields[] the
- * unquoted text of the first max. */
-static size_t rfc4180_fields(const char *line, char fields[][64], size_t max)
-{
-    size_t n = 0, len = 0;
-    bool quoted = false;
-    char cur[64];
-    for (const char *c = line;; c++) {
-        if (quoted) {
-            if (*c == '"' && c[1] == '"') {
-                cur[len++] = '"';
-                c++;
-            } else if (*c == '"') {
-                quoted = false;
-            } else {
-                assert_true(*c != '\0'); /* a field left open */
-                cur[len++] = *c;
-            }
-        } else if (*c == '"' && len == 0) {
-            quoted = true;
-        } else if (*c == ',' || *c == '\n' || *c == '\0') {
-            cur[len] = '\0';
-            if (n < max) memcpy(fields[n], cur, len + 1);
-            n++;
-            len = 0;
-            if (*c != ',') break;
-        } else {
-            cur[len++] = *c;
-        }
-        assert_true(len < sizeof cur);
-    }
-    return n;
-}
-
 /* Names from model files may hold a comma, a quote or a line break: the
  * header quotes exactly those fields, and a CSV reader gets every name
  * back whole, so the columns of the rows stay in their places. */
@@ -167,7 +150,7 @@ static void odd_names_are_quoted_fields(void **state)
     assert_non_null(strstr(header, ",x_plain,\"x_with,comma\",\"x_say \"\"hi\"\"\",\"x_two\nlines\",seed,"));
 
     static char fields[128][64];
-    const size_t nf = rfc4180_fields(header, fields, 128);
+    const size_t nf = record_of(header, fields);
     assert_string_equal(fields[0], "index");
     assert_string_equal(fields[1], "a,b");
     assert_string_equal(fields[2], "mh");
@@ -195,7 +178,7 @@ static void odd_names_are_quoted_fields(void **state)
     char row[4096];
     assert_true(sm_sweep_csv_row(&m, &g, &pt, row, sizeof row) > 0);
     static char rf[128][64];
-    assert_int_equal(rfc4180_fields(row, rf, 128), nf);
+    assert_int_equal(record_of(row, rf), nf);
     assert_string_equal(rf[0], "3");
     assert_true(strtod(rf[1], NULL) == 0.5);
     assert_true(strtod(rf[2], NULL) == 10);
@@ -221,7 +204,7 @@ static void rows_say_nan_where_nothing_was_measured(void **state)
     char header[4096], row[4096];
     assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
     static char hf[128][64], rf[128][64];
-    const size_t nf = rfc4180_fields(header, hf, 128);
+    const size_t nf = record_of(header, hf);
 
     static sm_sweep_point pt;
     memset(&pt, 0, sizeof pt);
@@ -232,7 +215,7 @@ static void rows_say_nan_where_nothing_was_measured(void **state)
     pt.r.eig_re[0] = 0.5;
     pt.r.metrics.step_length = 0.3;
     assert_true(sm_sweep_csv_row(m, &g, &pt, row, sizeof row) > 0);
-    assert_int_equal(rfc4180_fields(row, rf, 128), nf);
+    assert_int_equal(record_of(row, rf), nf);
     for (size_t k = 0; k < nf; k++) {
         const bool measured = strcmp(hf[k], "max_abs_eig") == 0 || strncmp(hf[k], "eig", 3) == 0 ||
                               strcmp(hf[k], "step_length") == 0 || strcmp(hf[k], "step_period") == 0;
@@ -246,7 +229,7 @@ static void rows_say_nan_where_nothing_was_measured(void **state)
     pt.r.stable = true;
     pt.r.eig_re[1] = 1.0;
     assert_true(sm_sweep_csv_row(m, &g, &pt, row, sizeof row) > 0);
-    assert_int_equal(rfc4180_fields(row, rf, 128), nf);
+    assert_int_equal(record_of(row, rf), nf);
     for (size_t k = 0; k < nf; k++) {
         if (strcmp(hf[k], "max_abs_eig") == 0 || strcmp(hf[k], "eig1_re") == 0) assert_true(strtod(rf[k], NULL) == 0.5);
         if (strcmp(hf[k], "eig2_re") == 0) assert_true(strtod(rf[k], NULL) == 1.0);
@@ -259,6 +242,52 @@ static void rows_say_nan_where_nothing_was_measured(void **state)
     assert_int_equal(sm_sweep_csv_header(m, &g, header, 20), 0);
 }
 
+/* Spring-mass walking conserves its energy, so its gaits form a family and
+ * one multiplier is 1 along it (Geyer et al. 2006).  The row says which
+ * eigK that is, and max_abs_eig is the largest of the others. */
+static void the_trivial_multiplier_is_marked_in_its_row(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("slip");
+    sm_sweep_grid g = {0};
+    char header[8192], row[8192];
+    one_axis_header(m, "k=20000:20000:1", &g, header, sizeof header);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_newton_options opt;
+    sm_newton_options_default(&opt);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_sweep_point pt = {.index = 0, .values = {20000}};
+    assert_status(sm_fixed_point(ws, p, x0, &opt, &pt.r), SM_OK);
+    sm_workspace_free(ws);
+    assert_true(sm_sweep_csv_row(m, &g, &pt, row, sizeof row) > 0);
+
+    static char hf[128][64], rf[128][64];
+    const char *end;
+    size_t nh = rfc4180_record(header, hf, 128, &end);
+    assert_int_equal(rfc4180_record(row, rf, 128, &end), nh);
+    int tc = column(hf, nh, "trivial_eig"), mc = column(hf, nh, "max_abs_eig");
+    assert_int_equal(tc, (int)nh - 1); /* appended: the older columns keep their places */
+    long k = strtol(rf[tc], NULL, 10);
+    assert_true(k >= 1 && k <= (long)m->n_free);
+    double others = 0;
+    for (long j = 1; j <= (long)m->n_free; j++) {
+        char re[32], im[32];
+        snprintf(re, sizeof re, "eig%ld_re", j);
+        snprintf(im, sizeof im, "eig%ld_im", j);
+        double vr = strtod(rf[column(hf, nh, re)], NULL), vi = strtod(rf[column(hf, nh, im)], NULL);
+        if (j == k) {
+            assert_close(vr, 1.0, 1e-6);
+            assert_close(vi, 0.0, 1e-12);
+        } else {
+            others = fmax(others, hypot(vr, vi));
+        }
+    }
+    assert_close(strtod(rf[mc], NULL), others, 1e-12);
+    assert_true(others < 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +295,7 @@ int main(void)
         cmocka_unit_test(outcomes_follow_the_readme),
         cmocka_unit_test(odd_names_are_quoted_fields),
         cmocka_unit_test(rows_say_nan_where_nothing_was_measured),
+        cmocka_unit_test(the_trivial_multiplier_is_marked_in_its_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
