@@ -1,15 +1,12 @@
-/* The closed-form walkers compiled into stridemap; registry.c lists them. */
+/* The closed-form walkers compiled into stridemap, declared from the list in
+ * models.def (registry.c lists them from the same file). */
 #ifndef STRIDEMAP_MODELS_H
 #define STRIDEMAP_MODELS_H
 
 #include "stridemap/model.h"
 
-extern const sm_model sm_model_compass;
-extern const sm_model sm_model_rimless;
-extern const sm_model sm_model_simplest;
-extern const sm_model sm_model_slip;
-extern const sm_model sm_model_logistic;
-extern const sm_model sm_model_foldmap;
-extern const sm_model sm_model_delayed_logistic;
+#define SM_MODEL(name) extern const sm_model sm_model_##name;
+#include "models.def"
+#undef SM_MODEL
 
 #endif

@@ -1,5 +1,6 @@
-/* The list of built-in walkers.  Adding a walker: one file in models/, one
- * line here, one line in models/meson.build. */
+/* The registry: the built-in walkers (listed in models.def) and model files
+ * found by name.  Adding a walker: its file in models/, its line in
+ * models.def, its source in models/meson.build. */
 #include "stridemap/registry.h"
 
 #include "stridemap/linkage.h"
@@ -11,13 +12,9 @@
 #include "models.h"
 
 static const sm_model *const builtin[] = {
-    &sm_model_compass,
-    &sm_model_rimless,
-    &sm_model_simplest,
-    &sm_model_slip,
-    &sm_model_logistic,
-    &sm_model_foldmap,
-    &sm_model_delayed_logistic,
+#define SM_MODEL(name) &sm_model_##name,
+#include "models.def"
+#undef SM_MODEL
 };
 
 size_t sm_registry_count(void) { return sizeof builtin / sizeof builtin[0]; }
@@ -89,7 +86,5 @@ sm_status sm_registry_open(const char *name, const sm_model **out, char *why, si
 
 void sm_registry_close(const sm_model *m)
 {
-    /* built-ins are static; a model read from a file is freed */
-    const sm_linkage *lk = sm_linkage_of(m);
-    if (lk) sm_linkage_free((sm_linkage *)lk);
+    if (m && m->release) m->release(m);
 }

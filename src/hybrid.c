@@ -48,35 +48,55 @@ void sm_solver_options_default(sm_solver_options *o)
     o->max_order = 0;
 }
 
-sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t why_len)
+/* What each checked option is called in a message: the CLI's flags (the
+ * wording sm_solver_options_check has always had) or the struct's fields. */
+typedef struct {
+    const char *rtol, *atol, *max_step, *t_max, *max_order, *max_num_steps;
+} option_names;
+
+static const option_names flag_names = {"--rtol", "--atol", "--max-step", "--tmax", "--max-order", NULL};
+static const option_names field_names = {"sm_solver_options.rtol",      "sm_solver_options.atol",
+                                         "sm_solver_options.max_step",  "sm_solver_options.t_max",
+                                         "sm_solver_options.max_order", "sm_solver_options.max_num_steps"};
+
+static sm_status check_options(const sm_solver_options *o, const option_names *n, char *why, size_t why_len)
 {
     if (!(o->rtol > 0 && o->rtol < 1)) {
-        snprintf(why, why_len, "--rtol must be a number in (0, 1), not %g", o->rtol);
+        snprintf(why, why_len, "%s must be a number in (0, 1), not %g", n->rtol, o->rtol);
         return SM_BAD_OPTION;
     }
     if (!(o->atol > 0 && o->atol < 1)) {
-        snprintf(why, why_len, "--atol must be a number in (0, 1), not %g", o->atol);
+        snprintf(why, why_len, "%s must be a number in (0, 1), not %g", n->atol, o->atol);
         return SM_BAD_OPTION;
     }
     if (!(o->max_step >= 0) || !isfinite(o->max_step)) {
-        snprintf(why, why_len, "--max-step must be a finite number >= 0 (0: no limit), not %g", o->max_step);
+        snprintf(why, why_len, "%s must be a finite number >= 0 (0: no limit), not %g", n->max_step, o->max_step);
         return SM_BAD_OPTION;
     }
     if (!(o->t_max >= 0) || !isfinite(o->t_max)) {
-        snprintf(why, why_len, "--tmax must be a finite number >= 0 (0: the model's own), not %g", o->t_max);
+        snprintf(why, why_len, "%s must be a finite number >= 0 (0: the model's own), not %g", n->t_max,
+                 o->t_max);
         return SM_BAD_OPTION;
     }
     const int order_cap = o->method == SM_METHOD_BDF ? 5 : 12;
     if (o->max_order < 0 || o->max_order > order_cap) {
-        snprintf(why, why_len, "--max-order must be from 1 to %d for this method (0: the largest), not %d",
+        snprintf(why, why_len, "%s must be from 1 to %d for this method (0: the largest), not %d", n->max_order,
                  order_cap, o->max_order);
         return SM_BAD_OPTION;
     }
     if (o->max_num_steps < 1) {
-        snprintf(why, why_len, "the step limit per phase must be at least 1");
+        if (n->max_num_steps)
+            snprintf(why, why_len, "%s must be at least 1, not %ld", n->max_num_steps, (long)o->max_num_steps);
+        else
+            snprintf(why, why_len, "the step limit per phase must be at least 1");
         return SM_BAD_OPTION;
     }
     return SM_OK;
+}
+
+sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t why_len)
+{
+    return check_options(o, &flag_names, why, why_len);
 }
 
 static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
@@ -140,19 +160,33 @@ void sm_workspace_free(sm_workspace *ws)
 sm_status sm_workspace_create(const sm_model *m, const sm_solver_options *o, sm_workspace **out)
 {
     char why[256];
+    return sm_workspace_create_ex(m, o, out, why, sizeof why);
+}
+
+sm_status sm_workspace_create_ex(const sm_model *m, const sm_solver_options *o, sm_workspace **out, char *why,
+                                 size_t why_len)
+{
     *out = NULL;
-    if (sm_model_validate(m, why, sizeof why) != SM_OK) return SM_BAD_OPTION;
+    if (why_len) why[0] = '\0';
+    if (sm_model_validate(m, why, why_len) != SM_OK) return SM_BAD_OPTION;
     for (size_t ph = 0; ph < m->n_phases; ph++)
-        if (m->phases[ph].n_events > SM_MAX_EVENTS) return SM_BAD_OPTION;
+        if (m->phases[ph].n_events > SM_MAX_EVENTS) {
+            snprintf(why, why_len, "model '%s': phase '%s' has %zu events, more than the %d a phase may have", m->name,
+                     m->phases[ph].name ? m->phases[ph].name : "", m->phases[ph].n_events, SM_MAX_EVENTS);
+            return SM_BAD_OPTION;
+        }
     sm_solver_options opt;
     if (o)
         opt = *o;
     else
         sm_solver_options_default(&opt);
-    if (sm_solver_options_check(&opt, why, sizeof why) != SM_OK) return SM_BAD_OPTION;
+    if (check_options(&opt, &field_names, why, why_len) != SM_OK) return SM_BAD_OPTION;
 
     sm_workspace *ws = calloc(1, sizeof *ws);
-    if (!ws) return SM_NO_MEMORY;
+    if (!ws) {
+        snprintf(why, why_len, "out of memory for the workspace of model '%s'", m->name);
+        return SM_NO_MEMORY;
+    }
     ws->model = m;
     ws->opt = opt;
     ws->rooted_phase = (size_t)-1;
@@ -186,6 +220,12 @@ sm_status sm_workspace_create(const sm_model *m, const sm_solver_options *o, sm_
         if (!bad) bad = CVodeSetLinearSolver(ws->cvode, ws->ls, ws->A);
     }
     if (bad) {
+        /* CVODE's error handler has said why, if it was CVODE */
+        if (ws->detail[0])
+            snprintf(why, why_len, "cannot set up the integrator for model '%s': %s", m->name, ws->detail);
+        else
+            snprintf(why, why_len, "cannot set up the integrator for model '%s' (%zu states): out of memory",
+                     m->name, m->n_state);
         sm_workspace_free(ws);
         return SM_NO_MEMORY;
     }

@@ -17,77 +17,8 @@
 
 #include <cmocka.h>
 
+#include "cli_run.h"
 #include "test_util.h"
-
-extern char **environ;
-
-static const char *exe;
-
-typedef struct {
-    int status;
-    char out[1 << 20];
-    char err[1 << 14];
-} run_result;
-
-static void slurp(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    buf[n] = '\0';
-    if (f) fclose(f);
-}
-
-/* Runs stridemap with the NULL-terminated arguments. */
-static run_result *run(const char *first, ...)
-{
-    static run_result r;
-    const char *argv[64] = {exe, first};
-    size_t n = 2;
-    va_list ap;
-    va_start(ap, first);
-    while (n < 63 && (argv[n] = va_arg(ap, const char *)) != NULL) n++;
-    va_end(ap);
-    argv[n] = NULL;
-
-    char out_path[] = "/tmp/sm_cli_outXXXXXX", err_path[] = "/tmp/sm_cli_errXXXXXX";
-    int fo = mkstemp(out_path), fe = mkstemp(err_path);
-    assert_true(fo >= 0 && fe >= 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fo, 1);
-    posix_spawn_file_actions_adddup2(&fa, fe, 2);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ), 0);
-    int ws = 0;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fo);
-    close(fe);
-    assert_true(WIFEXITED(ws)); /* never a crash */
-    r.status = WEXITSTATUS(ws);
-    slurp(out_path, r.out, sizeof r.out);
-    slurp(err_path, r.err, sizeof r.err);
-    unlink(out_path);
-    unlink(err_path);
-    return &r;
-}
-
-static size_t count_lines(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
-/* An error is one line on stderr naming what to change, and a given code. */
-static void expect_error(run_result *r, int code, const char *needle)
-{
-    if (r->status != code || !strstr(r->err, needle))
-        print_error("exit %d, stderr: %s\n", r->status, r->err);
-    assert_int_equal(r->status, code);
-    assert_int_equal(count_lines(r->err), 1);
-    assert_non_null(strstr(r->err, needle));
-}
 
 static double num(json_t *doc, const char *key)
 {
@@ -99,7 +30,7 @@ static double num(json_t *doc, const char *key)
 static void fixed_json_reports_the_published_gait(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "simplest", "--set", "gamma=0.009", "--json", NULL);
+    cli_result *r = cli_run("fixed", "simplest", "--set", "gamma=0.009", "--json", NULL);
     assert_int_equal(r->status, 0);
     json_error_t jerr;
     json_t *doc = json_loads(r->out, 0, &jerr);
@@ -141,7 +72,7 @@ static void contact_checks_follow_mu(void **state)
     /* The simplest walker's stance leg leans up to theta* = 0.2003, so it
      * needs |Ft/Fn| = tan(0.2003) = 0.2030: enough with mu = 1, not 0.1. */
     for (int k = 0; k < 2; k++) {
-        run_result *r = run("fixed", "simplest", "--json", "--mu", k == 0 ? "1" : "0.1", NULL);
+        cli_result *r = cli_run("fixed", "simplest", "--json", "--mu", k == 0 ? "1" : "0.1", NULL);
         assert_int_equal(r->status, 0);
         json_t *doc = json_loads(r->out, 0, NULL);
         assert_non_null(doc);
@@ -153,7 +84,7 @@ static void contact_checks_follow_mu(void **state)
         assert_close(num(doc, "cost_of_transport"), sin(0.009), 1e-7);
         json_decref(doc);
     }
-    expect_error(run("fixed", "simplest", "--mu", "-1", NULL), 65, "--mu");
+    cli_expect_error(cli_run("fixed", "simplest", "--mu", "-1", NULL), 65, "--mu");
 }
 
 static void a_limping_gait_at_0016(void **state)
@@ -161,7 +92,7 @@ static void a_limping_gait_at_0016(void **state)
     (void)state;
     /* Garcia et al. (1998): past gamma ~ 0.015 the period-1 gait is unstable
      * and a stable period-2 gait takes over; its two steps differ. */
-    run_result *r = run("fixed", "simplest", "--set", "gamma=0.016", "--period", "2", "--json", NULL);
+    cli_result *r = cli_run("fixed", "simplest", "--set", "gamma=0.016", "--period", "2", "--json", NULL);
     assert_int_equal(r->status, 0);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
@@ -174,7 +105,7 @@ static void a_limping_gait_at_0016(void **state)
     assert_true(fabs(th0 - th1) > 1e-3);
     json_decref(doc);
     /* The period-1 gait there exists but is unstable, with a multiplier past -1. */
-    r = run("fixed", "simplest", "--set", "gamma=0.016", "--json", NULL);
+    r = cli_run("fixed", "simplest", "--set", "gamma=0.016", "--json", NULL);
     assert_int_equal(r->status, 0);
     doc = json_loads(r->out, 0, NULL);
     assert_true(json_is_false(json_object_get(doc, "stable")));
@@ -185,7 +116,7 @@ static void a_limping_gait_at_0016(void **state)
 static void search_lists_both_gaits_without_a_guess(void **state)
 {
     (void)state;
-    run_result *r = run("search", "simplest", "--set", "gamma=0.009", "--json", NULL);
+    cli_result *r = cli_run("search", "simplest", "--set", "gamma=0.009", "--json", NULL);
     assert_int_equal(r->status, 0);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
@@ -195,15 +126,15 @@ static void search_lists_both_gaits_without_a_guess(void **state)
     for (size_t i = 0; i < 2; i++) stable += json_is_true(json_object_get(json_array_get(gaits, i), "stable"));
     assert_int_equal(stable, 1);
     json_decref(doc);
-    expect_error(run("search", "simplest", "--box", "0.1:0.3", NULL), 65, "--box needs 2");
-    expect_error(run("search", "simplest", "--box", "0.3:0.1,-0.3:-0.1", NULL), 65, "LO < HI");
-    expect_error(run("search", "simplest", "--starts", "0", NULL), 65, "--starts");
+    cli_expect_error(cli_run("search", "simplest", "--box", "0.1:0.3", NULL), 65, "--box needs 2");
+    cli_expect_error(cli_run("search", "simplest", "--box", "0.3:0.1,-0.3:-0.1", NULL), 65, "LO < HI");
+    cli_expect_error(cli_run("search", "simplest", "--starts", "0", NULL), 65, "--starts");
 }
 
 static void fixed_text_says_stable(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "simplest", NULL);
+    cli_result *r = cli_run("fixed", "simplest", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "stable       yes"));
 }
@@ -211,7 +142,7 @@ static void fixed_text_says_stable(void **state)
 static void the_unstable_gait_is_found_and_called_unstable(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "simplest", "--guess", "0.19,-0.2,0.38,-0.01", "--json", NULL);
+    cli_result *r = cli_run("fixed", "simplest", "--guess", "0.19,-0.2,0.38,-0.01", "--json", NULL);
     assert_int_equal(r->status, 0);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
@@ -226,9 +157,9 @@ static void the_unstable_gait_is_found_and_called_unstable(void **state)
 static void hopeless_guess_is_no_gait_not_a_crash(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "simplest", "--guess", "1.2,3,2.4,0", "--json", NULL);
+    cli_result *r = cli_run("fixed", "simplest", "--guess", "1.2,3,2.4,0", "--json", NULL);
     assert_int_equal(r->status, 1);
-    assert_int_equal(count_lines(r->err), 1);
+    assert_int_equal(cli_count_lines(r->err), 1);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
     assert_true(json_is_false(json_object_get(doc, "converged")));
@@ -240,36 +171,36 @@ static void hopeless_guess_is_no_gait_not_a_crash(void **state)
 static void bad_input_gets_one_line_and_a_sysexits_code(void **state)
 {
     (void)state;
-    expect_error(run("fixed", "nosuch", NULL), 64, "unknown model 'nosuch'");
-    expect_error(run("fixed", "simplest", "--set", "beta=1", NULL), 64, "no parameter 'beta'");
-    expect_error(run("fixed", "simplest", "--set", "gamma", NULL), 64, "NAME=VALUE");
-    expect_error(run("fixed", "simplest", "--set", "gamma=nan", NULL), 65, "finite");
-    expect_error(run("fixed", "simplest", "--set", "gamma=inf", NULL), 65, "finite");
-    expect_error(run("fixed", "simplest", "--set", "gamma=5", NULL), 65, "[-0.5, 0.5]");
-    expect_error(run("fixed", "simplest", "--set", "gamma=0.01x", NULL), 65, "not a number");
-    expect_error(run("fixed", "rimless", "--set", "n=7.5", NULL), 65, "whole number");
-    expect_error(run("fixed", "simplest", "--guess", "0.2,abc,0,0", NULL), 65, "'abc'");
-    expect_error(run("fixed", "simplest", "--guess", "0.2,-0.2", NULL), 65, "needs 4");
-    expect_error(run("fixed", "simplest", "--guess", "0.2,-0.2,0,0,0", NULL), 65, "needs 4");
-    expect_error(run("fixed", "simplest", "--guess", "0.2,nan,0,0", NULL), 65, "finite");
-    expect_error(run("fixed", "simplest", "--rtol", "0", NULL), 65, "--rtol");
-    expect_error(run("fixed", "simplest", "--period", "0", NULL), 65, "--period");
-    expect_error(run("fixed", "simplest", "--method", "rk4", NULL), 65, "--method");
-    expect_error(run("fixed", "simplest", "--method", "bdf", "--max-order", "7", NULL), 65, "--max-order");
-    expect_error(run("fixed", "simplest", "--max-order", "13", NULL), 65, "--max-order");
-    expect_error(run("fixed", "simplest", "--bogus", NULL), 64, "unknown option '--bogus'");
-    expect_error(run("fixed", "simplest", "--guess", NULL), 64, "needs a value");
-    expect_error(run("fixed", NULL), 64, "which model");
-    expect_error(run("fixed", "simplest", "rimless", NULL), 64, "one model only");
-    expect_error(run("walk", NULL), 64, "unknown command 'walk'");
-    expect_error(run("simulate", "simplest", "--steps", "0", NULL), 65, "--steps");
-    expect_error(run("simulate", "simplest", "--dt", "-1", NULL), 65, "--dt");
+    cli_expect_error(cli_run("fixed", "nosuch", NULL), 64, "unknown model 'nosuch'");
+    cli_expect_error(cli_run("fixed", "simplest", "--set", "beta=1", NULL), 64, "no parameter 'beta'");
+    cli_expect_error(cli_run("fixed", "simplest", "--set", "gamma", NULL), 64, "NAME=VALUE");
+    cli_expect_error(cli_run("fixed", "simplest", "--set", "gamma=nan", NULL), 65, "finite");
+    cli_expect_error(cli_run("fixed", "simplest", "--set", "gamma=inf", NULL), 65, "finite");
+    cli_expect_error(cli_run("fixed", "simplest", "--set", "gamma=5", NULL), 65, "[-0.5, 0.5]");
+    cli_expect_error(cli_run("fixed", "simplest", "--set", "gamma=0.01x", NULL), 65, "not a number");
+    cli_expect_error(cli_run("fixed", "rimless", "--set", "n=7.5", NULL), 65, "whole number");
+    cli_expect_error(cli_run("fixed", "simplest", "--guess", "0.2,abc,0,0", NULL), 65, "'abc'");
+    cli_expect_error(cli_run("fixed", "simplest", "--guess", "0.2,-0.2", NULL), 65, "needs 4");
+    cli_expect_error(cli_run("fixed", "simplest", "--guess", "0.2,-0.2,0,0,0", NULL), 65, "needs 4");
+    cli_expect_error(cli_run("fixed", "simplest", "--guess", "0.2,nan,0,0", NULL), 65, "finite");
+    cli_expect_error(cli_run("fixed", "simplest", "--rtol", "0", NULL), 65, "--rtol");
+    cli_expect_error(cli_run("fixed", "simplest", "--period", "0", NULL), 65, "--period");
+    cli_expect_error(cli_run("fixed", "simplest", "--method", "rk4", NULL), 65, "--method");
+    cli_expect_error(cli_run("fixed", "simplest", "--method", "bdf", "--max-order", "7", NULL), 65, "--max-order");
+    cli_expect_error(cli_run("fixed", "simplest", "--max-order", "13", NULL), 65, "--max-order");
+    cli_expect_error(cli_run("fixed", "simplest", "--bogus", NULL), 64, "unknown option '--bogus'");
+    cli_expect_error(cli_run("fixed", "simplest", "--guess", NULL), 64, "needs a value");
+    cli_expect_error(cli_run("fixed", NULL), 64, "which model");
+    cli_expect_error(cli_run("fixed", "simplest", "rimless", NULL), 64, "one model only");
+    cli_expect_error(cli_run("walk", NULL), 64, "unknown command 'walk'");
+    cli_expect_error(cli_run("simulate", "simplest", "--steps", "0", NULL), 65, "--steps");
+    cli_expect_error(cli_run("simulate", "simplest", "--dt", "-1", NULL), 65, "--dt");
 }
 
 static void options_may_come_before_the_model(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "--set", "gamma=0.009", "--json", "simplest", NULL);
+    cli_result *r = cli_run("fixed", "--set", "gamma=0.009", "--json", "simplest", NULL);
     assert_int_equal(r->status, 0);
 }
 
@@ -278,22 +209,22 @@ static void every_command_has_help_with_an_example(void **state)
     (void)state;
     const char *cmds[] = {"models", "params", "simulate", "fixed", "search"};
     for (size_t i = 0; i < 5; i++) {
-        run_result *r = run(cmds[i], "--help", NULL);
+        cli_result *r = cli_run(cmds[i], "--help", NULL);
         assert_int_equal(r->status, 0);
         assert_non_null(strstr(r->out, "usage: stridemap"));
         assert_non_null(strstr(r->out, "example"));
     }
-    assert_int_equal(run("--help", NULL)->status, 0);
+    assert_int_equal(cli_run("--help", NULL)->status, 0);
 }
 
 static void models_and_params_list_what_exists(void **state)
 {
     (void)state;
-    run_result *r = run("models", NULL);
+    cli_result *r = cli_run("models", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "simplest"));
     assert_non_null(strstr(r->out, "rimless"));
-    r = run("params", "rimless", "--json", NULL);
+    r = cli_run("params", "rimless", "--json", NULL);
     assert_int_equal(r->status, 0);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
@@ -310,48 +241,41 @@ static void simulate_writes_rows_and_keeps_them_when_the_walker_falls(void **sta
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    run_result *r = run("simulate", "simplest", "--steps", "2", "--out", path, NULL);
+    cli_result *r = cli_run("simulate", "simplest", "--steps", "2", "--out", path, NULL);
     assert_int_equal(r->status, 0);
     static char csv[1 << 20];
-    slurp(path, csv, sizeof csv);
+    cli_slurp(path, csv, sizeof csv);
     assert_true(strncmp(csv, "kind,step,time,phase,event,theta,theta_dot,phi,phi_dot\n", 55) == 0);
     assert_non_null(strstr(csv, "\npre,1,"));
     assert_non_null(strstr(csv, "\npost,1,"));
 
     /* Starting almost at rest, the stance leg rolls back. */
-    r = run("simulate", "simplest", "--x0", "0.2,-0.01,0.4,0", "--steps", "3", "--out", path, NULL);
+    r = cli_run("simulate", "simplest", "--x0", "0.2,-0.01,0.4,0", "--steps", "3", "--out", path, NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->err, "fell_backward"));
-    slurp(path, csv, sizeof csv);
+    cli_slurp(path, csv, sizeof csv);
     assert_non_null(strstr(csv, "\nstart,0,0,"));
     assert_non_null(strstr(csv, "\nfail,0,"));
     assert_non_null(strstr(csv, "rolled_back"));
     unlink(path);
 
-    expect_error(run("simulate", "simplest", "--out", "/nonexistent-dir/x.csv", NULL), 73, "cannot create");
+    cli_expect_error(cli_run("simulate", "simplest", "--out", "/nonexistent-dir/x.csv", NULL), 73, "cannot create");
 }
 
 /* Runs stridemap with the NULL-terminated arguments, stdout on /dev/full. */
 static int run_to_full_disk(const char *first, ...)
 {
-    const char *argv[16] = {exe, first};
-    size_t n = 2;
+    const char *args[16] = {first};
+    size_t n = 1;
     va_list ap;
     va_start(ap, first);
-    while (n < 15 && (argv[n] = va_arg(ap, const char *)) != NULL) n++;
+    while (n < 15 && (args[n] = va_arg(ap, const char *)) != NULL) n++;
     va_end(ap);
-    argv[n] = NULL;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/full", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    int ws = 0;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    assert_true(WIFEXITED(ws));
-    return WEXITSTATUS(ws);
+    args[n] = NULL;
+    static cli_result r;
+    cli_finish(cli_spawn(cli_exe, args, "/dev/full", NULL, NULL), NULL, NULL, &r);
+    assert_false(r.signaled);
+    return r.status;
 }
 
 /* A listing that could not be written is an I/O error (74), not success. */
@@ -368,9 +292,9 @@ static void listings_on_a_full_disk_fail(void **state)
 static void values_print_shortest_and_columns_align(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "simplest", "--max-iter", "0", NULL);
+    cli_result *r = cli_run("fixed", "simplest", "--max-iter", "0", NULL);
     assert_non_null(strstr(r->out, "params       gamma = 0.009 rad\n"));
-    r = run("params", SM_SOURCE_DIR "/models/kneed_hsu.yaml", NULL);
+    r = cli_run("params", SM_SOURCE_DIR "/models/kneed_hsu.yaml", NULL);
     assert_int_equal(r->status, 0);
     /* every row's range column starts where the header's does */
     const char *header = strstr(r->out, "parameter ");
@@ -389,10 +313,10 @@ static void values_print_shortest_and_columns_align(void **state)
 static void subnormal_numbers_are_numbers(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "rimless", "--max-iter", "0", "--guess", "0.6283185307179586,1e-320", NULL);
+    cli_result *r = cli_run("fixed", "rimless", "--max-iter", "0", "--guess", "0.6283185307179586,1e-320", NULL);
     assert_null(strstr(r->err, "not a finite number"));
     assert_int_not_equal(r->status, 65);
-    expect_error(run("fixed", "rimless", "--guess", "0.6,1e999", NULL), 65, "not a finite number");
+    cli_expect_error(cli_run("fixed", "rimless", "--guess", "0.6,1e999", NULL), 65, "not a finite number");
 }
 
 /* Model files are found by name in STRIDEMAP_MODEL_PATH wherever the
@@ -401,13 +325,13 @@ static void model_files_are_found_on_the_model_path(void **state)
 {
     (void)state;
     unsetenv("STRIDEMAP_MODEL_PATH");
-    run_result *r = run("params", "kneed_hsu", NULL); /* the tests run in the build tree: no ./models */
-    expect_error(r, 64, "STRIDEMAP_MODEL_PATH");
+    cli_result *r = cli_run("params", "kneed_hsu", NULL); /* the tests run in the build tree: no ./models */
+    cli_expect_error(r, 64, "STRIDEMAP_MODEL_PATH");
     setenv("STRIDEMAP_MODEL_PATH", "/nonexistent:" SM_SOURCE_DIR "/models", 1);
-    r = run("params", "kneed_hsu", NULL);
+    r = cli_run("params", "kneed_hsu", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "thigh.mass"));
-    r = run("models", NULL);
+    r = cli_run("models", NULL);
     assert_non_null(strstr(r->out, "\nkneed_hsu "));
     unsetenv("STRIDEMAP_MODEL_PATH");
 }
@@ -431,7 +355,7 @@ static double step_measure(const char *err, int step, const char *name)
 static void simulate_measures_do_not_depend_on_dt(void **state)
 {
     (void)state;
-    run_result *r = run("fixed", "simplest", "--set", "gamma=0.009", "--json", NULL);
+    cli_result *r = cli_run("fixed", "simplest", "--set", "gamma=0.009", "--json", NULL);
     assert_int_equal(r->status, 0);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
@@ -444,9 +368,9 @@ static void simulate_measures_do_not_depend_on_dt(void **state)
                               "max_friction_ratio", "step_length"};
     const char *dts[] = {"0.1", "0.0007", "1e300", NULL};
     for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++) {
-        r = dts[d] ? run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--dt", dts[d],
+        r = dts[d] ? cli_run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--dt", dts[d],
                          "--out", "/dev/null", NULL)
-                   : run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--out",
+                   : cli_run("simulate", "simplest", "--set", "gamma=0.009", "--x0", x0, "--steps", "1", "--out",
                          "/dev/null", NULL);
         assert_int_equal(r->status, 0);
         for (size_t k = 0; k < sizeof measures / sizeof measures[0]; k++) {
@@ -465,11 +389,11 @@ static void simulate_measures_do_not_depend_on_dt(void **state)
 static void simulate_refuses_a_dt_that_never_ends(void **state)
 {
     (void)state;
-    expect_error(run("simulate", "simplest", "--dt", "1e-300", "--out", "/dev/null", NULL), 65, "1000000");
-    expect_error(run("simulate", "simplest", "--dt", "1e-6", "--out", "/dev/null", NULL), 65, "--dt");
+    cli_expect_error(cli_run("simulate", "simplest", "--dt", "1e-300", "--out", "/dev/null", NULL), 65, "1000000");
+    cli_expect_error(cli_run("simulate", "simplest", "--dt", "1e-6", "--out", "/dev/null", NULL), 65, "--dt");
     /* The bound follows --tmax: 20 / 1e-5 is 2e6 samples, 5 / 1e-5 is 5e5. */
-    expect_error(run("simulate", "simplest", "--dt", "1e-5", "--out", "/dev/null", NULL), 65, "--dt");
-    run_result *r = run("simulate", "simplest", "--dt", "1e-5", "--tmax", "5", "--steps", "1", "--out", "/dev/null",
+    cli_expect_error(cli_run("simulate", "simplest", "--dt", "1e-5", "--out", "/dev/null", NULL), 65, "--dt");
+    cli_result *r = cli_run("simulate", "simplest", "--dt", "1e-5", "--tmax", "5", "--steps", "1", "--out", "/dev/null",
                         NULL);
     assert_int_equal(r->status, 0);
 }
@@ -478,13 +402,13 @@ static void simulate_refuses_a_dt_that_never_ends(void **state)
 static void orbit_refuses_the_ranges_sweep_refuses(void **state)
 {
     (void)state;
-    expect_error(run("orbit", "simplest", "--param", "gamma=0.01:0.009:3", "--transient", "1", "--record", "1",
+    cli_expect_error(cli_run("orbit", "simplest", "--param", "gamma=0.01:0.009:3", "--transient", "1", "--record", "1",
                      "--out", "/dev/null", NULL),
                  65, "LO 0.01 is above HI 0.009");
-    expect_error(run("orbit", "simplest", "--param", "gamma=0.009:0.01:1", "--transient", "1", "--record", "1",
+    cli_expect_error(cli_run("orbit", "simplest", "--param", "gamma=0.009:0.01:1", "--transient", "1", "--record", "1",
                      "--out", "/dev/null", NULL),
                  65, "one point needs LO = HI");
-    run_result *r = run("orbit", "simplest", "--param", "gamma=0.009:0.009:1", "--transient", "1", "--record", "1",
+    cli_result *r = cli_run("orbit", "simplest", "--param", "gamma=0.009:0.009:1", "--transient", "1", "--record", "1",
                         "--out", "/dev/null", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "orbit: 1 values of gamma"));
@@ -494,7 +418,7 @@ static void orbit_refuses_the_ranges_sweep_refuses(void **state)
 static void orbit_write_error_is_the_only_line(void **state)
 {
     (void)state;
-    expect_error(run("orbit", "simplest", "--param", "gamma=0.009:0.0095:2", "--transient", "1", "--record", "1",
+    cli_expect_error(cli_run("orbit", "simplest", "--param", "gamma=0.009:0.0095:2", "--transient", "1", "--record", "1",
                      "--out", "/dev/full", NULL),
                  74, "could not write the orbit diagram to /dev/full");
 }
@@ -502,7 +426,7 @@ static void orbit_write_error_is_the_only_line(void **state)
 /* The gait 'fixed' finds from a guess, as x[0..1]. */
 static void fixed_from(const char *gamma_set, const char *guess, double *x)
 {
-    run_result *r = run("fixed", "simplest", "--set", gamma_set, "--guess", guess, "--json", NULL);
+    cli_result *r = cli_run("fixed", "simplest", "--set", gamma_set, "--guess", guess, "--json", NULL);
     assert_int_equal(r->status, 0);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
@@ -532,7 +456,7 @@ static void search_defaults_find_long_and_short_gaits(void **state)
         assert_true(fabs(want[0][0] - want[1][0]) > 1e-3); /* two gaits, not one twice */
         assert_close(want[0][0], th, 0.03 * th);
 
-        run_result *r = run("search", "simplest", "--set", set, "--json", NULL);
+        cli_result *r = cli_run("search", "simplest", "--set", set, "--json", NULL);
         assert_int_equal(r->status, 0);
         json_t *doc = json_loads(r->out, 0, NULL);
         assert_non_null(doc);
@@ -556,7 +480,7 @@ static void search_defaults_find_long_and_short_gaits(void **state)
         assert_close(hits + num(doc, "starts_without_gait"), num(doc, "starts"), 0);
         json_decref(doc);
 
-        r = run("search", "simplest", "--set", set, NULL);
+        r = cli_run("search", "simplest", "--set", set, NULL);
         assert_int_equal(r->status, 0);
         assert_non_null(strstr(r->out, "2 distinct gaits"));
         assert_non_null(strstr(r->out, "found by "));
@@ -568,7 +492,7 @@ static void search_defaults_find_long_and_short_gaits(void **state)
 static void search_json_has_the_trivial_multiplier(void **state)
 {
     (void)state;
-    run_result *r = run("search", "slip", "--starts", "8", "--max-starts", "8", "--json", NULL);
+    cli_result *r = cli_run("search", "slip", "--starts", "8", "--max-starts", "8", "--json", NULL);
     assert_int_equal(r->status, 0);
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
@@ -587,14 +511,14 @@ static void search_json_has_the_trivial_multiplier(void **state)
 static void search_refuses_an_absurd_cost_and_shows_progress(void **state)
 {
     (void)state;
-    expect_error(run("search", "simplest", "--period", "1024", NULL), 64, "lower --starts, --period or --max-iter");
-    expect_error(run("search", "simplest", "--max-starts", "100000000", NULL), 64, "lower --max-starts");
-    expect_error(run("search", "simplest", "--starts", "100", "--max-starts", "50", NULL), 64, "--max-starts");
-    run_result *r = run("search", "simplest", "--set", "gamma=0.009", "--starts", "8", "--max-starts", "8",
+    cli_expect_error(cli_run("search", "simplest", "--period", "1024", NULL), 64, "lower --starts, --period or --max-iter");
+    cli_expect_error(cli_run("search", "simplest", "--max-starts", "100000000", NULL), 64, "lower --max-starts");
+    cli_expect_error(cli_run("search", "simplest", "--starts", "100", "--max-starts", "50", NULL), 64, "--max-starts");
+    cli_result *r = cli_run("search", "simplest", "--set", "gamma=0.009", "--starts", "8", "--max-starts", "8",
                         "--progress", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "search: 8/8 starts"));
-    r = run("search", "simplest", "--set", "gamma=0.009", "--starts", "8", "--max-starts", "8", "-q", NULL);
+    r = cli_run("search", "simplest", "--set", "gamma=0.009", "--starts", "8", "--max-starts", "8", "-q", NULL);
     assert_int_equal(r->status, 0);
     assert_string_equal(r->err, "");
 }
@@ -604,9 +528,9 @@ static void search_refuses_an_absurd_cost_and_shows_progress(void **state)
 static void search_box_needs_one_range_per_coordinate(void **state)
 {
     (void)state;
-    expect_error(run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,0:1", NULL), 65, "needs 2 ranges");
-    expect_error(run("search", "simplest", "--box", "0.1:0.3", NULL), 65, "needs 2 ranges");
-    expect_error(run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,", NULL), 65, "needs 2 ranges");
+    cli_expect_error(cli_run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,0:1", NULL), 65, "needs 2 ranges");
+    cli_expect_error(cli_run("search", "simplest", "--box", "0.1:0.3", NULL), 65, "needs 2 ranges");
+    cli_expect_error(cli_run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,", NULL), 65, "needs 2 ranges");
 }
 
 int main(int argc, char **argv)
@@ -615,7 +539,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_cli PATH-TO-STRIDEMAP\n");
         return 2;
     }
-    exe = argv[1];
+    cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixed_json_reports_the_published_gait),
         cmocka_unit_test(fixed_text_says_stable),

@@ -9,56 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "test_util.h"
 
-extern char **environ;
-
-static const char *exe;
 static char dir[] = "/tmp/sm_cont_cliXXXXXX";
-
-typedef struct {
-    int status;
-    char out[1 << 16];
-    char err[1 << 14];
-} result;
-
-static void slurp(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
-    buf[n] = '\0';
-    if (f) fclose(f);
-}
-
-/* Runs stridemap with the NULL-terminated arguments. */
-static result *sm(const char *first, ...)
-{
-    static result r;
-    const char *argv[48] = {exe, first};
-    size_t n = 2;
-    va_list ap;
-    va_start(ap, first);
-    while (n < 47 && (argv[n] = va_arg(ap, const char *)) != NULL) n++;
-    va_end(ap);
-    argv[n] = NULL;
-    char out[256], err[256];
-    snprintf(out, sizeof out, "%s/stdout", dir);
-    snprintf(err, sizeof err, "%s/stderr", dir);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid;
-    assert_int_equal(posix_spawn(&pid, exe, &fa, NULL, (char *const *)argv, environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    int ws = 0;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    assert_true(WIFEXITED(ws)); /* never a crash */
-    r.status = WEXITSTATUS(ws);
-    slurp(out, r.out, sizeof r.out);
-    slurp(err, r.err, sizeof r.err);
-    return &r;
-}
 
 static const char *path(const char *name)
 {
@@ -70,7 +24,7 @@ static const char *path(const char *name)
 }
 
 /* One error line, "stridemap CMD: ...". */
-static void one_line_error(const result *r, const char *cmd)
+static void one_line_error(const cli_result *r, const char *cmd)
 {
     char prefix[64];
     snprintf(prefix, sizeof prefix, "stridemap %s: ", cmd);
@@ -83,11 +37,11 @@ static void one_line_error(const result *r, const char *cmd)
 static void test_continue_logistic_csv_and_sidecar(void **state)
 {
     const char *csv = path("log.csv");
-    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.5", "--switch", "--out", csv,
+    cli_result *r = cli_run("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.5", "--switch", "--out", csv,
                    NULL);
     if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
     char text[1 << 16];
-    slurp(csv, text, sizeof text);
+    cli_slurp(csv, text, sizeof text);
     assert_true(strncmp(text, "branch,period,r,type,x,eig1_re,eig1_im,max_abs_eig,stable,step_period,", 70) == 0);
     /* the PD rows: r = 3 on branch 0, 1 + sqrt 6 on branch 1 */
     const char *pd = strstr(text, "\n0,1,");
@@ -135,7 +89,7 @@ static void test_continue_logistic_csv_and_sidecar(void **state)
 
 static void test_continue_failed_start(void **state)
 {
-    result *r = sm("continue", "simplest", "--param", "gamma", "--to", "0.012", "--guess", "0.2,-0.01,0.4,0", NULL);
+    cli_result *r = cli_run("continue", "simplest", "--param", "gamma", "--to", "0.012", "--guess", "0.2,-0.01,0.4,0", NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->out, ",MX,"));
     assert_non_null(strstr(r->err, "start_failed"));
@@ -150,7 +104,7 @@ static void test_continue_failed_start(void **state)
  * return is measured on the energy's level set (as in 'fixed'). */
 static void test_continue_start_not_within_tol(void **state)
 {
-    result *r = sm("continue", "compass", "--param", "gamma", "--from", "0.05", "--to", "0.06", "--rtol", "1e-3",
+    cli_result *r = cli_run("continue", "compass", "--param", "gamma", "--from", "0.05", "--to", "0.06", "--rtol", "1e-3",
                    "--atol", "1e-3", NULL);
     assert_int_equal(r->status, 1);
     assert_non_null(strstr(r->out, ",MX,"));
@@ -166,34 +120,34 @@ static void test_continue_start_not_within_tol(void **state)
     assert_int_equal(strchr(last, '\n')[1], '\0');
     assert_non_null(strstr(r->err, "stalled"));
 
-    r = sm("continue", "slip", "--param", "k", "--from", "21000", "--to", "22000", NULL);
+    r = cli_run("continue", "slip", "--param", "k", "--from", "21000", "--to", "22000", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "NS at k = 2142"));
 }
 
 /* Runs argv (NULL-terminated, argv[0] ignored) as stridemap in folder `in`. */
-static result *sm_argv_in(const char *in, char **args)
+static cli_result *sm_argv_in(const char *in, char **args)
 {
     char here[4096], abs_exe[4096];
     assert_non_null(getcwd(here, sizeof here));
-    assert_non_null(realpath(exe, abs_exe));
-    const char *saved = exe;
-    exe = abs_exe;
+    assert_non_null(realpath(cli_exe, abs_exe));
+    const char *saved = cli_exe;
+    cli_exe = abs_exe;
     assert_int_equal(chdir(in), 0);
-    result *r = sm(args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10],
+    cli_result *r = cli_run(args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10],
                    args[11], args[12], args[13], args[14], args[15], args[16], args[17], args[18], args[19],
                    args[20], args[21], args[22], args[23], NULL);
     assert_int_equal(chdir(here), 0);
-    exe = saved;
+    cli_exe = saved;
     return r;
 }
 
 /* Every example of 'continue --help' runs as written (in a scratch folder). */
 static void test_continue_help_examples_run(void **state)
 {
-    result *r = sm("continue", "--help", NULL);
+    cli_result *r = cli_run("continue", "--help", NULL);
     assert_int_equal(r->status, 0);
-    static char help[1 << 16];
+    static char help[sizeof r->out];
     snprintf(help, sizeof help, "%s", r->out);
     char *ex = strstr(help, "\nexamples:\n");
     assert_non_null(ex);
@@ -224,7 +178,7 @@ static void test_continue_help_examples_run(void **state)
     }
     assert_int_equal(n_run, 2);
     char text[1 << 16];
-    slurp(path("branch.csv"), text, sizeof text);
+    cli_slurp(path("branch.csv"), text, sizeof text);
     assert_non_null(strstr(text, ",PD,"));
 }
 
@@ -237,7 +191,7 @@ static void test_continue_step_options(void **state)
                             {"--step-min", "0.1", "--step", "0.01"},
                             {"--step-min", "0.1", "--step-max", "0.01"}};
     for (int i = 0; i < 3; i++) {
-        result *r = sm("continue", "logistic", "--param", "r", "--to", "3.2", bad[i][0], bad[i][1], bad[i][2],
+        cli_result *r = cli_run("continue", "logistic", "--param", "r", "--to", "3.2", bad[i][0], bad[i][1], bad[i][2],
                        bad[i][3], NULL);
         assert_int_equal(r->status, 64);
         one_line_error(r, "continue");
@@ -246,7 +200,7 @@ static void test_continue_step_options(void **state)
         assert_int_equal(r->out[0], '\0');
     }
     const char *json = path("steps.json");
-    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "2.6", "--step", "0.5",
+    cli_result *r = cli_run("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "2.6", "--step", "0.5",
                    "--sidecar", json, NULL);
     if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
     json_error_t e;
@@ -263,13 +217,13 @@ static void test_continue_step_options(void **state)
  * refused beside --from (which of the two would be the start?). */
 static void test_continue_set_of_the_continued_parameter(void **state)
 {
-    result *r = sm("continue", "logistic", "--param", "r", "--set", "r=2.7", "--from", "2.5", "--to", "2.9", NULL);
+    cli_result *r = cli_run("continue", "logistic", "--param", "r", "--set", "r=2.7", "--from", "2.5", "--to", "2.9", NULL);
     assert_int_equal(r->status, 64);
     one_line_error(r, "continue");
     assert_non_null(strstr(r->err, "--set r=2.7"));
     assert_non_null(strstr(r->err, "--from"));
     assert_int_equal(r->out[0], '\0');
-    r = sm("continue", "logistic", "--param", "r", "--set", "r=2.7", "--to", "2.9", NULL);
+    r = cli_run("continue", "logistic", "--param", "r", "--set", "r=2.7", "--to", "2.9", NULL);
     if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
     const char *row = strchr(r->out, '\n');
     assert_non_null(row);
@@ -283,7 +237,7 @@ static void test_continue_set_of_the_continued_parameter(void **state)
 /* An unwritable sidecar fails before any work: nothing on standard output. */
 static void test_continue_sidecar_checked_first(void **state)
 {
-    result *r = sm("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.5", "--sidecar",
+    cli_result *r = cli_run("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.5", "--sidecar",
                    "/nonexistent/dir/b.json", NULL);
     assert_int_equal(r->status, 73);
     one_line_error(r, "continue");
@@ -293,31 +247,31 @@ static void test_continue_sidecar_checked_first(void **state)
 
 static void test_continue_errors(void **state)
 {
-    result *r = sm("continue", "logistic", NULL);
+    cli_result *r = cli_run("continue", "logistic", NULL);
     assert_int_equal(r->status, 64);
     one_line_error(r, "continue");
     assert_non_null(strstr(r->err, "--param"));
-    r = sm("continue", "logistic", "--param", "q", NULL);
+    r = cli_run("continue", "logistic", "--param", "q", NULL);
     assert_int_equal(r->status, 64);
     one_line_error(r, "continue");
-    r = sm("continue", "logistic", "--param", "r", "--to", "5", NULL);
+    r = cli_run("continue", "logistic", "--param", "r", "--to", "5", NULL);
     assert_int_equal(r->status, 65);
     one_line_error(r, "continue");
-    r = sm("continue", "logistic", "--param", "r", "--from", "2.8", "--to", "2.8", NULL);
+    r = cli_run("continue", "logistic", "--param", "r", "--from", "2.8", "--to", "2.8", NULL);
     assert_int_equal(r->status, 65);
     one_line_error(r, "continue");
-    r = sm("continue", "logistic", "--param", "r", "--step", "-1", NULL);
+    r = cli_run("continue", "logistic", "--param", "r", "--step", "-1", NULL);
     assert_int_equal(r->status, 65);
     one_line_error(r, "continue");
-    r = sm("continue", "rimless", "--param", "n", "--to", "20", NULL); /* whole-number parameter */
+    r = cli_run("continue", "rimless", "--param", "n", "--to", "20", NULL); /* whole-number parameter */
     assert_int_equal(r->status, 65);
     one_line_error(r, "continue");
-    r = sm("continue", "nosuchmodel", "--param", "r", NULL);
+    r = cli_run("continue", "nosuchmodel", "--param", "r", NULL);
     assert_int_equal(r->status, 64);
-    r = sm("continue", "logistic", "--param", "r", "--out", "/nonexistent/dir/x.csv", NULL);
+    r = cli_run("continue", "logistic", "--param", "r", "--out", "/nonexistent/dir/x.csv", NULL);
     assert_int_equal(r->status, 73);
     one_line_error(r, "continue");
-    r = sm("continue", "--help", NULL);
+    r = cli_run("continue", "--help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "usage: stridemap continue"));
     assert_non_null(strstr(r->out, "examples:"));
@@ -326,11 +280,11 @@ static void test_continue_errors(void **state)
 static void test_orbit_logistic(void **state)
 {
     const char *csv = path("orbit.csv");
-    result *r = sm("orbit", "logistic", "--param", "r=2.8:3.9:12", "--transient", "500", "--record", "8", "--out", csv,
+    cli_result *r = cli_run("orbit", "logistic", "--param", "r=2.8:3.9:12", "--transient", "500", "--record", "8", "--out", csv,
                    NULL);
     if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
     char text[1 << 16];
-    slurp(csv, text, sizeof text);
+    cli_slurp(csv, text, sizeof text);
     size_t lines = 0;
     for (const char *c = text; *c; c++) lines += *c == '\n';
     assert_int_equal(lines, 1 + 12 * 8);
@@ -346,7 +300,7 @@ static void test_orbit_logistic(void **state)
 
 static void test_orbit_reports_falls(void **state)
 {
-    result *r = sm("orbit", "simplest", "--param", "gamma=0.009:0.0095:2", "--x0", "0.2,-0.01,0.4,0", "--transient",
+    cli_result *r = cli_run("orbit", "simplest", "--param", "gamma=0.009:0.0095:2", "--x0", "0.2,-0.01,0.4,0", "--transient",
                    "5", "--record", "5", NULL);
     assert_int_equal(r->status, 0); /* falls are results */
     /* both values fall at once: no visit rows, two fell rows with 0 strides */
@@ -360,23 +314,23 @@ static void test_orbit_reports_falls(void **state)
 
 static void test_orbit_errors(void **state)
 {
-    result *r = sm("orbit", "simplest", NULL);
+    cli_result *r = cli_run("orbit", "simplest", NULL);
     assert_int_equal(r->status, 64);
     one_line_error(r, "orbit");
-    r = sm("orbit", "simplest", "--param", "gamma=0.01:0.02", NULL);
+    r = cli_run("orbit", "simplest", "--param", "gamma=0.01:0.02", NULL);
     assert_int_equal(r->status, 64);
     one_line_error(r, "orbit");
-    r = sm("orbit", "simplest", "--param", "gamma=a:0.02:3", NULL);
+    r = cli_run("orbit", "simplest", "--param", "gamma=a:0.02:3", NULL);
     assert_int_equal(r->status, 65);
     one_line_error(r, "orbit");
-    r = sm("orbit", "simplest", "--param", "beta=0.01:0.02:3", NULL);
+    r = cli_run("orbit", "simplest", "--param", "beta=0.01:0.02:3", NULL);
     assert_int_equal(r->status, 64);
-    r = sm("orbit", "simplest", "--param", "gamma=0.01:0.02:3", "--record", "0", NULL);
+    r = cli_run("orbit", "simplest", "--param", "gamma=0.01:0.02:3", "--record", "0", NULL);
     assert_int_equal(r->status, 65);
-    r = sm("orbit", "rimless", "--param", "n=6:10:4", NULL); /* 7.33 spokes */
+    r = cli_run("orbit", "rimless", "--param", "n=6:10:4", NULL); /* 7.33 spokes */
     assert_int_equal(r->status, 65);
     one_line_error(r, "orbit");
-    r = sm("orbit", "--help", NULL);
+    r = cli_run("orbit", "--help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "usage: stridemap orbit"));
 }
@@ -388,7 +342,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    const char *names[] = {"stdout", "stderr", "log.csv", "log.json", "orbit.csv", "orbit.json"};
+    const char *names[] = {"log.csv", "log.json", "orbit.csv", "orbit.json"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(path(names[i]));
     rmdir(dir);
     return 0;
@@ -400,7 +354,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_cli_continue PATH_TO_STRIDEMAP\n");
         return 2;
     }
-    exe = argv[1];
+    cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continue_logistic_csv_and_sidecar),
         cmocka_unit_test(test_continue_failed_start),

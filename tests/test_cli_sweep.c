@@ -11,85 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "test_util.h"
 
-extern char **environ;
-
-static const char *exe;
 static const char *mpirun; /* argv[2] when the MPI build is tested */
 static char base_dir[] = "/tmp/sm_test_cli_sweepXXXXXX";
-
-typedef struct {
-    int status;  /* exit code, or 128 + signal */
-    char err[1 << 14];
-} run_result;
-
-static pid_t spawn_prog(const char *prog, const char *const *args, const char *err_path, char **env);
-
-static pid_t spawn(const char *const *args, const char *err_path, char **env)
-{
-    return spawn_prog(exe, args, err_path, env);
-}
-
-static pid_t spawn_prog(const char *prog, const char *const *args, const char *err_path, char **env)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const char *argv[64] = {prog};
-    size_t n = 1;
-    for (; args[n - 1] && n < 63; n++) argv[n] = args[n - 1];
-    argv[n] = NULL;
-    pid_t pid;
-    assert_int_equal(posix_spawnp(&pid, prog, &fa, NULL, (char *const *)argv, env ? env : environ), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    return pid;
-}
-
-static void finish(pid_t pid, const char *err_path, run_result *r)
-{
-    int ws = 0;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-    FILE *f = fopen(err_path, "r");
-    size_t n = f ? fread(r->err, 1, sizeof r->err - 1, f) : 0;
-    r->err[n] = '\0';
-    if (f) fclose(f);
-    unlink(err_path);
-}
-
-static run_result *run_env(char **env, const char *first, ...)
-{
-    static run_result r;
-    const char *args[64] = {first};
-    size_t n = 1;
-    va_list ap;
-    va_start(ap, first);
-    while (n < 62 && (args[n] = va_arg(ap, const char *)) != NULL) n++;
-    va_end(ap);
-    args[n] = NULL;
-    char err_path[300];
-    snprintf(err_path, sizeof err_path, "%s/stderr", base_dir);
-    finish(spawn(args, err_path, env), err_path, &r);
-    return &r;
-}
-#define run(...) run_env(NULL, __VA_ARGS__)
-
-static size_t count_lines(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++) n += *s == '\n';
-    return n;
-}
-
-static void expect_error(run_result *r, int code, const char *needle)
-{
-    if (r->status != code || !strstr(r->err, needle)) print_error("exit %d, stderr: %s\n", r->status, r->err);
-    assert_int_equal(r->status, code);
-    assert_int_equal(count_lines(r->err), 1);
-    assert_non_null(strstr(r->err, needle));
-}
 
 static const char *dir(const char *name)
 {
@@ -143,30 +69,30 @@ static void bad_grids_get_one_line_and_a_sysexits_code(void **state)
 {
     (void)state;
     const char *out = dir("bad");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.2:0.1:5", "--out", out, NULL), 65, "above HI");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 65,
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.2:0.1:5", "--out", out, NULL), 65, "above HI");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.1:0.2:0", "--out", out, NULL), 65,
                  "N must be a whole number from 1 to 100000000");
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--segment", "0", NULL), 65,
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, "--out", out, "--segment", "0", NULL), 65,
                  "from 1 to 100000000");
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "0/2000000", NULL), 65,
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "0/2000000", NULL), 65,
                  "N <= 1000000");
-    expect_error(run("sweep", "simplest", "--grid", "beta=0.1:0.2:3", "--out", out, NULL), 64,
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "beta=0.1:0.2:3", "--out", out, NULL), 64,
                  "no parameter 'beta'");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.2", "--out", out, NULL), 65, "NAME=LO:HI:N");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--set", "gamma=0.01", "--out", out, NULL),
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.1:0.2", "--out", out, NULL), 65, "NAME=LO:HI:N");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--set", "gamma=0.01", "--out", out, NULL),
                  64, "both fixed (--set) and swept");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--grid", "gamma=0.01:0.02:3", "--out",
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.01:0.02:3", "--grid", "gamma=0.01:0.02:3", "--out",
                      out, NULL),
                  64, "swept twice");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.1:0.9:3", "--out", out, NULL), 65, "[-0.5, 0.5]");
-    expect_error(run("sweep", "simplest", "--out", out, NULL), 64, "--grid");
-    expect_error(run("sweep", "simplest", "--grid", GRID, NULL), 64, "--out");
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--jobs", "0", NULL), 65, "--jobs");
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "3/3", NULL), 65, "--shard");
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "1", NULL), 65, "K/N");
-    expect_error(run("sweep", "nosuch", "--grid", GRID, "--out", out, NULL), 64, "unknown model");
-    expect_error(run("merge", NULL), 64, "which directory");
-    expect_error(run("merge", dir("nothing-here"), NULL), 66, "cannot read directory");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.1:0.9:3", "--out", out, NULL), 65, "[-0.5, 0.5]");
+    cli_expect_error(cli_run("sweep", "simplest", "--out", out, NULL), 64, "--grid");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, NULL), 64, "--out");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, "--out", out, "--jobs", "0", NULL), 65, "--jobs");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "3/3", NULL), 65, "--shard");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, "--out", out, "--shard", "1", NULL), 65, "K/N");
+    cli_expect_error(cli_run("sweep", "nosuch", "--grid", GRID, "--out", out, NULL), 64, "unknown model");
+    cli_expect_error(cli_run("merge", NULL), 64, "which directory");
+    cli_expect_error(cli_run("merge", dir("nothing-here"), NULL), 66, "cannot read directory");
     struct stat sb;
     assert_int_not_equal(stat(out, &sb), 0); /* nothing was created */
 }
@@ -179,19 +105,19 @@ static void an_unwritable_or_foreign_directory_is_refused_before_work(void **sta
     fclose(fopen(file, "w"));
     char sub[400];
     snprintf(sub, sizeof sub, "%s/sub", file);
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", file, "-q", NULL), 73, "not a directory");
-    expect_error(run("sweep", "simplest", "--grid", GRID, "--out", sub, "-q", NULL), 73, "cannot create directory");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, "--out", file, "-q", NULL), 73, "not a directory");
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", GRID, "--out", sub, "-q", NULL), 73, "cannot create directory");
 
     const char *d = dir("foreign");
-    assert_int_equal(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q", NULL)->status, 0);
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q", NULL), 73,
+    assert_int_equal(cli_run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q", NULL)->status, 0);
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q", NULL), 73,
                  "--resume");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:4", TOLS, "--out", d, "--resume", "-q", NULL),
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.005:0.01:4", TOLS, "--out", d, "--resume", "-q", NULL),
                  73, "another sweep ('grid' differs");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", "--out", d, "--resume", "-q", NULL), 73,
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.005:0.01:3", "--out", d, "--resume", "-q", NULL), 73,
                  "another sweep ('newton' differs");
     /* Another walker: the model is named, not its parameters that follow from it. */
-    expect_error(run("sweep", "rimless", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "--resume", "-q", NULL),
+    cli_expect_error(cli_run("sweep", "rimless", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "--resume", "-q", NULL),
                  73, "another model ('simplest', not 'rimless'");
 }
 
@@ -201,12 +127,12 @@ static void a_full_disk_is_refused_before_work(void **state)
     (void)state;
     if (access("/usr/bin/prlimit", X_OK) != 0) skip();
     const char *d = dir("full");
-    const char *args[] = {"--fsize=200000", "--", exe, "sweep", "simplest", "--grid", GRID, "--out", d, "-q", NULL};
+    const char *args[] = {"--fsize=200000", "--", cli_exe, "sweep", "simplest", "--grid", GRID, "--out", d, "-q", NULL};
     char err_path[300], part[400];
     snprintf(err_path, sizeof err_path, "%s/stderr-full", base_dir);
-    run_result r;
-    finish(spawn_prog("/usr/bin/prlimit", args, err_path, NULL), err_path, &r);
-    expect_error(&r, 73, "File too large");
+    static cli_result r;
+    cli_finish(cli_spawn("/usr/bin/prlimit", args, NULL, err_path, NULL), NULL, err_path, &r);
+    cli_expect_error(&r, 73, "File too large");
     snprintf(part, sizeof part, "%s/part-local.csv", d);
     assert_int_equal(access(part, F_OK), -1); /* nothing started */
 }
@@ -218,9 +144,10 @@ static pid_t start_blocked_sidecar(const char *d, const char *fsize, const char 
 {
     const char *sweep[] = {"sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax", "1e-6", "--jobs", "1",
                            "--out", d, "-q", NULL};
-    const char *limited[] = {fsize, "--", exe, "sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax",
+    const char *limited[] = {fsize, "--", cli_exe, "sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax",
                              "1e-6", "--jobs", "1", "--out", d, "-q", NULL};
-    pid_t pid = fsize ? spawn_prog("/usr/bin/prlimit", limited, err_path, NULL) : spawn(sweep, err_path, NULL);
+    pid_t pid = fsize ? cli_spawn("/usr/bin/prlimit", limited, NULL, err_path, NULL)
+                      : cli_spawn(cli_exe, sweep, NULL, err_path, NULL);
     char part[400], block[400];
     snprintf(part, sizeof part, "%s/part-local.csv", d);
     struct timespec nap = {0, 1000 * 1000};
@@ -244,11 +171,11 @@ static void a_disk_full_mid_sweep_is_one_line(void **state)
     const char *d = dir("full-mid");
     char err_path[300], block[400];
     snprintf(err_path, sizeof err_path, "%s/stderr-full-mid", base_dir);
-    run_result r;
+    static cli_result r;
     /* 1.1 MB passes the 1 MB probe; 8000 rows need about 1.5 MB. */
     pid_t pid = start_blocked_sidecar(d, "--fsize=1100000", err_path);
-    finish(pid, err_path, &r);
-    expect_error(&r, 74, "cannot write");
+    cli_finish(pid, NULL, err_path, &r);
+    cli_expect_error(&r, 74, "cannot write");
     assert_non_null(strstr(r.err, "part-local.csv"));
     assert_non_null(strstr(r.err, "--resume"));
     snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d, (long)pid);
@@ -257,12 +184,12 @@ static void a_disk_full_mid_sweep_is_one_line(void **state)
     /* Only the sidecar fails: an error (not exit 0 after an error line), and --resume finishes. */
     const char *d2 = dir("sidecar-fails");
     pid = start_blocked_sidecar(d2, NULL, err_path);
-    finish(pid, err_path, &r);
-    expect_error(&r, 73, "part-local.json");
+    cli_finish(pid, NULL, err_path, &r);
+    cli_expect_error(&r, 73, "part-local.json");
     assert_non_null(strstr(r.err, "--resume"));
     snprintf(block, sizeof block, "%s/part-local.json.tmp.%ld", d2, (long)pid);
     assert_int_equal(rmdir(block), 0);
-    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax", "1e-6", "--jobs", "1",
+    assert_int_equal(cli_run("sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax", "1e-6", "--jobs", "1",
                          "--out", d2, "-q", "--resume", NULL)->status,
                      0);
     char path[400];
@@ -270,16 +197,16 @@ static void a_disk_full_mid_sweep_is_one_line(void **state)
     assert_int_equal(lines_in(path), 8001);
 
     /* merge under the same limit: a message, not a kill by SIGXFSZ. */
-    const char *args[] = {"--fsize=1000", "--", exe, "merge", d2, NULL};
-    finish(spawn_prog("/usr/bin/prlimit", args, err_path, NULL), err_path, &r);
-    expect_error(&r, 74, "File too large");
+    const char *args[] = {"--fsize=1000", "--", cli_exe, "merge", d2, NULL};
+    cli_finish(cli_spawn("/usr/bin/prlimit", args, NULL, err_path, NULL), NULL, err_path, &r);
+    cli_expect_error(&r, 74, "File too large");
 }
 
 static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
 {
     (void)state;
     const char *ref = dir("ref"), *cut = dir("killed");
-    assert_int_equal(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", ref, "-q",
+    assert_int_equal(cli_run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", ref, "-q",
                          NULL)->status,
                      0);
     char *want = rows_of(ref);
@@ -289,17 +216,17 @@ static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
     char err_path[300], part[400];
     snprintf(err_path, sizeof err_path, "%s/stderr-kill", base_dir);
     snprintf(part, sizeof part, "%s/part-local.csv", cut);
-    pid_t pid = spawn(args, err_path, NULL);
+    pid_t pid = cli_spawn(cli_exe, args, NULL, err_path, NULL);
     struct timespec nap = {0, 2 * 1000 * 1000};
     for (int i = 0; i < 5000 && lines_in(part) < 6; i++) nanosleep(&nap, NULL);
     kill(pid, SIGKILL);
-    run_result r;
-    finish(pid, err_path, &r);
+    static cli_result r;
+    cli_finish(pid, NULL, err_path, &r);
     long kept = lines_in(part) - 1;
     assert_int_equal(r.status, 128 + SIGKILL);
     assert_true(kept >= 5 && kept < 60);
 
-    run_result *rr = run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", cut,
+    cli_result *rr = cli_run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", cut,
                          "--resume", "-q", NULL);
     assert_int_equal(rr->status, 0);
     assert_int_equal(lines_in(part), 61); /* nothing computed twice */
@@ -320,7 +247,7 @@ static void a_second_sweep_on_the_same_directory_is_refused(void **state)
     char err_path[300], part[400];
     snprintf(err_path, sizeof err_path, "%s/stderr-busy", base_dir);
     snprintf(part, sizeof part, "%s/part-local.csv", d);
-    pid_t pid = spawn(args, err_path, NULL);
+    pid_t pid = cli_spawn(cli_exe, args, NULL, err_path, NULL);
     struct timespec nap = {0, 1000 * 1000};
     for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
     /* Held mid-run, the first sweep is certainly still writing when the second starts. */
@@ -330,16 +257,16 @@ static void a_second_sweep_on_the_same_directory_is_refused(void **state)
     assert_true(WIFSTOPPED(ws));
     long before = lines_in(part);
     assert_true(before >= 3 && before < 61);
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "--resume",
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "--resume",
                      "-q", NULL),
                  73, "in use");
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "-q", NULL),
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", d, "-q", NULL),
                  73, "in use");
     assert_int_equal(lines_in(part), before);
     assert_int_equal(waitpid(pid, &ws, WNOHANG), 0); /* refused quickly: the first is still there */
     kill(pid, SIGCONT);
-    run_result r;
-    finish(pid, err_path, &r);
+    static cli_result r;
+    cli_finish(pid, NULL, err_path, &r);
     assert_int_equal(r.status, 0);
     assert_int_equal(lines_in(part), 61);
 
@@ -350,14 +277,14 @@ static void a_second_sweep_on_the_same_directory_is_refused(void **state)
     char err2[300];
     snprintf(err2, sizeof err2, "%s/stderr-busy2", base_dir);
     snprintf(part, sizeof part, "%s/part-local.csv", d2);
-    pid_t a = spawn(args2, err_path, NULL), b = spawn(args2, err2, NULL);
-    run_result ra, rb;
-    finish(a, err_path, &ra);
-    finish(b, err2, &rb);
-    run_result *refused = ra.status == 0 ? &rb : &ra;
+    pid_t a = cli_spawn(cli_exe, args2, NULL, err_path, NULL), b = cli_spawn(cli_exe, args2, NULL, err2, NULL);
+    static cli_result ra, rb;
+    cli_finish(a, NULL, err_path, &ra);
+    cli_finish(b, NULL, err2, &rb);
+    cli_result *refused = ra.status == 0 ? &rb : &ra;
     assert_int_equal((ra.status == 0) + (rb.status == 0), 1);
     assert_int_equal(refused->status, 73);
-    assert_int_equal(count_lines(refused->err), 1);
+    assert_int_equal(cli_count_lines(refused->err), 1);
     assert_int_equal(lines_in(part), 61);
     char *want = rows_of(d), *got = rows_of(d2);
     assert_string_equal(want, got);
@@ -377,17 +304,17 @@ static void sigterm_and_sigint_keep_every_finished_row(void **state)
         char err_path[300], part[400];
         snprintf(err_path, sizeof err_path, "%s/stderr-term", base_dir);
         snprintf(part, sizeof part, "%s/part-local.csv", d);
-        pid_t pid = spawn(args, err_path, NULL);
+        pid_t pid = cli_spawn(cli_exe, args, NULL, err_path, NULL);
         struct timespec nap = {0, 2 * 1000 * 1000};
         for (int i = 0; i < 5000 && lines_in(part) < 4; i++) nanosleep(&nap, NULL);
         kill(pid, sigs[k]);
-        run_result r;
-        finish(pid, err_path, &r);
-        expect_error(&r, 128 + sigs[k], "--resume");
+        static cli_result r;
+        cli_finish(pid, NULL, err_path, &r);
+        cli_expect_error(&r, 128 + sigs[k], "--resume");
         assert_non_null(strstr(r.err, names[k]));
         long kept = lines_in(part) - 1;
         assert_true(kept >= 3 && kept < 60);
-        run_result *rr = run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", d,
+        cli_result *rr = cli_run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", d,
                              "--resume", "-q", NULL);
         assert_int_equal(rr->status, 0);
         assert_int_equal(lines_in(part), 61); /* each point once */
@@ -399,19 +326,19 @@ static void shards_merge_into_the_same_rows(void **state)
     (void)state;
     const char *ref = dir("ref2d"), *sh = dir("shards");
     const char *g0 = "gamma=0.02:0.2:5", *g1 = "n=5:8:4";
-    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", ref, "-q", NULL)->status, 0);
+    assert_int_equal(cli_run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", ref, "-q", NULL)->status, 0);
     char *want = rows_of(ref);
-    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "0/3", "-q",
+    assert_int_equal(cli_run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "0/3", "-q",
                          NULL)->status,
                      0);
-    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "2/3", "-q",
+    assert_int_equal(cli_run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "2/3", "-q",
                          NULL)->status,
                      0);
-    expect_error(run("merge", sh, NULL), 1, "have no row yet");
-    assert_int_equal(run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "1/3", "-q",
+    cli_expect_error(cli_run("merge", sh, NULL), 1, "have no row yet");
+    assert_int_equal(cli_run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "1/3", "-q",
                          NULL)->status,
                      0);
-    run_result *r = run("merge", sh, NULL);
+    cli_result *r = cli_run("merge", sh, NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "20 rows"));
     char *got = rows_of(sh);
@@ -440,7 +367,7 @@ static void the_sidecar_says_how_the_sweep_was_made(void **state)
     env[n++] = "SLURM_JOB_ID=4242";
     env[n++] = "SLURM_ARRAY_TASK_ID=7";
     env[n] = NULL;
-    assert_int_equal(run_env(env, "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q",
+    assert_int_equal(cli_run_env(env, "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d, "-q",
                              "--jobs", "1", NULL)->status,
                      0);
     char path[400];
@@ -478,13 +405,13 @@ static void the_sidecar_says_how_the_sweep_was_made(void **state)
 /* mpirun -np R stridemap sweep ... */
 static int run_mpi(const char *ranks, const char *out, const char *extra)
 {
-    const char *args[40] = {"--oversubscribe", "--allow-run-as-root", "-np", ranks, exe, "sweep", "rimless",
+    const char *args[40] = {"--oversubscribe", "--allow-run-as-root", "-np", ranks, cli_exe, "sweep", "rimless",
                             "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "1", "--out", out,
                             "-q", extra, NULL};
     char err_path[300];
     snprintf(err_path, sizeof err_path, "%s/stderr-mpi", base_dir);
-    run_result r;
-    finish(spawn_prog(mpirun, args, err_path, NULL), err_path, &r);
+    static cli_result r;
+    cli_finish(cli_spawn(mpirun, args, NULL, err_path, NULL), NULL, err_path, &r);
     if (r.status != 0 && r.status != 75) print_error("mpirun: exit %d: %s\n", r.status, r.err);
     return r.status;
 }
@@ -494,7 +421,7 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
     (void)state;
     if (!mpirun) skip();
     const char *ref = dir("mpi-ref"), *four = dir("mpi-4"), *cut = dir("mpi-cut");
-    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "1",
+    assert_int_equal(cli_run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "1",
                          "--out", ref, "-q", NULL)->status,
                      0);
     char *want = rows_of(ref);
@@ -508,7 +435,7 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
 
     /* Lines cut into segments of 2 points: ranks and threads agree again. */
     const char *seg_ref = dir("mpi-seg-ref"), *seg4 = dir("mpi-seg-4");
-    assert_int_equal(run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "2",
+    assert_int_equal(cli_run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "2",
                          "--segment=2", "--out", seg_ref, "-q", NULL)->status,
                      0);
     char *seg_want = rows_of(seg_ref);
@@ -554,23 +481,23 @@ static void a_build_without_mpi_refuses_an_mpi_launch(void **state)
         {"PMIX_RANK=1", NULL, NULL},                                 /* srun --mpi=pmix */
     };
     for (size_t i = 0; i < sizeof launches / sizeof launches[0]; i++) {
-        run_result *r = run_env(launcher_env(launches[i]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
+        cli_result *r = cli_run_env(launcher_env(launches[i]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
                                 "--resume", NULL);
-        expect_error(r, 69, "built without MPI");
+        cli_expect_error(r, 69, "built without MPI");
         assert_non_null(strstr(r->err, "-Dmpi=enabled"));
     }
-    assert_non_null(strstr(run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
+    assert_non_null(strstr(cli_run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", GRID, "--out", d, "-q",
                                    NULL)->err,
                            "4 MPI ranks"));
     struct stat sb;
     assert_int_not_equal(stat(d, &sb), 0); /* nothing was created */
     /* srun -n 4 of --shard K/4: each process has its own share of the grid. */
-    assert_int_equal(run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS,
+    assert_int_equal(cli_run_env(launcher_env(launches[2]), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS,
                              "--out", dir("lone-shard"), "-q", "--shard", "0/4", NULL)->status,
                      0);
     /* mpirun -np 1 is one process: nothing to refuse. */
     static const char *const one[] = {"OMPI_COMM_WORLD_SIZE=1", "OMPI_COMM_WORLD_RANK=0", NULL};
-    assert_int_equal(run_env(launcher_env(one), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d,
+    assert_int_equal(cli_run_env(launcher_env(one), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out", d,
                              "-q", NULL)->status,
                      0);
 }
@@ -581,7 +508,7 @@ static void a_guess_chooses_the_branch_the_sweep_follows(void **state)
 {
     (void)state;
     const char *d = dir("guess");
-    assert_int_equal(run("sweep", "simplest", "--grid", "gamma=0.008:0.01:3", "--guess", "0.19,-0.2,0.38,-0.01",
+    assert_int_equal(cli_run("sweep", "simplest", "--grid", "gamma=0.008:0.01:3", "--guess", "0.19,-0.2,0.38,-0.01",
                          "--out", d, "-q", NULL)->status,
                      0);
     char path[400], line[8192];
@@ -601,15 +528,15 @@ static void a_guess_chooses_the_branch_the_sweep_follows(void **state)
     }
     fclose(f);
     assert_int_equal(n, 3);
-    expect_error(run("sweep", "simplest", "--grid", "gamma=0.008:0.01:3", "--guess", "0.19,-0.2", "--out", d, NULL),
+    cli_expect_error(cli_run("sweep", "simplest", "--grid", "gamma=0.008:0.01:3", "--guess", "0.19,-0.2", "--out", d, NULL),
                  65, "needs 4");
 }
 
 static void help_has_an_example(void **state)
 {
     (void)state;
-    assert_int_equal(run("sweep", "--help", NULL)->status, 0);
-    assert_int_equal(run("merge", "--help", NULL)->status, 0);
+    assert_int_equal(cli_run("sweep", "--help", NULL)->status, 0);
+    assert_int_equal(cli_run("merge", "--help", NULL)->status, 0);
 }
 
 static int setup(void **state)
@@ -632,7 +559,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_cli_sweep PATH-TO-STRIDEMAP\n");
         return 2;
     }
-    exe = argv[1];
+    cli_exe = argv[1];
     mpirun = argc > 2 ? argv[2] : NULL;
     if (mpirun) cmocka_set_test_filter("mpi_*"); /* the MPI suite runs only the MPI test */
     const struct CMUnitTest tests[] = {

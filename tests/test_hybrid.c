@@ -552,6 +552,73 @@ static void test_bad_solver_options_rejected(void **state)
     assert_status(sm_solver_options_check(&o, w2, sizeof w2), SM_BAD_OPTION);
 }
 
+/* sm_workspace_create_ex says why, in the library's words: the struct field
+ * and its value, never a command-line flag. */
+static void expect_workspace_why(const sm_model *m, const sm_solver_options *o, sm_status want,
+                                 const char *const words[])
+{
+    char why[256] = "";
+    static int sentinel;
+    sm_workspace *ws = (sm_workspace *)(void *)&sentinel; /* must come back NULL */
+    assert_status(sm_workspace_create_ex(m, o, &ws, why, sizeof why), want);
+    assert_null(ws);
+    for (size_t i = 0; words[i]; i++)
+        if (!strstr(why, words[i])) fail_msg("message does not say '%s': \"%s\"", words[i], why);
+    if (strstr(why, "--")) fail_msg("message names a flag: \"%s\"", why);
+}
+
+static void test_workspace_create_says_why(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = 2.0;
+    expect_workspace_why(m, &o, SM_BAD_OPTION, (const char *const[]){"sm_solver_options.rtol", "not 2", NULL});
+    sm_solver_options_default(&o);
+    o.atol = -1e-8;
+    expect_workspace_why(m, &o, SM_BAD_OPTION, (const char *const[]){"sm_solver_options.atol", "-1e-08", NULL});
+    sm_solver_options_default(&o);
+    o.max_step = NAN;
+    expect_workspace_why(m, &o, SM_BAD_OPTION, (const char *const[]){"sm_solver_options.max_step", "nan", NULL});
+    sm_solver_options_default(&o);
+    o.t_max = -1.0;
+    expect_workspace_why(m, &o, SM_BAD_OPTION, (const char *const[]){"sm_solver_options.t_max", "-1", NULL});
+    sm_solver_options_default(&o);
+    o.method = SM_METHOD_BDF;
+    o.max_order = 6; /* BDF's orders are 1..5 */
+    expect_workspace_why(m, &o, SM_BAD_OPTION, (const char *const[]){"sm_solver_options.max_order", "6", NULL});
+    sm_solver_options_default(&o);
+    o.max_num_steps = 0;
+    expect_workspace_why(m, &o, SM_BAD_OPTION,
+                         (const char *const[]){"sm_solver_options.max_num_steps", "not 0", NULL});
+
+    /* a bad model: the model's own account, by name */
+    expect_workspace_why(&toy_no_section, NULL, SM_BAD_OPTION, (const char *const[]){"section", NULL});
+    sm_model empty_state = toy_silent;
+    empty_state.n_state = 0;
+    expect_workspace_why(&empty_state, NULL, SM_BAD_OPTION, (const char *const[]){"incomplete", NULL});
+
+    /* more events in a phase than the workspace watches */
+    static sm_event many[40];
+    for (size_t e = 0; e < 40; e++) many[e] = toy_silent.phases[0].events[0];
+    sm_phase crowded = toy_silent.phases[0];
+    crowded.n_events = 40;
+    crowded.events = many;
+    sm_model crowded_model = toy_silent;
+    crowded_model.phases = &crowded;
+    expect_workspace_why(&crowded_model, NULL, SM_BAD_OPTION, (const char *const[]){"40 events", NULL});
+
+    /* success leaves why empty and gives a workspace */
+    char why[256] = "stale";
+    sm_workspace *ws = NULL;
+    sm_solver_options_default(&o);
+    assert_status(sm_workspace_create_ex(m, &o, &ws, why, sizeof why), SM_OK);
+    assert_non_null(ws);
+    assert_string_equal(why, "");
+    sm_workspace_free(ws);
+}
+
 /* ---- Adams versus BDF ------------------------------------------------- */
 
 static void test_bdf_matches_adams(void **state)
@@ -605,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_counters),
         cmocka_unit_test(test_invalid_descriptor_rejected),
         cmocka_unit_test(test_bad_solver_options_rejected),
+        cmocka_unit_test(test_workspace_create_says_why),
         cmocka_unit_test(test_bdf_matches_adams),
     };
     return cmocka_run_group_tests_name("hybrid", tests, NULL, NULL);

@@ -1,157 +1,14 @@
-/* Sweeps: grid specifications, and the same rows whatever the number of
- * threads or shards, after an interruption and a resume, and with a torn
- * last line. */
+/* Sweeps: the same rows whatever the number of threads or shards, after an
+ * interruption and a resume, and with a torn last line (grid specifications:
+ * test_sweep_grid.c; the CSV's columns and rows: test_sweep_csv.c). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csv_read.h"
 #include "test_util.h"
-
-/* ---- grid specifications ---- */
-
-static void grid_specs_parse_and_number_points(void **state)
-{
-    (void)state;
-    const sm_model *m = test_model("rimless");
-    sm_sweep_grid g = {0};
-    sm_sweep_axis a;
-    char why[256];
-    assert_status(sm_sweep_axis_parse(m, "gamma=0.01:0.2:20", &a, why, sizeof why), SM_OK);
-    assert_string_equal(a.name, "gamma");
-    assert_int_equal(a.n, 20);
-    assert_close(sm_sweep_axis_value(&a, 0), 0.01, 0);
-    assert_close(sm_sweep_axis_value(&a, 19), 0.2, 0);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_axis_parse(m, "n=5:8:4", &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
-    assert_int_equal(sm_sweep_grid_points(&g), 80);
-    assert_int_equal(sm_sweep_grid_lines(&g), 4);
-    double v[SM_SWEEP_MAX_AXES];
-    sm_sweep_grid_values(&g, 20 * 2 + 3, v); /* i0 = 3, i1 = 2 */
-    assert_close(v[0], 0.01 + 0.19 * 3 / 19, 1e-15);
-    assert_close(v[1], 7, 0);
-    assert_status(sm_sweep_axis_parse(m, "gamma=0.1:0.1:1", &a, why, sizeof why), SM_OK);
-}
-
-static void expect_refused(const char *spec, sm_status want, const char *needle)
-{
-    const sm_model *m = test_model("rimless");
-    sm_sweep_axis a;
-    char why[256] = "";
-    sm_status st = sm_sweep_axis_parse(m, spec, &a, why, sizeof why);
-    if (st != want || !strstr(why, needle)) print_error("'%s': %s (%s)\n", spec, sm_status_name(st), why);
-    assert_status(st, want);
-    assert_non_null(strstr(why, needle));
-    assert_null(strchr(why, '\n'));
-}
-
-static void bad_grid_specs_are_refused_with_a_reason(void **state)
-{
-    (void)state;
-    expect_refused("gamma=0.2:0.1:5", SM_BAD_PARAM, "above HI");
-    expect_refused("gamma=0.1:0.2:0", SM_BAD_PARAM, "N must be");
-    expect_refused("gamma=0.1:0.2:-3", SM_BAD_PARAM, "N must be");
-    expect_refused("gamma=0.1:0.2:2.5", SM_BAD_PARAM, "N must be");
-    expect_refused("beta=0.1:0.2:5", SM_UNKNOWN_PARAM, "no parameter 'beta'");
-    expect_refused("gamma=0.1:0.2", SM_BAD_PARAM, "NAME=LO:HI:N");
-    expect_refused("gamma", SM_BAD_PARAM, "NAME=LO:HI:N");
-    expect_refused("=0.1:0.2:3", SM_BAD_PARAM, "NAME=LO:HI:N");
-    expect_refused("gamma=0.1:0.2:3:4", SM_BAD_PARAM, "NAME=LO:HI:N");
-    expect_refused("gamma=a:0.2:3", SM_BAD_PARAM, "finite");
-    expect_refused("gamma=nan:0.2:3", SM_BAD_PARAM, "finite");
-    expect_refused("gamma=0.1:0.2:1", SM_BAD_PARAM, "LO = HI");
-    expect_refused("gamma=0.1:0.1:3", SM_BAD_PARAM, "LO < HI");
-    expect_refused("gamma=0.1:0.9:3", SM_BAD_PARAM, "gamma");
-    expect_refused("n=5:12:5", SM_BAD_PARAM, "whole number");
-
-    const sm_model *m = test_model("rimless");
-    sm_sweep_grid g = {0};
-    sm_sweep_axis a;
-    char why[256];
-    assert_status(sm_sweep_axis_parse(m, "gamma=0.1:0.2:3", &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_BAD_OPTION);
-    assert_non_null(strstr(why, "swept twice"));
-
-    /* A refusal states the limit, so the user knows what would be accepted. */
-    expect_refused("gamma=0.1:0.2:0", SM_BAD_PARAM, "from 1 to 100000000");
-    expect_refused("gamma=0.1:0.2:100000001", SM_BAD_PARAM, "from 1 to 100000000");
-    char spec[128];
-    snprintf(spec, sizeof spec, "%0100d=0.1:0.2:3", 7);
-    expect_refused(spec, SM_BAD_OPTION, "at most 63 characters");
-    sm_sweep_grid big = {0};
-    sm_sweep_axis wide = {.name = "gamma", .param = 1, .lo = 0, .hi = 0.1, .n = 100000};
-    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_OK);
-    wide = (sm_sweep_axis){.name = "g", .param = 2, .lo = 1, .hi = 10, .n = 10001};
-    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_BAD_OPTION);
-    assert_non_null(strstr(why, "100000 x 10001"));
-    assert_non_null(strstr(why, "at most 1000000000"));
-    wide.n = 10000; /* exactly 10^9 */
-    assert_status(sm_sweep_grid_add(&big, &wide, why, sizeof why), SM_OK);
-}
-
-/* ---- rows ---- */
-
-static size_t commas(const char *s)
-{
-    size_t n = 0;
-    for (; *s; s++) n += *s == ',';
-    return n;
-}
-
-static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
-{
-    (void)state;
-    const sm_model *m = test_model("simplest");
-    sm_sweep_grid g = {0};
-    sm_sweep_axis a;
-    char why[256], header[8192], row[8192];
-    assert_status(sm_sweep_axis_parse(m, "gamma=0.005:0.01:2", &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
-    assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
-    /* One table decides the measures: a field added to it is a column. */
-    for (size_t k = 0; k < sm_metric_field_count; k++) {
-        char col[80];
-        const char *name = strcmp(sm_metric_fields[k].name, "period") == 0 ? "step_period" : sm_metric_fields[k].name;
-        snprintf(col, sizeof col, ",%s,", name);
-        if (!strstr(header, col)) print_error("no column %s in %s\n", name, header);
-        assert_non_null(strstr(header, col));
-    }
-    assert_non_null(strstr(header, ",x_theta,x_theta_dot,x_phi,x_phi_dot,seed,wall_s,trivial_eig\n"));
-
-    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {0.009}, x0[4];
-    m->guess(x0, p, m->data);
-    sm_sweep_point pt = {.index = 1, .values = {0.009}, .seed = SM_SEED_NEIGHBOUR, .wall = 0.25};
-    assert_status(sm_fixed_point(ws, p, x0, &(sm_newton_options){1, 1e-10, 30, 0, false, 20}, &pt.r), SM_OK);
-    sm_workspace_free(ws);
-    size_t n = sm_sweep_csv_row(m, &g, &pt, row, sizeof row);
-    assert_true(n > 0 && row[n - 1] == '\n');
-    assert_int_equal(commas(row), commas(header));
-    assert_true(strncmp(row, "1,0.0089999999999999993,stable,ok,ok,1,1,", 41) == 0);
-    /* The state comes back bit for bit: a row read by --resume seeds exactly. */
-    const char *xs = row;
-    for (size_t k = 0; k < commas(header) - 6; k++) xs = strchr(xs, ',') + 1;
-    for (size_t i = 0; i < 4; i++) {
-        char *end;
-        double v = strtod(xs, &end);
-        assert_true(v == pt.r.x[i]);
-        xs = end + 1;
-    }
-    assert_non_null(strstr(row, ",neighbour,0.250000,0\n")); /* no conserved quantity: no trivial multiplier */
-    assert_string_equal(sm_sweep_outcome_name(sm_sweep_point_outcome(&pt)), "stable");
-    pt.r.converged = false;
-    pt.r.status = SM_NOT_CONVERGED;
-    pt.r.stride_status = SM_FELL_FORWARD;
-    assert_int_equal(sm_sweep_point_outcome(&pt), SM_OUTCOME_FELL);
-    pt.r.stride_status = SM_INTEGRATOR_FAILED;
-    assert_int_equal(sm_sweep_point_outcome(&pt), SM_OUTCOME_NOT_CONVERGED);
-    n = sm_sweep_csv_row(m, &g, &pt, row, sizeof row);
-    assert_non_null(strstr(row, ",not_converged,not_converged,integrator_failed,0,0,nan,"));
-    assert_int_equal(sm_sweep_csv_row(m, &g, &pt, row, 40), 0); /* too small: nothing, not half a row */
-}
 
 /* ---- running sweeps ---- */
 
@@ -398,35 +255,6 @@ static void a_torn_last_line_is_redone(void **state)
     free(ref);
 }
 
-/* The fields of one CSV record by RFC 4180 (a reader of the test's own):
- * quoted fields may hold commas, line breaks and doubled quotes.  Returns
- * the number of fields; *end gets the byte after the record's '\n'. */
-static size_t rfc4180_record(const char *s, char fields[][64], size_t max, const char **end)
-{
-    size_t n = 0;
-    for (;;) {
-        char f[64];
-        size_t k = 0;
-        if (*s == '"') {
-            for (s++; *s && !(s[0] == '"' && s[1] != '"'); s++) {
-                if (s[0] == '"') s++; /* "" is one quote */
-                if (k < sizeof f - 1) f[k++] = *s;
-            }
-            s++;
-        } else {
-            for (; *s && *s != ',' && *s != '\n'; s++)
-                if (k < sizeof f - 1) f[k++] = *s;
-        }
-        f[k] = '\0';
-        if (n < max) strcpy(fields[n], f);
-        n++;
-        if (*s != ',') break;
-        s++;
-    }
-    *end = *s == '\n' ? s + 1 : s;
-    return n;
-}
-
 /* Names from a model file may hold a comma, a quote or a line break: the
  * header quotes them, and resume and merge still find every column. */
 static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state)
@@ -492,63 +320,6 @@ static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state
         p = end;
     }
     assert_int_equal(*p, '\0');
-}
-
-/* The column of a header named name, or -1. */
-static int column(char fields[][64], size_t n, const char *name)
-{
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(fields[i], name) == 0) return (int)i;
-    return -1;
-}
-
-/* Spring-mass walking conserves its energy, so its gaits form a family and
- * one multiplier is 1 along it (Geyer et al. 2006).  The row says which
- * eigK that is, and max_abs_eig is the largest of the others. */
-static void the_trivial_multiplier_is_marked_in_its_row(void **state)
-{
-    (void)state;
-    const sm_model *m = test_model("slip");
-    sm_sweep_grid g = {0};
-    sm_sweep_axis a;
-    char why[256], header[8192], row[8192];
-    assert_status(sm_sweep_axis_parse(m, "k=20000:20000:1", &a, why, sizeof why), SM_OK);
-    assert_status(sm_sweep_grid_add(&g, &a, why, sizeof why), SM_OK);
-    assert_true(sm_sweep_csv_header(m, &g, header, sizeof header) > 0);
-    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
-    sm_model_default_params(m, p);
-    m->guess(x0, p, m->data);
-    sm_newton_options opt;
-    sm_newton_options_default(&opt);
-    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    sm_sweep_point pt = {.index = 0, .values = {20000}};
-    assert_status(sm_fixed_point(ws, p, x0, &opt, &pt.r), SM_OK);
-    sm_workspace_free(ws);
-    assert_true(sm_sweep_csv_row(m, &g, &pt, row, sizeof row) > 0);
-
-    static char hf[128][64], rf[128][64];
-    const char *end;
-    size_t nh = rfc4180_record(header, hf, 128, &end);
-    assert_int_equal(rfc4180_record(row, rf, 128, &end), nh);
-    int tc = column(hf, nh, "trivial_eig"), mc = column(hf, nh, "max_abs_eig");
-    assert_int_equal(tc, (int)nh - 1); /* appended: the older columns keep their places */
-    long k = strtol(rf[tc], NULL, 10);
-    assert_true(k >= 1 && k <= (long)m->n_free);
-    double others = 0;
-    for (long j = 1; j <= (long)m->n_free; j++) {
-        char re[32], im[32];
-        snprintf(re, sizeof re, "eig%ld_re", j);
-        snprintf(im, sizeof im, "eig%ld_im", j);
-        double vr = strtod(rf[column(hf, nh, re)], NULL), vi = strtod(rf[column(hf, nh, im)], NULL);
-        if (j == k) {
-            assert_close(vr, 1.0, 1e-6);
-            assert_close(vi, 0.0, 1e-12);
-        } else {
-            others = fmax(others, hypot(vr, vi));
-        }
-    }
-    assert_close(strtod(rf[mc], NULL), others, 1e-12);
-    assert_true(others < 1);
 }
 
 static void falls_are_rows_not_crashes(void **state)
@@ -638,16 +409,12 @@ static void degenerate_and_stalled_points_are_named(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(grid_specs_parse_and_number_points),
-        cmocka_unit_test(bad_grid_specs_are_refused_with_a_reason),
-        cmocka_unit_test(every_gait_measure_is_a_column_and_rows_round_trip),
         cmocka_unit_test(same_rows_with_1_2_and_4_threads_and_3_shards),
         cmocka_unit_test(three_axes_give_the_same_rows_with_3_threads_and_5_shards),
         cmocka_unit_test(segments_give_the_same_rows_with_threads_shards_and_a_resume),
         cmocka_unit_test(an_interrupted_sweep_resumed_gives_the_same_rows),
         cmocka_unit_test(a_torn_last_line_is_redone),
         cmocka_unit_test(odd_names_are_quoted_in_the_header_and_merge_reads_them),
-        cmocka_unit_test(the_trivial_multiplier_is_marked_in_its_row),
         cmocka_unit_test(falls_are_rows_not_crashes),
         cmocka_unit_test(degenerate_and_stalled_points_are_named),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),

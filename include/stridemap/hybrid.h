@@ -55,6 +55,11 @@ typedef struct {
 /* Creates a workspace for model m (which must outlive it). */
 sm_status sm_workspace_create(const sm_model *m, const sm_solver_options *o, sm_workspace **out);
 
+/* As sm_workspace_create; on failure why says what to change, naming the
+ * model's or sm_solver_options' field and its value (never a CLI flag). */
+sm_status sm_workspace_create_ex(const sm_model *m, const sm_solver_options *o, sm_workspace **out, char *why,
+                                 size_t why_len);
+
 /* Frees a workspace; NULL is fine. */
 void sm_workspace_free(sm_workspace *ws);
 

@@ -142,6 +142,11 @@ typedef struct sm_model {
     bool (*check_params)(const double *p, const void *data, char *why, size_t why_len);
 
     const void *data;                 /* handed to every callback */
+
+    /* Optional: frees a model that owns memory (one built from a file);
+     * sm_registry_close calls it, so the registry needs to know no model
+     * family.  NULL for a static model.  m is invalid afterwards. */
+    void (*release)(const struct sm_model *m);
 } sm_model;
 
 /* Index of the named parameter, or -1. */

@@ -27,7 +27,8 @@ const char *sm_registry_model_dir(size_t i, char *buf, size_t len);
  * change.  Release with sm_registry_close. */
 sm_status sm_registry_open(const char *name, const sm_model **out, char *why, size_t why_len);
 
-/* Releases a model from sm_registry_open (built-ins are never freed). */
+/* Releases a model from sm_registry_open through its release hook (a
+ * built-in has none and is never freed); NULL is fine. */
 void sm_registry_close(const sm_model *m);
 
 #endif

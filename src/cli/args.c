@@ -27,22 +27,19 @@ static int bad_option(const cli_run *run, char **argv)
     return cli_fail(run, EX_USAGE, "unknown option '%s' (see 'stridemap %s --help')", what, run->cmd);
 }
 
-/* The model a command opened; main() releases it after the command. */
-static const sm_model *opened;
-
-void cli_release(void)
+void cli_run_release(cli_run *run)
 {
-    sm_registry_close(opened);
-    opened = NULL;
+    sm_registry_close(run->model);
+    run->model = NULL;
 }
 
 static int take_model(cli_run *run, const char *name)
 {
     char why[512];
+    cli_run_release(run);
     sm_status st = sm_registry_open(name, &run->model, why, sizeof why);
     if (st == SM_UNKNOWN_MODEL) return cli_fail(run, EX_USAGE, "%s", why);
     if (st != SM_OK) return cli_fail(run, st == SM_IO_ERROR ? EX_NOINPUT : EX_DATAERR, "%s", why);
-    opened = run->model;
     sm_model_default_params(run->model, run->params);
     return 0;
 }

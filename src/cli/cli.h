@@ -43,8 +43,13 @@ int cli_finish(cli_run *run, int argc, char **argv);
 /* A JSON number, or null for NaN and infinities (JSON has neither). */
 json_t *cli_json_number(double v);
 
-/* Releases the model a command opened. */
-void cli_release(void);
+/* Closes the model the run opened (frees a model file's walker); the run
+ * keeps its settings but has no model afterwards. */
+void cli_run_release(cli_run *run);
+
+/* Declares a command's run released on every return from the command:
+ * `cli_run run CLI_RUN_RELEASED;` then cli_run_init(&run, ...). */
+#define CLI_RUN_RELEASED __attribute__((cleanup(cli_run_release)))
 
 /* Prints "stridemap CMD: message" to stderr and returns code. */
 int cli_fail(const cli_run *run, int code, const char *fmt, ...)

@@ -220,7 +220,7 @@ static void derive_sidecar(const char *out, char *buf, size_t len)
 
 int cmd_continue(int argc, char **argv)
 {
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "continue");
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"param", required_argument, 0, OPT_PARAM},

@@ -229,7 +229,7 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
 
 int cmd_fixed(int argc, char **argv)
 {
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "fixed");
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"guess", required_argument, 0, OPT_GUESS},

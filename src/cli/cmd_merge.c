@@ -17,7 +17,7 @@ static const char help[] =
 
 int cmd_merge(int argc, char **argv)
 {
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "merge");
     static const struct option opts[] = {{"help", no_argument, 0, OPT_HELP}, {0, 0, 0, 0}};
     /* A file-size limit or quota: a message and exit 74, not a silent kill. */

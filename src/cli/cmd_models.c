@@ -79,7 +79,7 @@ static const char help[] =
 
 int cmd_models(int argc, char **argv)
 {
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "models");
     static const struct option opts[] = {
         {"json", no_argument, 0, OPT_JSON}, {"help", no_argument, 0, OPT_HELP}, {0, 0, 0, 0}};

@@ -143,7 +143,7 @@ static void num(FILE *f, double v)
 
 int cmd_orbit(int argc, char **argv)
 {
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "orbit");
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"param", required_argument, 0, OPT_PARAM},

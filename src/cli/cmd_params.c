@@ -45,7 +45,7 @@ static void print_table(const sm_model *m)
 
 int cmd_params(int argc, char **argv)
 {
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "params");
     static const struct option opts[] = {
         {"json", no_argument, 0, OPT_JSON}, {"help", no_argument, 0, OPT_HELP}, {0, 0, 0, 0}};

@@ -172,7 +172,7 @@ int cmd_search(int argc, char **argv)
     if (!args) return EX_OSERR;
     for (int i = 0; i < argc; i++) args[i] = strcmp(argv[i], "-q") == 0 ? "--quiet" : argv[i];
 
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "search");
     /* Newton from a poor start should give up early: there are many starts. */
     run.newton.max_iter = 20;

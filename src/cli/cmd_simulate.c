@@ -98,7 +98,7 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
 
 int cmd_simulate(int argc, char **argv)
 {
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "simulate");
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"x0", required_argument, 0, OPT_X0},

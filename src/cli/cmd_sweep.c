@@ -184,7 +184,7 @@ int cmd_sweep(int argc, char **argv)
     if (!args) return EX_OSERR;
     for (int i = 0; i < argc; i++) args[i] = strcmp(argv[i], "-q") == 0 ? "--quiet" : argv[i];
 
-    cli_run run;
+    cli_run run CLI_RUN_RELEASED;
     cli_run_init(&run, "sweep");
     sweep_opts o = {.jobs = 0, .shard_k = 0, .shard_n = 1};
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,

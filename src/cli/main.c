@@ -57,9 +57,7 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0) {
-            int rc = commands[i].run(argc - 1, argv + 1);
-            cli_release();
-            return rc;
+            return commands[i].run(argc - 1, argv + 1);
         }
     fprintf(stderr, "stridemap: unknown command '%s' (see 'stridemap --help')\n", cmd);
     return EX_USAGE;

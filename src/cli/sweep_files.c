@@ -81,12 +81,11 @@ json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, ch
     return doc;
 }
 
-/* The first signature key whose value differs, for the message. */
-static const char *first_difference(const char *a, const char *b)
+/* The first signature key whose value differs, for the message; in key. */
+static const char *first_difference(const char *a, const char *b, char key[static 64])
 {
-    static char key[64];
     json_t *ja = json_loads(a, 0, NULL), *jb = json_loads(b, 0, NULL);
-    snprintf(key, sizeof key, "settings");
+    snprintf(key, 64, "settings");
     const char *k;
     json_t *v;
     for (int pass = 0; ja && jb && pass < 2; pass++) {
@@ -94,7 +93,7 @@ static const char *first_difference(const char *a, const char *b)
         bool found = false;
         json_object_foreach(x, k, v) {
             if (!json_equal(v, json_object_get(y, k))) {
-                snprintf(key, sizeof key, "%s", k);
+                snprintf(key, 64, "%s", k);
                 found = true;
                 break;
             }
@@ -112,6 +111,7 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
     char **names = sm_sweep_list_parts(dir, ".json", &n);
     const char *mine = json_string_value(json_object_get(sidecar, "signature"));
     int rc = 0;
+    char key[64];
     for (size_t i = 0; names && i < n && !rc; i++) {
         json_t *doc = json_load_file(names[i], 0, NULL);
         const char *theirs = json_string_value(json_object_get(doc, "signature"));
@@ -124,7 +124,7 @@ int sweep_check_sidecars(const cli_run *run, const char *dir, json_t *sidecar)
                           model, my_model, names[i]);
         else if (doc && theirs && strcmp(theirs, mine) != 0)
             rc = cli_fail(run, EX_CANTCREAT, "'%s' holds another sweep ('%s' differs, see %s); use another --out",
-                          dir, first_difference(theirs, mine), names[i]);
+                          dir, first_difference(theirs, mine, key), names[i]);
         json_decref(doc);
     }
     sm_sweep_free_list(names, n);

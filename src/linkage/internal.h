@@ -4,12 +4,10 @@
 
 #include "stridemap/linkage.h"
 
-#define LK_MAGIC 0x6c6e6b31u /* "lnk1" */
 #define LK_MAX_DOF 3    /* chain bodies */
 #define LK_MAX_ANGLES 4 /* angles in a state: with phases: [knee_free], the stance knee's bend too */
 
 struct sm_linkage {
-    unsigned magic;
     sm_model model;
     char *name, *title, *reference, *path;
 

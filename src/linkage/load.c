@@ -878,7 +878,6 @@ static sm_status load(const char *path, sm_linkage **out, char *why, size_t why_
         snprintf(why, why_len, "out of memory");
         return SM_NO_MEMORY;
     }
-    lk->magic = LK_MAGIC;
     builder b = {lk, path, why, why_len, SM_OK};
     const bool ok = build(&b, y);
     cyaml_free(&cfg, &top_schema, y, 0);
@@ -900,7 +899,6 @@ void sm_linkage_free(sm_linkage *lk)
     free(lk->title);
     free(lk->reference);
     free(lk->path);
-    lk->magic = 0;
     free(lk);
 }
 

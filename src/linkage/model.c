@@ -334,6 +334,9 @@ static const char *const names3[] = {"stance", "thigh", "shank", "stance_dot", "
 static const char *const names4[] = {"stance", "thigh", "shank", "stance_bend",
                                      "stance_dot", "thigh_dot", "shank_dot", "stance_bend_dot"};
 
+/* The model is a field of its linkage, so freeing the linkage frees it. */
+static void release(const sm_model *m) { sm_linkage_free((sm_linkage *)m->data); }
+
 void lk_build_model(sm_linkage *lk)
 {
     sm_model *m = &lk->model;
@@ -432,6 +435,7 @@ void lk_build_model(sm_linkage *lk)
     m->weight = weight;
     m->check_params = check_params;
     m->data = lk;
+    m->release = release;
 }
 
 const sm_linkage *sm_linkage_of(const sm_model *m)

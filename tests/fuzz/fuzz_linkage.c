@@ -9,7 +9,7 @@
  *     src/linkage/dynamics.c src/linkage/model.c -lcyaml -lyaml -lm -o /tmp/fuzz_linkage
  *   /tmp/fuzz_linkage -max_total_time=300 /tmp/corpus tests/data/linkage_corpus
  * Inputs worth keeping go into tests/data/linkage_corpus/, which
- * tests/test_linkage.c loads on every test run. */
+ * tests/test_linkage_load.c loads on every test run. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
