@@ -162,6 +162,13 @@ sm_status sm_model_check_params(const sm_model *m, const double *p, char *why, s
 /* Checks that a model descriptor is self-consistent (sizes, indices). */
 sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len);
 
+/* z[n_free] = the free coordinates of the state x[n_state]. */
+void sm_model_free(const sm_model *m, const double *x, double *z);
+
+/* x[n_state] = the section state with free coordinates z[n_free]: the
+ * other components from the model's lift. */
+void sm_model_lift(const sm_model *m, const double *p, const double *z, double *x);
+
 /* Full section state from any state: keeps the free components, lifts. */
 void sm_model_to_section(const sm_model *m, const double *p, const double *x, double *x_section);
 
