@@ -1,10 +1,11 @@
 #include "stridemap/continuation.h"
 
 #include <complex.h>
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "dense.h"
 
 /* All vectors of the branch live in scaled coordinates u = (z, w mu), so the
  * arclength is the Euclidean norm of u and w (o->weight) trades the
@@ -75,88 +76,6 @@ sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, cha
     if (!(o->locate_tol > 0)) BAD("the location tolerance must be positive, not %g", o->locate_tol);
 #undef BAD
     return SM_OK;
-}
-
-/* ---- small dense linear algebra ------------------------------------------- */
-
-/* Determinant of the n x n row-major matrix A (copied). */
-static double det(size_t n, const double *A)
-{
-    double a[MAXU * MAXU];
-    memcpy(a, A, n * n * sizeof *a);
-    double d = 1.0;
-    for (size_t k = 0; k < n; k++) {
-        size_t piv = k;
-        for (size_t i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[piv * n + k])) piv = i;
-        if (a[piv * n + k] == 0.0) return 0.0;
-        if (piv != k) {
-            for (size_t j = 0; j < n; j++) {
-                double t = a[k * n + j];
-                a[k * n + j] = a[piv * n + j];
-                a[piv * n + j] = t;
-            }
-            d = -d;
-        }
-        d *= a[k * n + k];
-        for (size_t i = k + 1; i < n; i++) {
-            double f = a[i * n + k] / a[k * n + k];
-            for (size_t j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
-        }
-    }
-    return d;
-}
-
-/* Solves the m x m system A x = b in place of b. */
-static sm_status solve(size_t m, const double *A, double *b)
-{
-    double a[MAXU * MAXU];
-    lapack_int ipiv[MAXU];
-    memcpy(a, A, m * m * sizeof *a);
-    lapack_int info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)m, 1, a, (lapack_int)m, ipiv, b, 1);
-    if (info > 0) return SM_SINGULAR_JACOBIAN;
-    if (info < 0) return SM_LAPACK_FAILED;
-    for (size_t i = 0; i < m; i++)
-        if (!isfinite(b[i])) return SM_SINGULAR_JACOBIAN;
-    return SM_OK;
-}
-
-static double norm2(const double *v, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
-    return sqrt(s);
-}
-
-static double dot(const double *a, const double *b, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
-
-static double max_abs(const double *v, size_t n)
-{
-    double a = 0.0;
-    for (size_t i = 0; i < n; i++) a = fmax(a, fabs(v[i]));
-    return isnan(a) ? INFINITY : a;
-}
-
-/* Null vector of the n x (n+1) row-major matrix A by signed cofactors:
- * t_j = (-1)^j det(A without column j), normalised. */
-static bool null_vector(size_t n, const double *A, double *t)
-{
-    double sub[MAXU * MAXU];
-    for (size_t j = 0; j <= n; j++) {
-        for (size_t i = 0; i < n; i++)
-            for (size_t k = 0, c = 0; k <= n; k++)
-                if (k != j) sub[i * n + c++] = A[i * (n + 1) + k];
-        t[j] = ((j % 2) ? -1.0 : 1.0) * det(n, sub);
-    }
-    double s = norm2(t, n + 1);
-    if (!(s > 0) || !isfinite(s)) return false;
-    for (size_t j = 0; j <= n; j++) t[j] /= s;
-    return true;
 }
 
 /* ---- the branch's working context ---------------------------------------- */
@@ -278,34 +197,6 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
     return SM_OK;
 }
 
-/* Least-squares solution of the consistent rows x cols system A x = b
- * (rows >= cols), in place of b[rows]. */
-static sm_status solve_ls(size_t rows, size_t cols, const double *A, double *b)
-{
-    double a[(MAXU + 1) * MAXU];
-    memcpy(a, A, rows * cols * sizeof *a);
-    lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', (lapack_int)rows, (lapack_int)cols, 1, a,
-                                    (lapack_int)cols, b, 1);
-    if (info > 0) return SM_SINGULAR_JACOBIAN;
-    if (info < 0) return SM_LAPACK_FAILED;
-    for (size_t i = 0; i < cols; i++)
-        if (!isfinite(b[i])) return SM_SINGULAR_JACOBIAN;
-    return SM_OK;
-}
-
-/* Unit null vector of the rows x cols matrix A (rank cols - 1): the right
- * singular vector of its smallest singular value. */
-static bool null_vector_svd(size_t rows, size_t cols, const double *A, double *t)
-{
-    double a[(MAXU + 1) * MAXU], sv[MAXU + 1], vt[MAXU * MAXU], superb[MAXU + 1];
-    memcpy(a, A, rows * cols * sizeof *a);
-    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', (lapack_int)rows, (lapack_int)cols, a, (lapack_int)cols, sv,
-                       NULL, 1, vt, (lapack_int)cols, superb) != 0)
-        return false;
-    for (size_t j = 0; j < cols; j++) t[j] = vt[(cols - 1) * cols + j];
-    return isfinite(norm2(t, cols)) && norm2(t, cols) > 0.5;
-}
-
 /* Newton on F(u) = 0, a . u = c from u (in place).  Fails if the iterate
  * strays further than `radius` from where it started. */
 static sm_status correct(branch *b, double *u, const double *a, double c, double radius, double *F,
@@ -317,9 +208,9 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
     *iters = 0;
     sm_status st = residual(b, u, F, NULL);
     if (st != SM_OK) return st;
-    double norm = max_abs(F, ne);
+    double norm = sm_dense_max_abs(F, ne);
     for (;;) {
-        const double cons = dot(a, u, m) - c;
+        const double cons = sm_dense_dot(a, u, m) - c;
         *res = norm;
         if (norm <= b->o->tol && fabs(cons) <= 1e-12 * (1.0 + fabs(c))) return SM_OK;
         if (*iters >= b->max_iter) return SM_NOT_CONVERGED;
@@ -334,7 +225,7 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         du[ne] = -cons;
         /* With an invariant one of the n + 2 rows is redundant (the family's
          * multiplier 1): the consistent system is solved by least squares. */
-        st = b->inv ? solve_ls(ne + 1, m, M, du) : solve(m, M, du);
+        st = b->inv ? sm_dense_lstsq(ne + 1, m, M, du) : sm_dense_solve(m, M, du);
         if (st != SM_OK) return st;
         /* Halve a step that throws the walker into a fall or does not
          * reduce the residual (far from the branch, e.g. a long period's
@@ -347,7 +238,7 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
             st = residual(b, ut, Ft, NULL);
             if (k == 0) first_st = st;
             if (st != SM_OK) continue;
-            tn = max_abs(Ft, ne);
+            tn = sm_dense_max_abs(Ft, ne);
             if (tn < norm || tn <= b->o->tol || fabs(cons) > 0) break; /* (a first step onto the plane is taken whole) */
         }
         if (st != SM_OK) return first_st != SM_OK ? first_st : st;
@@ -357,7 +248,7 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         norm = tn;
         double dist[MAXU];
         for (size_t i = 0; i < m; i++) dist[i] = u[i] - u0[i];
-        if (norm2(dist, m) > radius) return SM_NOT_CONVERGED;
+        if (sm_dense_norm2(dist, m) > radius) return SM_NOT_CONVERGED;
     }
 }
 
@@ -372,29 +263,6 @@ typedef struct {
     double gap;             /* distance from the nearest shorter period (INFINITY for N = 1) */
     sm_cont_point pt;
 } node;
-
-/* Unit eigenvector of J for its real eigenvalue nearest target. */
-static void critical_eigvec(size_t n, const double *J, double target, double *v)
-{
-    double a[SM_MAX_STATE * SM_MAX_STATE], wr[SM_MAX_STATE], wi[SM_MAX_STATE], vr[SM_MAX_STATE * SM_MAX_STATE];
-    memcpy(a, J, n * n * sizeof *a);
-    memset(v, 0, n * sizeof *v);
-    if (LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)n, a, (lapack_int)n, wr, wi, NULL, 1, vr,
-                      (lapack_int)n) != 0)
-        return;
-    size_t best = n;
-    for (size_t k = 0; k < n; k++)
-        if (wi[k] == 0.0 && (best == n || fabs(wr[k] - target) < fabs(wr[best] - target))) best = k;
-    if (best == n) return;
-    for (size_t i = 0; i < n; i++) v[i] = vr[i * n + best];
-    double s = norm2(v, n);
-    /* A fixed sign: the largest component positive. */
-    size_t big = 0;
-    for (size_t i = 1; i < n; i++)
-        if (fabs(v[i]) > fabs(v[big])) big = i;
-    if (v[big] < 0) s = -s;
-    for (size_t i = 0; i < n; i++) v[i] /= s;
-}
 
 /* Multipliers, stability, metrics and test functions at a converged u. */
 static sm_status analyse(branch *b, node *nd, int iters, double res)
@@ -428,9 +296,7 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         for (size_t i = 0; i < n; i++) g = fmax(g, fabs(zk[i] - nd->u[i]));
         nd->gap = fmin(nd->gap, g);
     }
-    memset(pt->x, 0, pt->n_state * sizeof *pt->x);
-    for (size_t k = 0; k < n; k++) pt->x[b->m->free_index[k]] = nd->u[k];
-    b->m->lift(pt->x, b->p, b->m->data);
+    sm_model_lift(b->m, b->p, nd->u, pt->x);
     if (st == SM_OK) st = sm_stability_jacobian(b->ws, b->p, b->period, nd->u, b->h_stability, nd->J, &b->evals);
     if (st == SM_OK) st = sm_eigenvalues(n, nd->J, pt->eig_re, pt->eig_im);
     if (st != SM_OK) {
@@ -443,8 +309,8 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
             I_minus[i * n + j] = nd->J[i * n + j] - (i == j);
             I_plus[i * n + j] = nd->J[i * n + j] + (i == j);
         }
-    nd->psi_lp = det(n, I_minus);
-    nd->psi_pd = det(n, I_plus);
+    nd->psi_lp = sm_dense_det(n, I_minus);
+    nd->psi_pd = sm_dense_det(n, I_plus);
     /* A conserved quantity makes one multiplier 1 along the family: it is
      * left out of the test functions and of stability, as in sm_fixed_point. */
     size_t trivial = n;
@@ -507,7 +373,7 @@ static sm_status on_chord(branch *b, const node *na, const double *d, double L, 
     for (size_t i = 0; i < m; i++) t->u[i] = na->u[i] + s * d[i];
     int iters = 0;
     double res = 0.0;
-    sm_status st = correct(b, t->u, d, dot(d, t->u, m), L, t->F, &iters, &res);
+    sm_status st = correct(b, t->u, d, sm_dense_dot(d, t->u, m), L, t->F, &iters, &res);
     return st == SM_OK ? analyse(b, t, iters, res) : st;
 }
 
@@ -538,7 +404,7 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
     const size_t m = b->n + 1;
     double d[MAXU];
     for (size_t i = 0; i < m; i++) d[i] = nb->u[i] - na->u[i];
-    const double L = norm2(d, m);
+    const double L = sm_dense_norm2(d, m);
     for (size_t i = 0; i < m; i++) d[i] /= L;
     double sa = 0.0, sb = L, fa = test_value(na, type), fb = test_value(nb, type);
     *out = fabs(fa) < fabs(fb) ? *na : *nb;
@@ -567,8 +433,8 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
         }
     }
     out->pt.type = type;
-    if (type == SM_POINT_PD) critical_eigvec(b->n, out->J, -1.0, out->pt.eigvec);
-    if (type == SM_POINT_LP) critical_eigvec(b->n, out->J, 1.0, out->pt.eigvec);
+    if (type == SM_POINT_PD) sm_dense_real_eigvec(b->n, out->J, -1.0, out->pt.eigvec);
+    if (type == SM_POINT_LP) sm_dense_real_eigvec(b->n, out->J, 1.0, out->pt.eigvec);
     return st;
 }
 
@@ -613,9 +479,9 @@ static int find_in(branch *b, const node *na, const node *nb, int depth, node *s
     if (!c) return k;
     if ((c & (c - 1)) && depth < MAX_BISECT) {
         const size_t m = b->n + 1;
-        double d[MAXU];
+        double d[MAXU] = {0}; /* (GCC cannot see that m >= 1) */
         for (size_t i = 0; i < m; i++) d[i] = nb->u[i] - na->u[i];
-        const double L = norm2(d, m);
+        const double L = sm_dense_norm2(d, m);
         for (size_t i = 0; i < m; i++) d[i] /= L;
         node mid;
         if (on_chord(b, na, d, L, 0.5 * L, &mid) == SM_OK) {
@@ -646,7 +512,7 @@ static int find_special(branch *b, const node *na, const node *nb, node *sp, dou
     for (int i = 0; i < k; i++) {
         double d[MAXU];
         for (size_t j = 0; j <= b->n; j++) d[j] = sp[i].u[j] - na->u[j];
-        s_of[i] = norm2(d, b->n + 1);
+        s_of[i] = sm_dense_norm2(d, b->n + 1);
     }
     /* Sort by arclength from na. */
     for (int i = 1; i < k; i++)
@@ -706,7 +572,7 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
         emit(&e, pt);
         return r->status;
     }
-    for (size_t k = 0; k < n; k++) prev->u[k] = fr.x[m->free_index[k]];
+    sm_model_free(m, fr.x, prev->u);
     prev->u[n] = p[o->param] * b.w;
     st = residual(&b, prev->u, prev->F, NULL);
     if (st == SM_OK) st = analyse(&b, prev, fr.iterations, fr.residual);
@@ -723,7 +589,7 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     {
         double A[MAXU * MAXU];
         st = jacobian_aug(&b, prev->u, prev->F, true, A);
-        if (st == SM_OK && !(b.inv ? null_vector_svd(b.ne, mm, A, t) : null_vector(n, A, t)))
+        if (st == SM_OK && !(b.inv ? sm_dense_null_vector_svd(b.ne, mm, A, t) : sm_dense_null_vector(n, A, t)))
             st = SM_SINGULAR_JACOBIAN;
         if (st != SM_OK) {
             r->status = st;
@@ -734,7 +600,7 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
             return st;
         }
         double orient = t[n] * o->direction;
-        if (norm2(o->orient, mm) > 0) orient = dot(t, o->orient, mm);
+        if (sm_dense_norm2(o->orient, mm) > 0) orient = sm_dense_dot(t, o->orient, mm);
         if (orient < 0)
             for (size_t i = 0; i < mm; i++) t[i] = -t[i];
         memcpy(prev->pt.tangent, t, mm * sizeof *t);
@@ -767,7 +633,7 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
             side = up[n] > hi_s ? +1 : -1;
         } else {
             memcpy(next->u, up, mm * sizeof *up);
-            st = correct(&b, next->u, t, dot(t, up, mm), radius, next->F, &iters, &res);
+            st = correct(&b, next->u, t, sm_dense_dot(t, up, mm), radius, next->F, &iters, &res);
             if (st == SM_OK && (next->u[n] > hi_s || next->u[n] < lo_s)) side = next->u[n] > hi_s ? +1 : -1;
         }
         if (side != 0) {
@@ -788,9 +654,9 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
         double sec[MAXU], len = 0;
         if (st == SM_OK) {
             for (size_t i = 0; i < mm; i++) sec[i] = next->u[i] - prev->u[i];
-            len = norm2(sec, mm);
+            len = sm_dense_norm2(sec, mm);
             /* A corrector that went backwards or nowhere jumped branches. */
-            if (!(len > 0) || dot(sec, t, mm) <= 0) st = SM_NOT_CONVERGED;
+            if (!(len > 0) || sm_dense_dot(sec, t, mm) <= 0) st = SM_NOT_CONVERGED;
             /* ... or fell onto the shorter-period orbit it doubled from. */
             if (next->gap < fmax(1e3 * o->tol, 1e-8)) st = SM_NOT_CONVERGED;
         }
@@ -879,13 +745,11 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     b.central = true;
     b.max_iter = 4 * o->max_iter;
     double z0[SM_MAX_STATE], scale = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        z0[k] = pd->x[m->free_index[k]];
-        scale = fmax(scale, fabs(z0[k]));
-    }
+    sm_model_free(m, pd->x, z0);
+    for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(z0[k]));
     if (!(amplitude > 0)) amplitude = 1e-3 * fmax(scale, 0.1);
     const double *v = pd->eigvec;
-    if (!(norm2(v, n) > 0.5)) return SM_SINGULAR_JACOBIAN;
+    if (!(sm_dense_norm2(v, n) > 0.5)) return SM_SINGULAR_JACOBIAN;
     /* Unknowns u = (z, w mu): P^2N(z) = z and v . z = v . z_pd + amplitude. */
     double u[MAXU], a[MAXU], F[MAXU];
     for (size_t k = 0; k < n; k++) u[k] = z0[k] + amplitude * v[k];
@@ -897,24 +761,24 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     memcpy(a, v, n * sizeof *v);
     a[n] = 0.0;
     const double *T = pd->tangent;
-    const double tz = norm2(T, n);
+    const double tz = sm_dense_norm2(T, n);
     if (tz > 1e-12) {
-        const double vt = dot(v, T, n) / (tz * tz);
+        const double vt = sm_dense_dot(v, T, n) / (tz * tz);
         for (size_t i = 0; i < n; i++) a[i] -= vt * T[i];
     }
-    if (!(norm2(a, n) > 1e-3)) {
+    if (!(sm_dense_norm2(a, n) > 1e-3)) {
         /* v along the branch's z direction (always so in one dimension):
          * make (v, 0) orthogonal to T in (z, mu) instead. */
         memcpy(a, v, n * sizeof *v);
         a[n] = 0.0;
-        const double vt = dot(a, T, mm);
+        const double vt = sm_dense_dot(a, T, mm);
         for (size_t i = 0; i < mm; i++) a[i] -= vt * T[i];
-        if (!(norm2(a, mm) > 1e-9)) return SM_SINGULAR_JACOBIAN;
+        if (!(sm_dense_norm2(a, mm) > 1e-9)) return SM_SINGULAR_JACOBIAN;
     }
     int iters = 0;
     double res = 0.0;
     /* The start u = u_pd + amplitude v lies on the constraint's plane. */
-    sm_status st = correct(&b, u, a, dot(a, u, mm), 1e3 * amplitude + 1.0, F, &iters, &res);
+    sm_status st = correct(&b, u, a, sm_dense_dot(a, u, mm), 1e3 * amplitude + 1.0, F, &iters, &res);
     if (st != SM_OK) return st;
     /* It must be a true period-2N orbit, not the period-N point again. */
     double Pz[SM_MAX_STATE];
@@ -925,9 +789,7 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     for (size_t k = 0; k < n; k++) gap = fmax(gap, fabs(Pz[k] - u[k]));
     if (gap < 0.1 * amplitude) return SM_NOT_CONVERGED;
     *mu = mu_of(&b, u);
-    memset(x, 0, m->n_state * sizeof *x);
-    for (size_t k = 0; k < n; k++) x[m->free_index[k]] = u[k];
-    m->lift(x, b.p, m->data);
+    sm_model_lift(m, b.p, u, x);
     /* Leave the bifurcation: on the new branch mu - mu_pd grows as the
      * amplitude squared, on whichever side it lies. */
     next->direction = *mu >= pd->mu ? +1 : -1;
