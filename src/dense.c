@@ -9,8 +9,11 @@
 double sm_dense_max_abs(const double *v, size_t n)
 {
     double a = 0.0;
-    for (size_t i = 0; i < n; i++) a = fmax(a, fabs(v[i]));
-    return isnan(a) ? INFINITY : a;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(v[i])) return INFINITY; /* fmax() would drop it */
+        a = fmax(a, fabs(v[i]));
+    }
+    return a;
 }
 
 double sm_dense_norm2(const double *v, size_t n)

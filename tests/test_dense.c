@@ -99,11 +99,17 @@ static void test_eigenvalues_by_decreasing_modulus(void **state)
     assert_close(re[3], 0.5, 1e-14);
 }
 
-static void test_max_abs(void **state)
+static void test_max_abs_never_passes_nan(void **state)
 {
     (void)state;
     const double v[3] = {1, -4, 2};
     assert_close(sm_dense_max_abs(v, 3), 4.0, 0.0);
+    /* fmax() drops a NaN, so a NaN among finite components must be caught
+     * on its own: a residual with a NaN is never within a tolerance. */
+    const double w[3] = {1, NAN, 2};
+    assert_true(isinf(sm_dense_max_abs(w, 3)));
+    const double only[1] = {NAN};
+    assert_true(isinf(sm_dense_max_abs(only, 1)));
 }
 
 int main(void)
@@ -115,7 +121,7 @@ int main(void)
         cmocka_unit_test(test_null_vectors),
         cmocka_unit_test(test_real_eigenvector_nearest_target),
         cmocka_unit_test(test_eigenvalues_by_decreasing_modulus),
-        cmocka_unit_test(test_max_abs),
+        cmocka_unit_test(test_max_abs_never_passes_nan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
