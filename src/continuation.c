@@ -256,10 +256,9 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
 typedef struct {
     double u[MAXU];
     double F[MAXU];
-    double J[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, central differences */
     double psi_lp, psi_pd;  /* det(J - I), det(J + I) */
     double psi_ns;          /* prod over pairs i < j of (lambda_i lambda_j - 1) */
-    size_t trivial;         /* the conserved quantity's multiplier 1, n if none */
+    size_t trivial;         /* pt.trivial_index, or n if none */
     double gap;             /* distance from the nearest shorter period (INFINITY for N = 1) */
     sm_cont_point pt;
 } node;
@@ -276,7 +275,9 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
     pt->mu = mu_of(b, nd->u);
     pt->iterations = iters;
     pt->residual = res;
+    pt->minimal_period = b->period;
     pt->max_abs_eig = NAN;
+    pt->trivial_index = -1;
     b->p[b->o->param] = pt->mu;
     /* Stride by stride round the orbit: the metrics of the first step, and
      * how far the orbit is from a shorter period (the gap to P^(N/q) for
@@ -297,29 +298,24 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         nd->gap = fmin(nd->gap, g);
     }
     sm_model_lift(b->m, b->p, nd->u, pt->x);
-    if (st == SM_OK) st = sm_stability_jacobian(b->ws, b->p, b->period, nd->u, b->h_stability, nd->J, &b->evals);
-    if (st == SM_OK) st = sm_eigenvalues(n, nd->J, pt->eig_re, pt->eig_im);
+    if (st == SM_OK) st = sm_gait_analyse(b->ws, b->p, b->h_stability, &pt->gait, &b->evals);
     if (st != SM_OK) {
         b->stride_status = st;
         return pt->status = st;
     }
+    const double *J = pt->jacobian;
     double I_minus[SM_MAX_STATE * SM_MAX_STATE], I_plus[SM_MAX_STATE * SM_MAX_STATE];
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            I_minus[i * n + j] = nd->J[i * n + j] - (i == j);
-            I_plus[i * n + j] = nd->J[i * n + j] + (i == j);
+            I_minus[i * n + j] = J[i * n + j] - (i == j);
+            I_plus[i * n + j] = J[i * n + j] + (i == j);
         }
     nd->psi_lp = sm_dense_det(n, I_minus);
     nd->psi_pd = sm_dense_det(n, I_plus);
-    /* A conserved quantity makes one multiplier 1 along the family: it is
-     * left out of the test functions and of stability, as in sm_fixed_point. */
-    size_t trivial = n;
+    /* The multiplier 1 of a conserved quantity (sm_gait_analyse found it)
+     * is left out of the test functions, as it is of stability. */
+    const size_t trivial = pt->trivial_index < 0 ? n : (size_t)pt->trivial_index;
     if (b->inv) {
-        double best = INFINITY;
-        for (size_t k = 0; k < n; k++) {
-            const double d = hypot(pt->eig_re[k] - 1.0, pt->eig_im[k]);
-            if (d < best) best = d, trivial = k;
-        }
         /* prod (lambda - 1) and prod (lambda + 1) over the others (complex
          * pairs give real products). */
         double lr = 1, li = 0, pr = 1, pi = 0;
@@ -335,9 +331,6 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         nd->psi_pd = pr;
     }
     nd->trivial = trivial;
-    pt->max_abs_eig = 0.0;
-    for (size_t k = 0; k < n; k++)
-        if (k != trivial) pt->max_abs_eig = fmax(pt->max_abs_eig, hypot(pt->eig_re[k], pt->eig_im[k]));
     /* The Neimark-Sacker test function is the determinant of the
      * bialternate product J (.) J - I (Kuznetsov 2004, sec. 10.2.2), the
      * product of lambda_i lambda_j - 1 over pairs: it changes sign where a
@@ -353,7 +346,6 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
             if (i != trivial && j != trivial)
                 prod *= CMPLX(pt->eig_re[i], pt->eig_im[i]) * CMPLX(pt->eig_re[j], pt->eig_im[j]) - 1.0;
     nd->psi_ns = creal(prod);
-    pt->stable = pt->max_abs_eig < 1.0;
     pt->status = SM_OK;
     return SM_OK;
 }
@@ -433,8 +425,8 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
         }
     }
     out->pt.type = type;
-    if (type == SM_POINT_PD) sm_dense_real_eigvec(b->n, out->J, -1.0, out->pt.eigvec);
-    if (type == SM_POINT_LP) sm_dense_real_eigvec(b->n, out->J, 1.0, out->pt.eigvec);
+    if (type == SM_POINT_PD) sm_dense_real_eigvec(b->n, out->pt.jacobian, -1.0, out->pt.eigvec);
+    if (type == SM_POINT_LP) sm_dense_real_eigvec(b->n, out->pt.jacobian, 1.0, out->pt.eigvec);
     return st;
 }
 
@@ -555,7 +547,8 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     if (st != SM_OK || !fr.converged || !(fr.residual <= no.tol)) {
         sm_cont_point *pt = &prev->pt;
         pt->type = SM_POINT_MX;
-        pt->period = o->period;
+        pt->period = pt->minimal_period = o->period;
+        pt->trivial_index = -1;
         pt->n_state = m->n_state;
         pt->n_free = n;
         pt->mu = p[o->param];

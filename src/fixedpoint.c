@@ -285,6 +285,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->residual = INFINITY;
     r->max_abs_eig = NAN;
     r->trivial_index = -1;
+    r->period = o->period;
     r->minimal_period = o->period;
     r->invariant_drift = NAN;
     r->status = SM_NOT_CONVERGED;
@@ -361,27 +362,11 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         r->stride_evals++;
     }
     r->minimal_period = shortest_period(ws, p, r->x, o->period, fmax(1e-6, 1e3 * o->tol), &r->stride_evals);
-    sm_status st = sm_stability_jacobian(ws, p, o->period, z, sm_stability_fd_step(o->fd_step, rtol), r->jacobian,
-                                         &r->stride_evals);
-    if (st == SM_OK) st = sm_eigenvalues(n, r->jacobian, r->eig_re, r->eig_im);
+    sm_status st = sm_gait_analyse(ws, p, sm_stability_fd_step(o->fd_step, rtol), &r->gait, &r->stride_evals);
     if (st != SM_OK) {
         /* The gait stands; only its stability could not be computed. */
         r->stride_status = st;
         return r->status = st;
     }
-    /* A conserved quantity makes one multiplier exactly 1 (moving along the
-     * family of gaits); stability is judged on the others. */
-    r->trivial_index = -1;
-    if (m->invariant) {
-        double best = INFINITY;
-        for (size_t i = 0; i < n; i++) {
-            const double d = hypot(r->eig_re[i] - 1.0, r->eig_im[i]);
-            if (d < best) best = d, r->trivial_index = (int)i;
-        }
-    }
-    r->max_abs_eig = 0.0;
-    for (size_t i = 0; i < n; i++)
-        if ((int)i != r->trivial_index) r->max_abs_eig = fmax(r->max_abs_eig, hypot(r->eig_re[i], r->eig_im[i]));
-    r->stable = r->max_abs_eig < 1.0;
     return SM_OK;
 }

@@ -91,14 +91,9 @@ sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, cha
 /* One point of a branch. */
 typedef struct {
     sm_point_type type;
-    int period;                 /* N */
-    size_t n_state, n_free;
+    SM_GAIT_MEMBER;             /* period N, x, multipliers of P^N, stability, metrics of
+                                   the first step (family NULL, minimal_period N: not sought) */
     double mu;                  /* the continued parameter's value */
-    double x[SM_MAX_STATE];     /* full section state, [n_state] */
-    double eig_re[SM_MAX_STATE], eig_im[SM_MAX_STATE]; /* multipliers of P^N, by decreasing modulus */
-    double max_abs_eig;
-    bool stable;                /* every |multiplier| < 1 */
-    sm_step_metrics metrics;    /* of the first step from x */
     int iterations;             /* corrector iterations */
     double residual;            /* max |P^N(z) - z| */
     double arclength;           /* from the start of the branch */
