@@ -1,6 +1,7 @@
 #include "stridemap/gait.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "stridemap/fixedpoint.h"
 
@@ -30,4 +31,13 @@ sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *
         if ((int)i != g->trivial_index) g->max_abs_eig = fmax(g->max_abs_eig, hypot(g->eig_re[i], g->eig_im[i]));
     g->stable = g->max_abs_eig < 1.0;
     return SM_OK;
+}
+
+int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit)
+{
+    const size_t ns = sm_workspace_model(ws)->n_state;
+    memcpy(orbit, x, ns * sizeof *x);
+    for (int k = 1; k < period; k++)
+        if (sm_stride(ws, p, &orbit[(size_t)(k - 1) * ns], &orbit[(size_t)k * ns], NULL, NULL) != SM_OK) return k;
+    return period;
 }

@@ -95,11 +95,32 @@ static void test_conserved_quantity_multiplier_is_set_aside(void **state)
     sm_workspace_free(ws);
 }
 
+/* The logistic 2-cycle visits x+- = (r + 1 +- sqrt((r - 3)(r + 1))) / (2 r) in turn. */
+static void test_period_two_orbit_visits_both_points(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = workspace(m);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    const double r = 3.3, d = sqrt((r - 3) * (r + 1));
+    p[sm_model_param_index(m, "r")] = r;
+    const double x[1] = {(r + 1 + d) / (2 * r)};
+    double orbit[4] = {NAN, NAN, NAN, NAN};
+    assert_int_equal(sm_gait_orbit(ws, p, x, 2, orbit), 2);
+    assert_close(orbit[0], (r + 1 + d) / (2 * r), 0.0);
+    assert_close(orbit[1], (r + 1 - d) / (2 * r), 1e-15);
+    assert_true(isnan(orbit[2])); /* nothing beyond the period */
+    assert_int_equal(sm_gait_orbit(ws, p, x, 1, orbit), 1);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_logistic_multipliers_and_verdict),
         cmocka_unit_test(test_conserved_quantity_multiplier_is_set_aside),
+        cmocka_unit_test(test_period_two_orbit_visits_both_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

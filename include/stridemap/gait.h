@@ -53,4 +53,9 @@ typedef struct {
  * (a stride or LAPACK) max_abs_eig stays NaN and stable false. */
 sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals);
 
+/* orbit[k * n_state], k = 0 .. period - 1: the states of the period-N
+ * gait through x (x first), each just after its heel-strike.  Returns how
+ * many were filled: period, or fewer if a stride fails. */
+int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit);
+
 #endif
