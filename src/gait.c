@@ -41,3 +41,14 @@ int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period
         if (sm_stride(ws, p, &orbit[(size_t)(k - 1) * ns], &orbit[(size_t)k * ns], NULL, NULL) != SM_OK) return k;
     return period;
 }
+
+bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g, double *values)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    if (!m->extra_measures || m->n_extra == 0 || m->n_extra > SM_MAX_EXTRA) return false;
+    for (size_t i = 0; i < m->n_extra; i++) values[i] = NAN;
+    m->extra_measures(ws, p, g->x, values);
+    for (size_t i = 0; i < m->n_extra; i++)
+        if (!isnan(values[i])) return true;
+    return false;
+}

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 
 #include "test_util.h"
+#include "stridemap/linkage.h"
 
 static sm_workspace *workspace(const sm_model *m)
 {
@@ -115,12 +116,68 @@ static void test_period_two_orbit_visits_both_points(void **state)
     sm_workspace_free(ws);
 }
 
+/* A kneed walker from a model file reports its knee (Garcia 1999, Table
+ * 2.1) through the model's extra measures, under the keys fixed --json has
+ * always used; straight legs and closed-form walkers report none. */
+static void test_kneed_walker_extra_measures(void **state)
+{
+    (void)state;
+    sm_linkage *lk = NULL;
+    char why[256];
+    assert_status(sm_linkage_load(SM_SOURCE_DIR "/models/kneed_mcgeer.yaml", &lk, why, sizeof why), SM_OK);
+    const sm_model *m = sm_linkage_model(lk);
+    assert_non_null(m->extra_measures);
+    assert_string_equal(m->extra_group, "knee");
+    assert_int_equal(m->n_extra, 2);
+    assert_string_equal(m->extra_names[0], "min_lock_torque");
+    assert_string_equal(m->extra_names[1], "heelstrike_impulse");
+    sm_workspace *ws = workspace(m);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], v[SM_MAX_EXTRA], lock, imp;
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_result fr;
+    assert_status(sm_fixed_point(ws, p, x, &no, &fr), SM_OK);
+    assert_true(sm_gait_extra_measures(ws, p, &fr.gait, v));
+    assert_status(sm_linkage_knee_measures(m, sm_workspace_options(ws), p, fr.x, &lock, &imp), SM_OK);
+    assert_true(isfinite(v[0]) && isfinite(v[1]));
+    assert_close(v[0], lock, 0.0);
+    assert_close(v[1], imp, 0.0);
+    /* McGeer's walker keeps its stance knee locked, and heel-strike pushes
+     * the new one locked (Garcia 1999, Table 2.1: both positive). */
+    assert_true(v[0] > 0);
+    assert_true(v[1] > 0);
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+
+    /* Straight legs: the hook is there, but nothing applies. */
+    assert_status(sm_linkage_load(SM_SOURCE_DIR "/models/compass.yaml", &lk, why, sizeof why), SM_OK);
+    m = sm_linkage_model(lk);
+    ws = workspace(m);
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    assert_status(sm_fixed_point(ws, p, x, &no, &fr), SM_OK);
+    assert_false(sm_gait_extra_measures(ws, p, &fr.gait, v));
+    sm_workspace_free(ws);
+    sm_linkage_free(lk);
+
+    const sm_model *simplest = test_model("simplest");
+    assert_null(simplest->extra_measures);
+    ws = workspace(simplest);
+    sm_gait g;
+    memset(&g, 0, sizeof g);
+    assert_false(sm_gait_extra_measures(ws, p, &g, v));
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_logistic_multipliers_and_verdict),
         cmocka_unit_test(test_conserved_quantity_multiplier_is_set_aside),
         cmocka_unit_test(test_period_two_orbit_visits_both_points),
+        cmocka_unit_test(test_kneed_walker_extra_measures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

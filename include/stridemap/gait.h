@@ -53,6 +53,13 @@ typedef struct {
  * (a stride or LAPACK) max_abs_eig stays NaN and stable false. */
 sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals);
 
+#define SM_MAX_EXTRA 16
+
+/* The model's extra measures (sm_model.extra_measures) of a converged gait
+ * into values[n_extra]; false, with no values, when the model has none or
+ * all of them are NaN (they do not apply to this walker). */
+bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g, double *values);
+
 /* orbit[k * n_state], k = 0 .. period - 1: the states of the period-N
  * gait through x (x first), each just after its heel-strike.  Returns how
  * many were filled: period, or fewer if a stride fails. */

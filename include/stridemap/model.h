@@ -16,6 +16,8 @@
 
 #include "stridemap/status.h"
 
+typedef struct sm_workspace sm_workspace; /* hybrid.h */
+
 /* Upper bounds that let the engine keep its scratch on the stack. */
 #define SM_MAX_STATE 32
 #define SM_MAX_PARAMS 256
@@ -126,6 +128,19 @@ typedef struct sm_model {
     void (*momentum)(const double *x, const double *p, const void *data, double P[2]);
     /* Total weight (mass times g), in the units the energies use per length. */
     double (*weight)(const double *p, const void *data);
+
+    /* Optional measures a model family adds to a gait (e.g. a kneed walker's
+     * knee torques): n_extra values under the group name extra_group, each
+     * with a key extra_names[i] and a phrase extra_labels[i] for text.
+     * extra_measures() fills values[n_extra] for the gait through the
+     * section state x (with ws's model and solver options) (NaN where a measure does not apply) and returns 0,
+     * or the status of a stride that failed.  The engine never calls it;
+     * sm_gait_extra_measures() does, for whoever reports a gait. */
+    const char *extra_group;
+    size_t n_extra;
+    const char *const *extra_names;   /* [n_extra] */
+    const char *const *extra_labels;  /* [n_extra] */
+    sm_status (*extra_measures)(sm_workspace *ws, const double *p, const double *x, double *values);
 
     /* Optional: a quantity the flow conserves (e.g. the total energy of a
      * lossless walker).  Its level sets make the gaits a family, so Newton

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "stridemap/linkage.h"
 
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
@@ -68,13 +67,10 @@ static json_t *contact_json(const cli_run *run, const sm_step_metrics *mt)
                      "mu", run->mu);
 }
 
-/* Garcia's Table 2.1 knee characteristics, for a kneed walker read from a
- * model file (linkage.h). */
-static bool knee_measures(const cli_run *run, const sm_fixed_result *r, double *lock, double *imp)
+/* The model family's own measures of a converged gait (sm_model.extra_measures). */
+static bool extra_measures(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws, double *v)
 {
-    if (!sm_linkage_of(run->model) || !r->converged) return false;
-    sm_linkage_knee_measures(run->model, &run->solver, run->params, r->x, lock, imp);
-    return !isnan(*lock) || !isnan(*imp);
+    return r->converged && sm_gait_extra_measures(ws, run->params, &r->gait, v);
 }
 
 /* The N states of a period-N gait, each just after its heel-strike. */
@@ -148,10 +144,12 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
         json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, cli_json_number(v));
     }
     json_object_set_new(doc, "contact", contact_json(run, &r->metrics));
-    double lock, imp;
-    if (knee_measures(run, r, &lock, &imp))
-        json_object_set_new(doc, "knee", json_pack("{s:o, s:o}", "min_lock_torque", cli_json_number(lock),
-                                                   "heelstrike_impulse", cli_json_number(imp)));
+    double extra[SM_MAX_EXTRA];
+    if (extra_measures(run, r, ws, extra)) {
+        json_t *group = json_object();
+        for (size_t i = 0; i < m->n_extra; i++) json_object_set_new(group, m->extra_names[i], cli_json_number(extra[i]));
+        json_object_set_new(doc, m->extra_group, group);
+    }
     json_object_set_new(doc, "solver",
                         json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
@@ -165,7 +163,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     return doc;
 }
 
-static void print_text(const cli_run *run, const sm_fixed_result *r)
+static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws)
 {
     const sm_model *m = run->model;
     printf("model        %s (%s)\n", m->name, m->title);
@@ -206,10 +204,12 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
         else if (mt->max_friction_ratio > run->mu)
             printf("warning      the gait needs more friction than mu = %g: it would slip\n", run->mu);
     }
-    double lock, imp;
-    if (knee_measures(run, r, &lock, &imp))
-        printf("knee         stance-knee locking torque min %.6g, impulse on the new stance knee at heel-strike %.6g\n",
-               lock, imp);
+    double extra[SM_MAX_EXTRA];
+    if (extra_measures(run, r, ws, extra)) {
+        printf("%-12s", m->extra_group);
+        for (size_t i = 0; i < m->n_extra; i++) printf("%s %s %.6g", i ? "," : "", m->extra_labels[i], extra[i]);
+        printf("\n");
+    }
 }
 
 static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
@@ -257,7 +257,7 @@ int cmd_fixed(int argc, char **argv)
         fputc('\n', stdout);
         json_decref(doc);
     } else {
-        print_text(&run, &r);
+        print_text(&run, &r, ws);
     }
     sm_workspace_free(ws);
     if (fflush(stdout) != 0) return cli_fail(&run, EX_IOERR, "could not write the result");
