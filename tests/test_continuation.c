@@ -676,9 +676,90 @@ static void test_labels_and_options(void **state)
     assert_status(sm_cont_options_check(&o, m, why, sizeof why), SM_BAD_OPTION);
 }
 
+/* ---- the branch tree (sm_cont_tree) ---- */
+
+typedef struct {
+    int n_branches, points[8], period[8], parent[8];
+    double parent_pd[8];
+    int n_pd;
+    double pd[16];
+} tree_log;
+
+static int tree_point(void *ctx, int branch, const sm_cont_point *pt)
+{
+    tree_log *l = ctx;
+    if (branch < 8) l->points[branch]++;
+    if (pt->type == SM_POINT_PD && l->n_pd < 16) l->pd[l->n_pd++] = pt->mu;
+    return 0;
+}
+
+static void tree_branch(void *ctx, const sm_cont_branch *b)
+{
+    tree_log *l = ctx;
+    assert_int_equal(b->index, l->n_branches);
+    if (b->index < 8) {
+        l->period[b->index] = b->o->period;
+        l->parent[b->index] = b->parent;
+        l->parent_pd[b->index] = b->parent_pd;
+        assert_int_equal(b->r->n_points, l->points[b->index]);
+    }
+    l->n_branches++;
+}
+
+/* The logistic map's cascade: PDs at r = 3, 1 + sqrt 6 and 3.5440903596
+ * (May 1976; Feigenbaum's r_3), each branch born at its parent's PD, and
+ * with max_period 8 no period-16 branch. */
+static void test_tree_follows_the_period_doubling_cascade(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, "r");
+    p[ip] = 2.8;
+    m->guess(x, p, m->data);
+    sm_cont_options o;
+    sm_cont_options_default(&o, m, (size_t)ip);
+    o.lo = 2.8;
+    o.hi = 3.56;
+    o.h_max = 0.02;
+    sm_cont_tree_options t;
+    sm_cont_tree_options_default(&t);
+    t.do_switch = true;
+    t.max_period = 8;
+    tree_log l = {0};
+    const sm_cont_tree_fns fns = {tree_point, tree_branch, NULL, &l};
+    sm_cont_tree_result res;
+    assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
+    assert_int_equal(res.n_branches, 4);
+    assert_int_equal(l.n_branches, 4);
+    assert_false(res.stopped);
+    assert_true(isnan(res.start_residual));
+    const double r_pd[3] = {3.0, 1 + sqrt(6.0), 3.5440903596};
+    for (int b = 0; b < 4; b++) {
+        assert_int_equal(l.period[b], 1 << b);
+        assert_int_equal(l.parent[b], b - 1);
+        if (b == 0)
+            assert_true(isnan(l.parent_pd[0]));
+        else
+            assert_close(l.parent_pd[b], r_pd[b - 1], 1e-8);
+    }
+    sm_workspace_free(ws);
+
+    /* Without switching: one branch. */
+    ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    t.do_switch = false;
+    l = (tree_log){0};
+    assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
+    assert_int_equal(res.n_branches, 1);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tree_follows_the_period_doubling_cascade),
         cmocka_unit_test(test_labels_and_options),
         cmocka_unit_test(test_logistic_first_period_doubling),
         cmocka_unit_test(test_logistic_switch_to_period_2_and_4),

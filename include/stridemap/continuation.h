@@ -138,4 +138,54 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
                             const sm_cont_options *o, double amplitude, double *x, double *mu,
                             sm_cont_options *next);
 
+/* ---- the branch tree: a branch, and the period-doubled branches at its PDs */
+
+typedef struct {
+    bool do_switch;     /* follow the period-2N branch from every PD (default false) */
+    int max_period;     /* ... while 2N <= max_period (default 16) */
+    double amplitude;   /* the first period-2N point's distance from the PD; 0: 1e-3 of the
+                           free state's size (at least 1e-4).  If a switch fails at that
+                           amplitude, 2.5 and 0.4 times it are tried. */
+    int max_branches;   /* branches followed at most, the first included (default 256) */
+} sm_cont_tree_options;
+
+/* Fills t with the defaults above. */
+void sm_cont_tree_options_default(sm_cont_tree_options *t);
+
+/* A branch of the tree once followed. */
+typedef struct {
+    int index;                 /* 0, 1, ... in the order found (breadth first) */
+    int parent;                /* the branch it doubled from, -1 for the first */
+    double parent_pd;          /* the PD's parameter value on the parent, NaN for the first */
+    double start_mu;           /* where it started */
+    const sm_cont_options *o;  /* its options (period 2^k N) */
+    const sm_cont_result *r;   /* how it went */
+} sm_cont_branch;
+
+/* Where the tree's points and branches go.  Any callback may be NULL. */
+typedef struct {
+    /* Every point of branch `branch`; non-zero stops the whole tree. */
+    int (*point)(void *ctx, int branch, const sm_cont_point *pt);
+    /* Each branch once followed, before switching from its PDs. */
+    void (*branch)(void *ctx, const sm_cont_branch *b);
+    /* A PD of branch `branch` from which no period-2N branch could be found (why: st). */
+    void (*switch_failed)(void *ctx, int branch, const sm_cont_point *pd, sm_status st);
+    void *ctx;
+} sm_cont_tree_fns;
+
+typedef struct {
+    sm_status status;       /* SM_OK, SM_NO_MEMORY, or the first branch's status */
+    int n_branches;         /* followed */
+    sm_cont_stop first_stop; /* why the first branch ended (SM_STOP_START_FAILED: no gait at the start) */
+    double start_residual;  /* at a failed start: the residual Newton got to, else NaN */
+    bool stopped;           /* a point callback stopped the tree */
+} sm_cont_tree_result;
+
+/* Follows the branch through x_guess at p (as sm_continue), then, with
+ * t->do_switch, the period-doubled branch from each PD it found (by
+ * sm_cont_switch_pd), and so on breadth first up to t->max_period and
+ * t->max_branches branches. */
+sm_status sm_cont_tree(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
+                       const sm_cont_tree_options *t, const sm_cont_tree_fns *fns, sm_cont_tree_result *res);
+
 #endif
