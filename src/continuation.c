@@ -2,6 +2,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -517,22 +518,53 @@ static int find_special(branch *b, const node *na, const node *nb, node *sp, dou
     return k;
 }
 
-sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
-                      sm_cont_fn cb, void *ctx, sm_cont_result *r)
+/* A branch being followed: everything sm_continue keeps between steps. */
+struct sm_cont_state {
+    branch b;
+    const sm_cont_options *o;
+    sm_cont_result *r;
+    emitter e;
+    node nodes[2];
+    node *prev, *next;
+    double t[MAXU];     /* the unit tangent (secant) at prev */
+    double h;           /* the next arclength step */
+    int computed;       /* regular points, the start included */
+    long start_evals;   /* strides of the start's Newton */
+    sm_cont_stop stop;
+    sm_status why_stop; /* why the last step failed, SM_OK after a success */
+    bool done;          /* the branch is closed (the callback stopped it, or sm_cont_finish ran) */
+    /* The step in hand, between sm_cont_step and sm_cont_accept. */
+    int iters;
+    bool at_bound;
+    double len;         /* its chord's length */
+    node special[MAX_SPECIAL_PER_STEP];
+    double s_of[MAX_SPECIAL_PER_STEP];
+};
+
+sm_cont_state *sm_cont_state_create(void) { return calloc(1, sizeof(sm_cont_state)); }
+
+void sm_cont_state_free(sm_cont_state *s) { free(s); }
+
+sm_status sm_cont_start(sm_cont_state *s, sm_workspace *ws, const double *p, const double *x_guess,
+                        const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r)
 {
     const sm_model *m = sm_workspace_model(ws);
     memset(r, 0, sizeof *r);
     r->stop = SM_STOP_START_FAILED;
     r->stop_mu = p[o->param < m->n_params ? o->param : 0];
+    s->o = o;
+    s->r = r;
+    s->done = true;
     char why[200];
     if (sm_cont_options_check(o, m, why, sizeof why) != SM_OK) return r->status = SM_BAD_OPTION;
 
-    branch b;
-    branch_init(&b, ws, p, o, o->period);
-    const size_t n = b.n, mm = n + 1;
-    emitter e = {cb, ctx, r, 0.0};
-    node nodes[2];
-    node *prev = &nodes[0], *next = &nodes[1];
+    branch *b = &s->b;
+    branch_init(b, ws, p, o, o->period);
+    const size_t n = b->n, mm = n + 1;
+    s->e = (emitter){cb, ctx, r, 0.0};
+    s->prev = &s->nodes[0];
+    s->next = &s->nodes[1];
+    node *prev = s->prev;
     memset(prev, 0, sizeof *prev);
 
     /* The start: Newton at fixed parameter. */
@@ -541,6 +573,7 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     if (no.fd_step == 0) no.fd_step = o->fd_step;
     sm_fixed_result fr;
     sm_status st = sm_fixed_point(ws, p, x_guess, &no, &fr);
+    s->start_evals = fr.stride_evals;
     r->stride_evals += fr.stride_evals;
     /* Converged means a residual within the tolerance, whatever Newton's
      * own account says. */
@@ -562,33 +595,33 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
         r->status = pt->status;
         r->stride_status = fr.stride_status;
         r->last = *pt;
-        emit(&e, pt);
+        emit(&s->e, pt);
         return r->status;
     }
     sm_model_free(m, fr.x, prev->u);
-    prev->u[n] = p[o->param] * b.w;
-    st = residual(&b, prev->u, prev->F, NULL);
-    if (st == SM_OK) st = analyse(&b, prev, fr.iterations, fr.residual);
+    prev->u[n] = p[o->param] * b->w;
+    st = residual(b, prev->u, prev->F, NULL);
+    if (st == SM_OK) st = analyse(b, prev, fr.iterations, fr.residual);
     if (st != SM_OK) {
         r->status = st;
-        r->stride_status = b.stride_status;
+        r->stride_status = b->stride_status;
         return st;
     }
     prev->pt.type = SM_POINT_EP;
 
     /* The first tangent: the null vector of dF/du, pointing the asked way
      * (or along o's orientation hint, for a branch leaving a bifurcation). */
-    double t[MAXU];
+    double *t = s->t;
     {
         double A[MAXU * MAXU];
-        st = jacobian_aug(&b, prev->u, prev->F, true, A);
-        if (st == SM_OK && !(b.inv ? sm_dense_null_vector_svd(b.ne, mm, A, t) : sm_dense_null_vector(n, A, t)))
+        st = jacobian_aug(b, prev->u, prev->F, true, A);
+        if (st == SM_OK && !(b->inv ? sm_dense_null_vector_svd(b->ne, mm, A, t) : sm_dense_null_vector(n, A, t)))
             st = SM_SINGULAR_JACOBIAN;
         if (st != SM_OK) {
             r->status = st;
-            r->stride_status = b.stride_status;
+            r->stride_status = b->stride_status;
             r->last = prev->pt;
-            emit(&e, &prev->pt);
+            emit(&s->e, &prev->pt);
             r->stop = SM_STOP_FAILED;
             return st;
         }
@@ -598,35 +631,46 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
             for (size_t i = 0; i < mm; i++) t[i] = -t[i];
         memcpy(prev->pt.tangent, t, mm * sizeof *t);
     }
-    r->stride_evals = b.evals + fr.stride_evals;
+    r->stride_evals = b->evals + fr.stride_evals;
 
     /* The pending point is handed out once the next one is known, so the
      * last point can be marked EP. */
-    double h = fmax(fmin(o->h0, 0.5 * prev->gap), o->h_min);
-    int computed = 1;
-    sm_cont_stop stop = SM_STOP_MAX_POINTS;
-    sm_status why_stop = SM_OK;
-    const double lo_s = o->lo * b.w, hi_s = o->hi * b.w;
-    node special[MAX_SPECIAL_PER_STEP];
-    double s_of[MAX_SPECIAL_PER_STEP];
+    s->h = fmax(fmin(o->h0, 0.5 * prev->gap), o->h_min);
+    s->computed = 1;
+    s->stop = SM_STOP_MAX_POINTS;
+    s->why_stop = SM_OK;
+    s->done = false;
+    return SM_OK;
+}
 
-    while (computed < o->max_points) {
+bool sm_cont_more(const sm_cont_state *s) { return !s->done && s->computed < s->o->max_points; }
+
+sm_status sm_cont_step(sm_cont_state *s)
+{
+    const sm_cont_options *o = s->o;
+    branch *b = &s->b;
+    const size_t n = b->n, mm = n + 1;
+    const double lo_s = o->lo * b->w, hi_s = o->hi * b->w;
+    node *prev = s->prev, *next = s->next;
+    double *t = s->t;
+    for (;;) {
         /* Predict along the secant and correct across it.  A step that
          * leaves [lo, hi], predicted or corrected, is redone to land on the
          * bound exactly (the corrector then holds mu fixed). */
         double up[MAXU];
+        const double h = s->h;
         const double radius = fmax(2.0 * h, 10 * o->h_min);
         int iters = 0;
         double res = INFINITY;
         bool at_bound = false;
         int side = 0; /* +1: the upper bound, -1: the lower */
         for (size_t i = 0; i < mm; i++) up[i] = prev->u[i] + h * t[i];
-        st = SM_OK;
+        sm_status st = SM_OK;
         if (up[n] > hi_s || up[n] < lo_s) {
             side = up[n] > hi_s ? +1 : -1;
         } else {
             memcpy(next->u, up, mm * sizeof *up);
-            st = correct(&b, next->u, t, sm_dense_dot(t, up, mm), radius, next->F, &iters, &res);
+            st = correct(b, next->u, t, sm_dense_dot(t, up, mm), radius, next->F, &iters, &res);
             if (st == SM_OK && (next->u[n] > hi_s || next->u[n] < lo_s)) side = next->u[n] > hi_s ? +1 : -1;
         }
         if (side != 0) {
@@ -640,10 +684,10 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
                 a[n] = 1.0;
                 for (size_t i = 0; i < mm; i++) next->u[i] = prev->u[i] + hb * t[i];
                 next->u[n] = bound;
-                st = correct(&b, next->u, a, bound, fmax(2.0 * hb, radius), next->F, &iters, &res);
+                st = correct(b, next->u, a, bound, fmax(2.0 * hb, radius), next->F, &iters, &res);
             }
         }
-        if (st == SM_OK) st = analyse(&b, next, iters, res);
+        if (st == SM_OK) st = analyse(b, next, iters, res);
         double sec[MAXU], len = 0;
         if (st == SM_OK) {
             for (size_t i = 0; i < mm; i++) sec[i] = next->u[i] - prev->u[i];
@@ -654,72 +698,112 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
             if (next->gap < fmax(1e3 * o->tol, 1e-8)) st = SM_NOT_CONVERGED;
         }
         if (st != SM_OK) {
-            why_stop = st;
-            h *= 0.5;
-            if (h < o->h_min) {
-                stop = SM_STOP_FAILED;
-                break;
+            s->why_stop = st;
+            s->h *= 0.5;
+            if (s->h < o->h_min) {
+                s->stop = SM_STOP_FAILED;
+                return st;
             }
             continue;
         }
-        computed++;
-        e.arclength += len;
+        s->computed++;
+        s->e.arclength += len;
         for (size_t i = 0; i < mm; i++) t[i] = sec[i] / len;
-        next->pt.arclength = e.arclength;
+        next->pt.arclength = s->e.arclength;
         memcpy(next->pt.tangent, t, mm * sizeof *t);
-
-        int k = o->locate ? find_special(&b, prev, next, special, s_of) : 0;
-        if (emit(&e, &prev->pt)) {
-            stop = SM_STOP_CALLBACK;
-            r->last = prev->pt;
-            r->stop_mu = prev->pt.mu;
-            goto done;
-        }
-        for (int i = 0; i < k; i++) {
-            special[i].pt.arclength = e.arclength - len + s_of[i];
-            memcpy(special[i].pt.tangent, t, mm * sizeof *t);
-            if (emit(&e, &special[i].pt)) {
-                stop = SM_STOP_CALLBACK;
-                r->last = next->pt;
-                r->stop_mu = next->pt.mu;
-                goto done;
-            }
-        }
-        node *tmp = prev;
-        prev = next, next = tmp;
-        why_stop = SM_OK;
-        if (at_bound) {
-            stop = SM_STOP_BOUND;
-            break;
-        }
-        /* Adapt the step to Newton's effort. */
-        if (iters <= o->fast_iter)
-            h = fmin(1.5 * h, o->h_max);
-        else if (iters >= o->max_iter - 1)
-            h = fmax(0.5 * h, o->h_min);
-        /* A doubled orbit lies about gap/2 from the one it came from: a
-         * longer step could land there. */
-        h = fmax(fmin(h, 0.5 * prev->gap), o->h_min);
+        s->iters = iters;
+        s->at_bound = at_bound;
+        s->len = len;
+        return SM_OK;
     }
+}
 
-    /* The last good point closes the branch; a failure ahead is an MX. */
-    prev->pt.type = SM_POINT_EP;
-    r->last = prev->pt;
-    r->stop_mu = prev->pt.mu;
-    if (emit(&e, &prev->pt)) stop = SM_STOP_CALLBACK;
-    if (stop == SM_STOP_FAILED) {
-        sm_cont_point mx = prev->pt;
-        mx.type = SM_POINT_MX;
-        mx.status = why_stop == SM_OK ? SM_NOT_CONVERGED : why_stop;
-        mx.stable = false;
-        emit(&e, &mx);
-        r->status = mx.status;
-        r->stride_status = b.stride_status;
+bool sm_cont_accept(sm_cont_state *s)
+{
+    const sm_cont_options *o = s->o;
+    branch *b = &s->b;
+    sm_cont_result *r = s->r;
+    const size_t mm = b->n + 1;
+    node *prev = s->prev, *next = s->next;
+    int k = o->locate ? find_special(b, prev, next, s->special, s->s_of) : 0;
+    if (emit(&s->e, &prev->pt)) {
+        s->stop = SM_STOP_CALLBACK;
+        r->last = prev->pt;
+        r->stop_mu = prev->pt.mu;
+        s->done = true;
+        return false;
     }
-done:
-    r->stop = stop;
-    r->stride_evals = b.evals + fr.stride_evals;
+    for (int i = 0; i < k; i++) {
+        s->special[i].pt.arclength = s->e.arclength - s->len + s->s_of[i];
+        memcpy(s->special[i].pt.tangent, s->t, mm * sizeof *s->t);
+        if (emit(&s->e, &s->special[i].pt)) {
+            s->stop = SM_STOP_CALLBACK;
+            r->last = next->pt;
+            r->stop_mu = next->pt.mu;
+            s->done = true;
+            return false;
+        }
+    }
+    s->prev = next, s->next = prev;
+    s->why_stop = SM_OK;
+    if (s->at_bound) {
+        s->stop = SM_STOP_BOUND;
+        return false;
+    }
+    /* Adapt the step to Newton's effort. */
+    if (s->iters <= o->fast_iter)
+        s->h = fmin(1.5 * s->h, o->h_max);
+    else if (s->iters >= o->max_iter - 1)
+        s->h = fmax(0.5 * s->h, o->h_min);
+    /* A doubled orbit lies about gap/2 from the one it came from: a
+     * longer step could land there. */
+    s->h = fmax(fmin(s->h, 0.5 * s->prev->gap), o->h_min);
+    return true;
+}
+
+sm_status sm_cont_finish(sm_cont_state *s)
+{
+    sm_cont_result *r = s->r;
+    if (!s->done) {
+        /* The last good point closes the branch; a failure ahead is an MX. */
+        node *prev = s->prev;
+        prev->pt.type = SM_POINT_EP;
+        r->last = prev->pt;
+        r->stop_mu = prev->pt.mu;
+        if (emit(&s->e, &prev->pt)) s->stop = SM_STOP_CALLBACK;
+        if (s->stop == SM_STOP_FAILED) {
+            sm_cont_point mx = prev->pt;
+            mx.type = SM_POINT_MX;
+            mx.status = s->why_stop == SM_OK ? SM_NOT_CONVERGED : s->why_stop;
+            mx.stable = false;
+            emit(&s->e, &mx);
+            r->status = mx.status;
+            r->stride_status = s->b.stride_status;
+        }
+        s->done = true;
+    }
+    r->stop = s->stop;
+    r->stride_evals = s->b.evals + s->start_evals;
     return r->status;
+}
+
+sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
+                      sm_cont_fn cb, void *ctx, sm_cont_result *r)
+{
+    sm_cont_state *s = sm_cont_state_create();
+    if (!s) {
+        memset(r, 0, sizeof *r);
+        r->stop = SM_STOP_START_FAILED;
+        return r->status = SM_NO_MEMORY;
+    }
+    sm_status st = sm_cont_start(s, ws, p, x_guess, o, cb, ctx, r);
+    if (st == SM_OK) {
+        while (sm_cont_more(s) && sm_cont_step(s) == SM_OK && sm_cont_accept(s)) {
+        }
+        st = sm_cont_finish(s);
+    }
+    sm_cont_state_free(s);
+    return st;
 }
 
 sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_point *pd,

@@ -676,6 +676,51 @@ static void test_labels_and_options(void **state)
     assert_status(sm_cont_options_check(&o, m, why, sizeof why), SM_BAD_OPTION);
 }
 
+/* sm_continue in parts: a caller that takes three steps and closes the
+ * branch gets the start, three points on the logistic map's fixed point
+ * x = 1 - 1/r, and the last as EP. */
+static void test_parts_drive_a_branch(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, "r");
+    p[ip] = 2.5;
+    m->guess(x, p, m->data);
+    sm_cont_options o;
+    sm_cont_options_default(&o, m, (size_t)ip);
+    o.lo = 2.5;
+    o.hi = 2.9;
+    static trace t;
+    t.n = 0;
+    sm_cont_result r;
+    sm_cont_state *s = sm_cont_state_create();
+    assert_non_null(s);
+    assert_status(sm_cont_start(s, ws, p, x, &o, keep, &t, &r), SM_OK);
+    assert_int_equal(t.n, 0); /* the start waits to know whether it is the last */
+    for (int k = 0; k < 3; k++) {
+        assert_true(sm_cont_more(s));
+        assert_status(sm_cont_step(s), SM_OK);
+        assert_true(sm_cont_accept(s));
+    }
+    assert_int_equal(t.n, 3);
+    assert_status(sm_cont_finish(s), SM_OK);
+    sm_cont_state_free(s);
+    assert_int_equal(t.n, 4);
+    assert_int_equal(r.n_points, 4);
+    assert_int_equal(t.pts[0].type, SM_POINT_EP);
+    assert_int_equal(t.pts[3].type, SM_POINT_EP);
+    for (int k = 0; k < 4; k++) {
+        assert_close(t.pts[k].x[0], 1 - 1 / t.pts[k].mu, 1e-9);
+        assert_close(t.pts[k].eig_re[0], 2 - t.pts[k].mu, 1e-6);
+        if (k) assert_true(t.pts[k].mu > t.pts[k - 1].mu);
+    }
+    assert_close(r.stop_mu, t.pts[3].mu, 0.0);
+    sm_workspace_free(ws);
+}
+
 /* ---- the branch tree (sm_cont_tree) ---- */
 
 typedef struct {
@@ -760,6 +805,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_follows_the_period_doubling_cascade),
+        cmocka_unit_test(test_parts_drive_a_branch),
         cmocka_unit_test(test_labels_and_options),
         cmocka_unit_test(test_logistic_first_period_doubling),
         cmocka_unit_test(test_logistic_switch_to_period_2_and_4),

@@ -126,6 +126,45 @@ typedef struct {
 sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess,
                       const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r);
 
+/* sm_continue in parts, for a caller that drives the branch itself:
+ *
+ *     sm_cont_state *s = sm_cont_state_create();
+ *     if (sm_cont_start(s, ws, p, x, &o, cb, ctx, &r) == SM_OK) {
+ *         while (sm_cont_more(s) && sm_cont_step(s) == SM_OK && sm_cont_accept(s)) {}
+ *         sm_cont_finish(s);
+ *     }
+ *     sm_cont_state_free(s);
+ *
+ * The state refers to ws, o, cb's ctx and r until sm_cont_finish. */
+typedef struct sm_cont_state sm_cont_state;
+
+/* A state for one branch at a time (NULL if out of memory). */
+sm_cont_state *sm_cont_state_create(void);
+void sm_cont_state_free(sm_cont_state *s);
+
+/* The start: Newton at fixed p, the first point's analysis and tangent.  On
+ * failure the branch is over: r says why (the start's MX point, if any,
+ * went to cb) and the status is returned; do not call the others. */
+sm_status sm_cont_start(sm_cont_state *s, sm_workspace *ws, const double *p, const double *x_guess,
+                        const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r);
+
+/* Whether the branch may take another step (open, fewer than max_points points). */
+bool sm_cont_more(const sm_cont_state *s);
+
+/* Predicts and corrects the next point, halving the step until it lands on
+ * the branch; non-SM_OK (why the last try failed) once the step is below
+ * h_min: the branch then stops (SM_STOP_FAILED), call sm_cont_finish. */
+sm_status sm_cont_step(sm_cont_state *s);
+
+/* Takes the point sm_cont_step found: locates the bifurcations between it
+ * and the last, hands the last and those to cb, moves on and adapts the
+ * step.  False when the branch stops here (a bound, or cb asked to). */
+bool sm_cont_accept(sm_cont_state *s);
+
+/* Closes the branch (its last point as EP, an MX after a failure) and
+ * completes r; returns r->status. */
+sm_status sm_cont_finish(sm_cont_state *s);
+
 /* From a period-doubling point pd of a period-N branch (p: the parameters,
  * p[o->param] ignored), a point of the period-2N branch: solves
  * P^2N(z; mu) = z with v . (z - z_pd) = amplitude (v the eigenvector of -1),
