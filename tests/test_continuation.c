@@ -676,6 +676,19 @@ static void test_labels_and_options(void **state)
     assert_status(sm_cont_options_check(&o, m, why, sizeof why), SM_BAD_OPTION);
 }
 
+/* A logistic-map branch from r = lo to hi, from the model's guess. */
+static void logistic_branch(const sm_model *m, double lo, double hi, double *p, double *x, sm_cont_options *o)
+{
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, "r");
+    assert_true(ip >= 0);
+    p[ip] = lo;
+    m->guess(x, p, m->data);
+    sm_cont_options_default(o, m, (size_t)ip);
+    o->lo = lo;
+    o->hi = hi;
+}
+
 /* sm_continue in parts: a caller that takes three steps and closes the
  * branch gets the start, three points on the logistic map's fixed point
  * x = 1 - 1/r, and the last as EP. */
@@ -685,14 +698,8 @@ static void test_parts_drive_a_branch(void **state)
     const sm_model *m = test_model("logistic");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
-    sm_model_default_params(m, p);
-    const int ip = sm_model_param_index(m, "r");
-    p[ip] = 2.5;
-    m->guess(x, p, m->data);
     sm_cont_options o;
-    sm_cont_options_default(&o, m, (size_t)ip);
-    o.lo = 2.5;
-    o.hi = 2.9;
+    logistic_branch(m, 2.5, 2.9, p, x, &o);
     static trace t;
     t.n = 0;
     sm_cont_result r;
@@ -760,14 +767,8 @@ static void test_tree_follows_the_period_doubling_cascade(void **state)
     const sm_model *m = test_model("logistic");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
-    sm_model_default_params(m, p);
-    const int ip = sm_model_param_index(m, "r");
-    p[ip] = 2.8;
-    m->guess(x, p, m->data);
     sm_cont_options o;
-    sm_cont_options_default(&o, m, (size_t)ip);
-    o.lo = 2.8;
-    o.hi = 3.56;
+    logistic_branch(m, 2.8, 3.56, p, x, &o);
     o.h_max = 0.02;
     sm_cont_tree_options t;
     sm_cont_tree_options_default(&t);
