@@ -1,10 +1,12 @@
 #include "stridemap/continuation.h"
 
 #include <complex.h>
-#include <lapacke.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "dense.h"
 
 /* All vectors of the branch live in scaled coordinates u = (z, w mu), so the
  * arclength is the Euclidean norm of u and w (o->weight) trades the
@@ -75,88 +77,6 @@ sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, cha
     if (!(o->locate_tol > 0)) BAD("the location tolerance must be positive, not %g", o->locate_tol);
 #undef BAD
     return SM_OK;
-}
-
-/* ---- small dense linear algebra ------------------------------------------- */
-
-/* Determinant of the n x n row-major matrix A (copied). */
-static double det(size_t n, const double *A)
-{
-    double a[MAXU * MAXU];
-    memcpy(a, A, n * n * sizeof *a);
-    double d = 1.0;
-    for (size_t k = 0; k < n; k++) {
-        size_t piv = k;
-        for (size_t i = k + 1; i < n; i++)
-            if (fabs(a[i * n + k]) > fabs(a[piv * n + k])) piv = i;
-        if (a[piv * n + k] == 0.0) return 0.0;
-        if (piv != k) {
-            for (size_t j = 0; j < n; j++) {
-                double t = a[k * n + j];
-                a[k * n + j] = a[piv * n + j];
-                a[piv * n + j] = t;
-            }
-            d = -d;
-        }
-        d *= a[k * n + k];
-        for (size_t i = k + 1; i < n; i++) {
-            double f = a[i * n + k] / a[k * n + k];
-            for (size_t j = k; j < n; j++) a[i * n + j] -= f * a[k * n + j];
-        }
-    }
-    return d;
-}
-
-/* Solves the m x m system A x = b in place of b. */
-static sm_status solve(size_t m, const double *A, double *b)
-{
-    double a[MAXU * MAXU];
-    lapack_int ipiv[MAXU];
-    memcpy(a, A, m * m * sizeof *a);
-    lapack_int info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)m, 1, a, (lapack_int)m, ipiv, b, 1);
-    if (info > 0) return SM_SINGULAR_JACOBIAN;
-    if (info < 0) return SM_LAPACK_FAILED;
-    for (size_t i = 0; i < m; i++)
-        if (!isfinite(b[i])) return SM_SINGULAR_JACOBIAN;
-    return SM_OK;
-}
-
-static double norm2(const double *v, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
-    return sqrt(s);
-}
-
-static double dot(const double *a, const double *b, size_t n)
-{
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
-
-static double max_abs(const double *v, size_t n)
-{
-    double a = 0.0;
-    for (size_t i = 0; i < n; i++) a = fmax(a, fabs(v[i]));
-    return isnan(a) ? INFINITY : a;
-}
-
-/* Null vector of the n x (n+1) row-major matrix A by signed cofactors:
- * t_j = (-1)^j det(A without column j), normalised. */
-static bool null_vector(size_t n, const double *A, double *t)
-{
-    double sub[MAXU * MAXU];
-    for (size_t j = 0; j <= n; j++) {
-        for (size_t i = 0; i < n; i++)
-            for (size_t k = 0, c = 0; k <= n; k++)
-                if (k != j) sub[i * n + c++] = A[i * (n + 1) + k];
-        t[j] = ((j % 2) ? -1.0 : 1.0) * det(n, sub);
-    }
-    double s = norm2(t, n + 1);
-    if (!(s > 0) || !isfinite(s)) return false;
-    for (size_t j = 0; j <= n; j++) t[j] /= s;
-    return true;
 }
 
 /* ---- the branch's working context ---------------------------------------- */
@@ -278,34 +198,6 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
     return SM_OK;
 }
 
-/* Least-squares solution of the consistent rows x cols system A x = b
- * (rows >= cols), in place of b[rows]. */
-static sm_status solve_ls(size_t rows, size_t cols, const double *A, double *b)
-{
-    double a[(MAXU + 1) * MAXU];
-    memcpy(a, A, rows * cols * sizeof *a);
-    lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', (lapack_int)rows, (lapack_int)cols, 1, a,
-                                    (lapack_int)cols, b, 1);
-    if (info > 0) return SM_SINGULAR_JACOBIAN;
-    if (info < 0) return SM_LAPACK_FAILED;
-    for (size_t i = 0; i < cols; i++)
-        if (!isfinite(b[i])) return SM_SINGULAR_JACOBIAN;
-    return SM_OK;
-}
-
-/* Unit null vector of the rows x cols matrix A (rank cols - 1): the right
- * singular vector of its smallest singular value. */
-static bool null_vector_svd(size_t rows, size_t cols, const double *A, double *t)
-{
-    double a[(MAXU + 1) * MAXU], sv[MAXU + 1], vt[MAXU * MAXU], superb[MAXU + 1];
-    memcpy(a, A, rows * cols * sizeof *a);
-    if (LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', (lapack_int)rows, (lapack_int)cols, a, (lapack_int)cols, sv,
-                       NULL, 1, vt, (lapack_int)cols, superb) != 0)
-        return false;
-    for (size_t j = 0; j < cols; j++) t[j] = vt[(cols - 1) * cols + j];
-    return isfinite(norm2(t, cols)) && norm2(t, cols) > 0.5;
-}
-
 /* Newton on F(u) = 0, a . u = c from u (in place).  Fails if the iterate
  * strays further than `radius` from where it started. */
 static sm_status correct(branch *b, double *u, const double *a, double c, double radius, double *F,
@@ -317,9 +209,9 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
     *iters = 0;
     sm_status st = residual(b, u, F, NULL);
     if (st != SM_OK) return st;
-    double norm = max_abs(F, ne);
+    double norm = sm_dense_max_abs(F, ne);
     for (;;) {
-        const double cons = dot(a, u, m) - c;
+        const double cons = sm_dense_dot(a, u, m) - c;
         *res = norm;
         if (norm <= b->o->tol && fabs(cons) <= 1e-12 * (1.0 + fabs(c))) return SM_OK;
         if (*iters >= b->max_iter) return SM_NOT_CONVERGED;
@@ -334,7 +226,7 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         du[ne] = -cons;
         /* With an invariant one of the n + 2 rows is redundant (the family's
          * multiplier 1): the consistent system is solved by least squares. */
-        st = b->inv ? solve_ls(ne + 1, m, M, du) : solve(m, M, du);
+        st = b->inv ? sm_dense_lstsq(ne + 1, m, M, du) : sm_dense_solve(m, M, du);
         if (st != SM_OK) return st;
         /* Halve a step that throws the walker into a fall or does not
          * reduce the residual (far from the branch, e.g. a long period's
@@ -347,7 +239,7 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
             st = residual(b, ut, Ft, NULL);
             if (k == 0) first_st = st;
             if (st != SM_OK) continue;
-            tn = max_abs(Ft, ne);
+            tn = sm_dense_max_abs(Ft, ne);
             if (tn < norm || tn <= b->o->tol || fabs(cons) > 0) break; /* (a first step onto the plane is taken whole) */
         }
         if (st != SM_OK) return first_st != SM_OK ? first_st : st;
@@ -357,7 +249,7 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         norm = tn;
         double dist[MAXU];
         for (size_t i = 0; i < m; i++) dist[i] = u[i] - u0[i];
-        if (norm2(dist, m) > radius) return SM_NOT_CONVERGED;
+        if (sm_dense_norm2(dist, m) > radius) return SM_NOT_CONVERGED;
     }
 }
 
@@ -365,36 +257,12 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
 typedef struct {
     double u[MAXU];
     double F[MAXU];
-    double J[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, central differences */
     double psi_lp, psi_pd;  /* det(J - I), det(J + I) */
     double psi_ns;          /* prod over pairs i < j of (lambda_i lambda_j - 1) */
-    size_t trivial;         /* the conserved quantity's multiplier 1, n if none */
+    size_t trivial;         /* pt.trivial_index, or n if none */
     double gap;             /* distance from the nearest shorter period (INFINITY for N = 1) */
     sm_cont_point pt;
 } node;
-
-/* Unit eigenvector of J for its real eigenvalue nearest target. */
-static void critical_eigvec(size_t n, const double *J, double target, double *v)
-{
-    double a[SM_MAX_STATE * SM_MAX_STATE], wr[SM_MAX_STATE], wi[SM_MAX_STATE], vr[SM_MAX_STATE * SM_MAX_STATE];
-    memcpy(a, J, n * n * sizeof *a);
-    memset(v, 0, n * sizeof *v);
-    if (LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)n, a, (lapack_int)n, wr, wi, NULL, 1, vr,
-                      (lapack_int)n) != 0)
-        return;
-    size_t best = n;
-    for (size_t k = 0; k < n; k++)
-        if (wi[k] == 0.0 && (best == n || fabs(wr[k] - target) < fabs(wr[best] - target))) best = k;
-    if (best == n) return;
-    for (size_t i = 0; i < n; i++) v[i] = vr[i * n + best];
-    double s = norm2(v, n);
-    /* A fixed sign: the largest component positive. */
-    size_t big = 0;
-    for (size_t i = 1; i < n; i++)
-        if (fabs(v[i]) > fabs(v[big])) big = i;
-    if (v[big] < 0) s = -s;
-    for (size_t i = 0; i < n; i++) v[i] /= s;
-}
 
 /* Multipliers, stability, metrics and test functions at a converged u. */
 static sm_status analyse(branch *b, node *nd, int iters, double res)
@@ -408,7 +276,9 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
     pt->mu = mu_of(b, nd->u);
     pt->iterations = iters;
     pt->residual = res;
+    pt->minimal_period = b->period;
     pt->max_abs_eig = NAN;
+    pt->trivial_index = -1;
     b->p[b->o->param] = pt->mu;
     /* Stride by stride round the orbit: the metrics of the first step, and
      * how far the orbit is from a shorter period (the gap to P^(N/q) for
@@ -428,32 +298,25 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         for (size_t i = 0; i < n; i++) g = fmax(g, fabs(zk[i] - nd->u[i]));
         nd->gap = fmin(nd->gap, g);
     }
-    memset(pt->x, 0, pt->n_state * sizeof *pt->x);
-    for (size_t k = 0; k < n; k++) pt->x[b->m->free_index[k]] = nd->u[k];
-    b->m->lift(pt->x, b->p, b->m->data);
-    if (st == SM_OK) st = sm_stability_jacobian(b->ws, b->p, b->period, nd->u, b->h_stability, nd->J, &b->evals);
-    if (st == SM_OK) st = sm_eigenvalues(n, nd->J, pt->eig_re, pt->eig_im);
+    sm_model_lift(b->m, b->p, nd->u, pt->x);
+    if (st == SM_OK) st = sm_gait_analyse(b->ws, b->p, b->h_stability, &pt->gait, &b->evals);
     if (st != SM_OK) {
         b->stride_status = st;
         return pt->status = st;
     }
+    const double *J = pt->jacobian;
     double I_minus[SM_MAX_STATE * SM_MAX_STATE], I_plus[SM_MAX_STATE * SM_MAX_STATE];
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            I_minus[i * n + j] = nd->J[i * n + j] - (i == j);
-            I_plus[i * n + j] = nd->J[i * n + j] + (i == j);
+            I_minus[i * n + j] = J[i * n + j] - (i == j);
+            I_plus[i * n + j] = J[i * n + j] + (i == j);
         }
-    nd->psi_lp = det(n, I_minus);
-    nd->psi_pd = det(n, I_plus);
-    /* A conserved quantity makes one multiplier 1 along the family: it is
-     * left out of the test functions and of stability, as in sm_fixed_point. */
-    size_t trivial = n;
+    nd->psi_lp = sm_dense_det(n, I_minus);
+    nd->psi_pd = sm_dense_det(n, I_plus);
+    /* The multiplier 1 of a conserved quantity (sm_gait_analyse found it)
+     * is left out of the test functions, as it is of stability. */
+    const size_t trivial = pt->trivial_index < 0 ? n : (size_t)pt->trivial_index;
     if (b->inv) {
-        double best = INFINITY;
-        for (size_t k = 0; k < n; k++) {
-            const double d = hypot(pt->eig_re[k] - 1.0, pt->eig_im[k]);
-            if (d < best) best = d, trivial = k;
-        }
         /* prod (lambda - 1) and prod (lambda + 1) over the others (complex
          * pairs give real products). */
         double lr = 1, li = 0, pr = 1, pi = 0;
@@ -469,9 +332,6 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         nd->psi_pd = pr;
     }
     nd->trivial = trivial;
-    pt->max_abs_eig = 0.0;
-    for (size_t k = 0; k < n; k++)
-        if (k != trivial) pt->max_abs_eig = fmax(pt->max_abs_eig, hypot(pt->eig_re[k], pt->eig_im[k]));
     /* The Neimark-Sacker test function is the determinant of the
      * bialternate product J (.) J - I (Kuznetsov 2004, sec. 10.2.2), the
      * product of lambda_i lambda_j - 1 over pairs: it changes sign where a
@@ -487,7 +347,6 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
             if (i != trivial && j != trivial)
                 prod *= CMPLX(pt->eig_re[i], pt->eig_im[i]) * CMPLX(pt->eig_re[j], pt->eig_im[j]) - 1.0;
     nd->psi_ns = creal(prod);
-    pt->stable = pt->max_abs_eig < 1.0;
     pt->status = SM_OK;
     return SM_OK;
 }
@@ -507,7 +366,7 @@ static sm_status on_chord(branch *b, const node *na, const double *d, double L, 
     for (size_t i = 0; i < m; i++) t->u[i] = na->u[i] + s * d[i];
     int iters = 0;
     double res = 0.0;
-    sm_status st = correct(b, t->u, d, dot(d, t->u, m), L, t->F, &iters, &res);
+    sm_status st = correct(b, t->u, d, sm_dense_dot(d, t->u, m), L, t->F, &iters, &res);
     return st == SM_OK ? analyse(b, t, iters, res) : st;
 }
 
@@ -538,7 +397,7 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
     const size_t m = b->n + 1;
     double d[MAXU];
     for (size_t i = 0; i < m; i++) d[i] = nb->u[i] - na->u[i];
-    const double L = norm2(d, m);
+    const double L = sm_dense_norm2(d, m);
     for (size_t i = 0; i < m; i++) d[i] /= L;
     double sa = 0.0, sb = L, fa = test_value(na, type), fb = test_value(nb, type);
     *out = fabs(fa) < fabs(fb) ? *na : *nb;
@@ -567,8 +426,8 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
         }
     }
     out->pt.type = type;
-    if (type == SM_POINT_PD) critical_eigvec(b->n, out->J, -1.0, out->pt.eigvec);
-    if (type == SM_POINT_LP) critical_eigvec(b->n, out->J, 1.0, out->pt.eigvec);
+    if (type == SM_POINT_PD) sm_dense_real_eigvec(b->n, out->pt.jacobian, -1.0, out->pt.eigvec);
+    if (type == SM_POINT_LP) sm_dense_real_eigvec(b->n, out->pt.jacobian, 1.0, out->pt.eigvec);
     return st;
 }
 
@@ -613,9 +472,9 @@ static int find_in(branch *b, const node *na, const node *nb, int depth, node *s
     if (!c) return k;
     if ((c & (c - 1)) && depth < MAX_BISECT) {
         const size_t m = b->n + 1;
-        double d[MAXU];
+        double d[MAXU] = {0}; /* (GCC cannot see that m >= 1) */
         for (size_t i = 0; i < m; i++) d[i] = nb->u[i] - na->u[i];
-        const double L = norm2(d, m);
+        const double L = sm_dense_norm2(d, m);
         for (size_t i = 0; i < m; i++) d[i] /= L;
         node mid;
         if (on_chord(b, na, d, L, 0.5 * L, &mid) == SM_OK) {
@@ -646,7 +505,7 @@ static int find_special(branch *b, const node *na, const node *nb, node *sp, dou
     for (int i = 0; i < k; i++) {
         double d[MAXU];
         for (size_t j = 0; j <= b->n; j++) d[j] = sp[i].u[j] - na->u[j];
-        s_of[i] = norm2(d, b->n + 1);
+        s_of[i] = sm_dense_norm2(d, b->n + 1);
     }
     /* Sort by arclength from na. */
     for (int i = 1; i < k; i++)
@@ -659,22 +518,53 @@ static int find_special(branch *b, const node *na, const node *nb, node *sp, dou
     return k;
 }
 
-sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
-                      sm_cont_fn cb, void *ctx, sm_cont_result *r)
+/* A branch being followed: everything sm_continue keeps between steps. */
+struct sm_cont_state {
+    branch b;
+    const sm_cont_options *o;
+    sm_cont_result *r;
+    emitter e;
+    node nodes[2];
+    node *prev, *next;
+    double t[MAXU];     /* the unit tangent (secant) at prev */
+    double h;           /* the next arclength step */
+    int computed;       /* regular points, the start included */
+    long start_evals;   /* strides of the start's Newton */
+    sm_cont_stop stop;
+    sm_status why_stop; /* why the last step failed, SM_OK after a success */
+    bool done;          /* the branch is closed (the callback stopped it, or sm_cont_finish ran) */
+    /* The step in hand, between sm_cont_step and sm_cont_accept. */
+    int iters;
+    bool at_bound;
+    double len;         /* its chord's length */
+    node special[MAX_SPECIAL_PER_STEP];
+    double s_of[MAX_SPECIAL_PER_STEP];
+};
+
+sm_cont_state *sm_cont_state_create(void) { return calloc(1, sizeof(sm_cont_state)); }
+
+void sm_cont_state_free(sm_cont_state *s) { free(s); }
+
+sm_status sm_cont_start(sm_cont_state *s, sm_workspace *ws, const double *p, const double *x_guess,
+                        const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r)
 {
     const sm_model *m = sm_workspace_model(ws);
     memset(r, 0, sizeof *r);
     r->stop = SM_STOP_START_FAILED;
     r->stop_mu = p[o->param < m->n_params ? o->param : 0];
+    s->o = o;
+    s->r = r;
+    s->done = true;
     char why[200];
     if (sm_cont_options_check(o, m, why, sizeof why) != SM_OK) return r->status = SM_BAD_OPTION;
 
-    branch b;
-    branch_init(&b, ws, p, o, o->period);
-    const size_t n = b.n, mm = n + 1;
-    emitter e = {cb, ctx, r, 0.0};
-    node nodes[2];
-    node *prev = &nodes[0], *next = &nodes[1];
+    branch *b = &s->b;
+    branch_init(b, ws, p, o, o->period);
+    const size_t n = b->n, mm = n + 1;
+    s->e = (emitter){cb, ctx, r, 0.0};
+    s->prev = &s->nodes[0];
+    s->next = &s->nodes[1];
+    node *prev = s->prev;
     memset(prev, 0, sizeof *prev);
 
     /* The start: Newton at fixed parameter. */
@@ -683,13 +573,15 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
     if (no.fd_step == 0) no.fd_step = o->fd_step;
     sm_fixed_result fr;
     sm_status st = sm_fixed_point(ws, p, x_guess, &no, &fr);
+    s->start_evals = fr.stride_evals;
     r->stride_evals += fr.stride_evals;
     /* Converged means a residual within the tolerance, whatever Newton's
      * own account says. */
     if (st != SM_OK || !fr.converged || !(fr.residual <= no.tol)) {
         sm_cont_point *pt = &prev->pt;
         pt->type = SM_POINT_MX;
-        pt->period = o->period;
+        pt->period = pt->minimal_period = o->period;
+        pt->trivial_index = -1;
         pt->n_state = m->n_state;
         pt->n_free = n;
         pt->mu = p[o->param];
@@ -703,71 +595,82 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
         r->status = pt->status;
         r->stride_status = fr.stride_status;
         r->last = *pt;
-        emit(&e, pt);
+        emit(&s->e, pt);
         return r->status;
     }
-    for (size_t k = 0; k < n; k++) prev->u[k] = fr.x[m->free_index[k]];
-    prev->u[n] = p[o->param] * b.w;
-    st = residual(&b, prev->u, prev->F, NULL);
-    if (st == SM_OK) st = analyse(&b, prev, fr.iterations, fr.residual);
+    sm_model_free(m, fr.x, prev->u);
+    prev->u[n] = p[o->param] * b->w;
+    st = residual(b, prev->u, prev->F, NULL);
+    if (st == SM_OK) st = analyse(b, prev, fr.iterations, fr.residual);
     if (st != SM_OK) {
         r->status = st;
-        r->stride_status = b.stride_status;
+        r->stride_status = b->stride_status;
         return st;
     }
     prev->pt.type = SM_POINT_EP;
 
     /* The first tangent: the null vector of dF/du, pointing the asked way
      * (or along o's orientation hint, for a branch leaving a bifurcation). */
-    double t[MAXU];
+    double *t = s->t;
     {
         double A[MAXU * MAXU];
-        st = jacobian_aug(&b, prev->u, prev->F, true, A);
-        if (st == SM_OK && !(b.inv ? null_vector_svd(b.ne, mm, A, t) : null_vector(n, A, t)))
+        st = jacobian_aug(b, prev->u, prev->F, true, A);
+        if (st == SM_OK && !(b->inv ? sm_dense_null_vector_svd(b->ne, mm, A, t) : sm_dense_null_vector(n, A, t)))
             st = SM_SINGULAR_JACOBIAN;
         if (st != SM_OK) {
             r->status = st;
-            r->stride_status = b.stride_status;
+            r->stride_status = b->stride_status;
             r->last = prev->pt;
-            emit(&e, &prev->pt);
+            emit(&s->e, &prev->pt);
             r->stop = SM_STOP_FAILED;
             return st;
         }
         double orient = t[n] * o->direction;
-        if (norm2(o->orient, mm) > 0) orient = dot(t, o->orient, mm);
+        if (sm_dense_norm2(o->orient, mm) > 0) orient = sm_dense_dot(t, o->orient, mm);
         if (orient < 0)
             for (size_t i = 0; i < mm; i++) t[i] = -t[i];
         memcpy(prev->pt.tangent, t, mm * sizeof *t);
     }
-    r->stride_evals = b.evals + fr.stride_evals;
+    r->stride_evals = b->evals + fr.stride_evals;
 
     /* The pending point is handed out once the next one is known, so the
      * last point can be marked EP. */
-    double h = fmax(fmin(o->h0, 0.5 * prev->gap), o->h_min);
-    int computed = 1;
-    sm_cont_stop stop = SM_STOP_MAX_POINTS;
-    sm_status why_stop = SM_OK;
-    const double lo_s = o->lo * b.w, hi_s = o->hi * b.w;
-    node special[MAX_SPECIAL_PER_STEP];
-    double s_of[MAX_SPECIAL_PER_STEP];
+    s->h = fmax(fmin(o->h0, 0.5 * prev->gap), o->h_min);
+    s->computed = 1;
+    s->stop = SM_STOP_MAX_POINTS;
+    s->why_stop = SM_OK;
+    s->done = false;
+    return SM_OK;
+}
 
-    while (computed < o->max_points) {
+bool sm_cont_more(const sm_cont_state *s) { return !s->done && s->computed < s->o->max_points; }
+
+sm_status sm_cont_step(sm_cont_state *s)
+{
+    const sm_cont_options *o = s->o;
+    branch *b = &s->b;
+    const size_t n = b->n, mm = n + 1;
+    const double lo_s = o->lo * b->w, hi_s = o->hi * b->w;
+    node *prev = s->prev, *next = s->next;
+    double *t = s->t;
+    for (;;) {
         /* Predict along the secant and correct across it.  A step that
          * leaves [lo, hi], predicted or corrected, is redone to land on the
          * bound exactly (the corrector then holds mu fixed). */
         double up[MAXU];
+        const double h = s->h;
         const double radius = fmax(2.0 * h, 10 * o->h_min);
         int iters = 0;
         double res = INFINITY;
         bool at_bound = false;
         int side = 0; /* +1: the upper bound, -1: the lower */
         for (size_t i = 0; i < mm; i++) up[i] = prev->u[i] + h * t[i];
-        st = SM_OK;
+        sm_status st = SM_OK;
         if (up[n] > hi_s || up[n] < lo_s) {
             side = up[n] > hi_s ? +1 : -1;
         } else {
             memcpy(next->u, up, mm * sizeof *up);
-            st = correct(&b, next->u, t, dot(t, up, mm), radius, next->F, &iters, &res);
+            st = correct(b, next->u, t, sm_dense_dot(t, up, mm), radius, next->F, &iters, &res);
             if (st == SM_OK && (next->u[n] > hi_s || next->u[n] < lo_s)) side = next->u[n] > hi_s ? +1 : -1;
         }
         if (side != 0) {
@@ -781,86 +684,126 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, 
                 a[n] = 1.0;
                 for (size_t i = 0; i < mm; i++) next->u[i] = prev->u[i] + hb * t[i];
                 next->u[n] = bound;
-                st = correct(&b, next->u, a, bound, fmax(2.0 * hb, radius), next->F, &iters, &res);
+                st = correct(b, next->u, a, bound, fmax(2.0 * hb, radius), next->F, &iters, &res);
             }
         }
-        if (st == SM_OK) st = analyse(&b, next, iters, res);
+        if (st == SM_OK) st = analyse(b, next, iters, res);
         double sec[MAXU], len = 0;
         if (st == SM_OK) {
             for (size_t i = 0; i < mm; i++) sec[i] = next->u[i] - prev->u[i];
-            len = norm2(sec, mm);
+            len = sm_dense_norm2(sec, mm);
             /* A corrector that went backwards or nowhere jumped branches. */
-            if (!(len > 0) || dot(sec, t, mm) <= 0) st = SM_NOT_CONVERGED;
+            if (!(len > 0) || sm_dense_dot(sec, t, mm) <= 0) st = SM_NOT_CONVERGED;
             /* ... or fell onto the shorter-period orbit it doubled from. */
             if (next->gap < fmax(1e3 * o->tol, 1e-8)) st = SM_NOT_CONVERGED;
         }
         if (st != SM_OK) {
-            why_stop = st;
-            h *= 0.5;
-            if (h < o->h_min) {
-                stop = SM_STOP_FAILED;
-                break;
+            s->why_stop = st;
+            s->h *= 0.5;
+            if (s->h < o->h_min) {
+                s->stop = SM_STOP_FAILED;
+                return st;
             }
             continue;
         }
-        computed++;
-        e.arclength += len;
+        s->computed++;
+        s->e.arclength += len;
         for (size_t i = 0; i < mm; i++) t[i] = sec[i] / len;
-        next->pt.arclength = e.arclength;
+        next->pt.arclength = s->e.arclength;
         memcpy(next->pt.tangent, t, mm * sizeof *t);
-
-        int k = o->locate ? find_special(&b, prev, next, special, s_of) : 0;
-        if (emit(&e, &prev->pt)) {
-            stop = SM_STOP_CALLBACK;
-            r->last = prev->pt;
-            r->stop_mu = prev->pt.mu;
-            goto done;
-        }
-        for (int i = 0; i < k; i++) {
-            special[i].pt.arclength = e.arclength - len + s_of[i];
-            memcpy(special[i].pt.tangent, t, mm * sizeof *t);
-            if (emit(&e, &special[i].pt)) {
-                stop = SM_STOP_CALLBACK;
-                r->last = next->pt;
-                r->stop_mu = next->pt.mu;
-                goto done;
-            }
-        }
-        node *tmp = prev;
-        prev = next, next = tmp;
-        why_stop = SM_OK;
-        if (at_bound) {
-            stop = SM_STOP_BOUND;
-            break;
-        }
-        /* Adapt the step to Newton's effort. */
-        if (iters <= o->fast_iter)
-            h = fmin(1.5 * h, o->h_max);
-        else if (iters >= o->max_iter - 1)
-            h = fmax(0.5 * h, o->h_min);
-        /* A doubled orbit lies about gap/2 from the one it came from: a
-         * longer step could land there. */
-        h = fmax(fmin(h, 0.5 * prev->gap), o->h_min);
+        s->iters = iters;
+        s->at_bound = at_bound;
+        s->len = len;
+        return SM_OK;
     }
+}
 
-    /* The last good point closes the branch; a failure ahead is an MX. */
-    prev->pt.type = SM_POINT_EP;
-    r->last = prev->pt;
-    r->stop_mu = prev->pt.mu;
-    if (emit(&e, &prev->pt)) stop = SM_STOP_CALLBACK;
-    if (stop == SM_STOP_FAILED) {
-        sm_cont_point mx = prev->pt;
-        mx.type = SM_POINT_MX;
-        mx.status = why_stop == SM_OK ? SM_NOT_CONVERGED : why_stop;
-        mx.stable = false;
-        emit(&e, &mx);
-        r->status = mx.status;
-        r->stride_status = b.stride_status;
+bool sm_cont_accept(sm_cont_state *s)
+{
+    const sm_cont_options *o = s->o;
+    branch *b = &s->b;
+    sm_cont_result *r = s->r;
+    const size_t mm = b->n + 1;
+    node *prev = s->prev, *next = s->next;
+    int k = o->locate ? find_special(b, prev, next, s->special, s->s_of) : 0;
+    if (emit(&s->e, &prev->pt)) {
+        s->stop = SM_STOP_CALLBACK;
+        r->last = prev->pt;
+        r->stop_mu = prev->pt.mu;
+        s->done = true;
+        return false;
     }
-done:
-    r->stop = stop;
-    r->stride_evals = b.evals + fr.stride_evals;
+    for (int i = 0; i < k; i++) {
+        s->special[i].pt.arclength = s->e.arclength - s->len + s->s_of[i];
+        memcpy(s->special[i].pt.tangent, s->t, mm * sizeof *s->t);
+        if (emit(&s->e, &s->special[i].pt)) {
+            s->stop = SM_STOP_CALLBACK;
+            r->last = next->pt;
+            r->stop_mu = next->pt.mu;
+            s->done = true;
+            return false;
+        }
+    }
+    s->prev = next, s->next = prev;
+    s->why_stop = SM_OK;
+    if (s->at_bound) {
+        s->stop = SM_STOP_BOUND;
+        return false;
+    }
+    /* Adapt the step to Newton's effort. */
+    if (s->iters <= o->fast_iter)
+        s->h = fmin(1.5 * s->h, o->h_max);
+    else if (s->iters >= o->max_iter - 1)
+        s->h = fmax(0.5 * s->h, o->h_min);
+    /* A doubled orbit lies about gap/2 from the one it came from: a
+     * longer step could land there. */
+    s->h = fmax(fmin(s->h, 0.5 * s->prev->gap), o->h_min);
+    return true;
+}
+
+sm_status sm_cont_finish(sm_cont_state *s)
+{
+    sm_cont_result *r = s->r;
+    if (!s->done) {
+        /* The last good point closes the branch; a failure ahead is an MX. */
+        node *prev = s->prev;
+        prev->pt.type = SM_POINT_EP;
+        r->last = prev->pt;
+        r->stop_mu = prev->pt.mu;
+        if (emit(&s->e, &prev->pt)) s->stop = SM_STOP_CALLBACK;
+        if (s->stop == SM_STOP_FAILED) {
+            sm_cont_point mx = prev->pt;
+            mx.type = SM_POINT_MX;
+            mx.status = s->why_stop == SM_OK ? SM_NOT_CONVERGED : s->why_stop;
+            mx.stable = false;
+            emit(&s->e, &mx);
+            r->status = mx.status;
+            r->stride_status = s->b.stride_status;
+        }
+        s->done = true;
+    }
+    r->stop = s->stop;
+    r->stride_evals = s->b.evals + s->start_evals;
     return r->status;
+}
+
+sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
+                      sm_cont_fn cb, void *ctx, sm_cont_result *r)
+{
+    sm_cont_state *s = sm_cont_state_create();
+    if (!s) {
+        memset(r, 0, sizeof *r);
+        r->stop = SM_STOP_START_FAILED;
+        return r->status = SM_NO_MEMORY;
+    }
+    sm_status st = sm_cont_start(s, ws, p, x_guess, o, cb, ctx, r);
+    if (st == SM_OK) {
+        while (sm_cont_more(s) && sm_cont_step(s) == SM_OK && sm_cont_accept(s)) {
+        }
+        st = sm_cont_finish(s);
+    }
+    sm_cont_state_free(s);
+    return st;
 }
 
 sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_point *pd,
@@ -879,13 +822,11 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     b.central = true;
     b.max_iter = 4 * o->max_iter;
     double z0[SM_MAX_STATE], scale = 0.0;
-    for (size_t k = 0; k < n; k++) {
-        z0[k] = pd->x[m->free_index[k]];
-        scale = fmax(scale, fabs(z0[k]));
-    }
+    sm_model_free(m, pd->x, z0);
+    for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(z0[k]));
     if (!(amplitude > 0)) amplitude = 1e-3 * fmax(scale, 0.1);
     const double *v = pd->eigvec;
-    if (!(norm2(v, n) > 0.5)) return SM_SINGULAR_JACOBIAN;
+    if (!(sm_dense_norm2(v, n) > 0.5)) return SM_SINGULAR_JACOBIAN;
     /* Unknowns u = (z, w mu): P^2N(z) = z and v . z = v . z_pd + amplitude. */
     double u[MAXU], a[MAXU], F[MAXU];
     for (size_t k = 0; k < n; k++) u[k] = z0[k] + amplitude * v[k];
@@ -897,24 +838,24 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     memcpy(a, v, n * sizeof *v);
     a[n] = 0.0;
     const double *T = pd->tangent;
-    const double tz = norm2(T, n);
+    const double tz = sm_dense_norm2(T, n);
     if (tz > 1e-12) {
-        const double vt = dot(v, T, n) / (tz * tz);
+        const double vt = sm_dense_dot(v, T, n) / (tz * tz);
         for (size_t i = 0; i < n; i++) a[i] -= vt * T[i];
     }
-    if (!(norm2(a, n) > 1e-3)) {
+    if (!(sm_dense_norm2(a, n) > 1e-3)) {
         /* v along the branch's z direction (always so in one dimension):
          * make (v, 0) orthogonal to T in (z, mu) instead. */
         memcpy(a, v, n * sizeof *v);
         a[n] = 0.0;
-        const double vt = dot(a, T, mm);
+        const double vt = sm_dense_dot(a, T, mm);
         for (size_t i = 0; i < mm; i++) a[i] -= vt * T[i];
-        if (!(norm2(a, mm) > 1e-9)) return SM_SINGULAR_JACOBIAN;
+        if (!(sm_dense_norm2(a, mm) > 1e-9)) return SM_SINGULAR_JACOBIAN;
     }
     int iters = 0;
     double res = 0.0;
     /* The start u = u_pd + amplitude v lies on the constraint's plane. */
-    sm_status st = correct(&b, u, a, dot(a, u, mm), 1e3 * amplitude + 1.0, F, &iters, &res);
+    sm_status st = correct(&b, u, a, sm_dense_dot(a, u, mm), 1e3 * amplitude + 1.0, F, &iters, &res);
     if (st != SM_OK) return st;
     /* It must be a true period-2N orbit, not the period-N point again. */
     double Pz[SM_MAX_STATE];
@@ -925,9 +866,7 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     for (size_t k = 0; k < n; k++) gap = fmax(gap, fabs(Pz[k] - u[k]));
     if (gap < 0.1 * amplitude) return SM_NOT_CONVERGED;
     *mu = mu_of(&b, u);
-    memset(x, 0, m->n_state * sizeof *x);
-    for (size_t k = 0; k < n; k++) x[m->free_index[k]] = u[k];
-    m->lift(x, b.p, m->data);
+    sm_model_lift(m, b.p, u, x);
     /* Leave the bifurcation: on the new branch mu - mu_pd grows as the
      * amplitude squared, on whichever side it lies. */
     next->direction = *mu >= pd->mu ? +1 : -1;

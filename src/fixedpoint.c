@@ -1,9 +1,10 @@
 #include "stridemap/fixedpoint.h"
 
-#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "dense.h"
 
 void sm_newton_options_default(sm_newton_options *o)
 {
@@ -40,38 +41,19 @@ sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t 
     return SM_OK;
 }
 
-static void free_of(const sm_model *m, const double *x, double *z)
-{
-    for (size_t k = 0; k < m->n_free; k++) z[k] = x[m->free_index[k]];
-}
-
-static void lift_free(const sm_model *m, const double *p, const double *z, double *x)
-{
-    memset(x, 0, m->n_state * sizeof *x);
-    for (size_t k = 0; k < m->n_free; k++) x[m->free_index[k]] = z[k];
-    m->lift(x, p, m->data);
-}
-
 sm_status sm_poincare(sm_workspace *ws, const double *p, int period, const double *z, double *z_out,
                       double *x_end, sm_step_metrics *metrics)
 {
     const sm_model *m = sm_workspace_model(ws);
     double x[SM_MAX_STATE];
-    lift_free(m, p, z, x);
+    sm_model_lift(m, p, z, x);
     for (int k = 0; k < period; k++) {
         sm_status st = sm_stride(ws, p, x, x, k == 0 ? metrics : NULL, NULL);
         if (st != SM_OK) return st;
     }
-    free_of(m, x, z_out);
+    sm_model_free(m, x, z_out);
     if (x_end) memcpy(x_end, x, m->n_state * sizeof *x);
     return SM_OK;
-}
-
-static double max_abs(const double *v, size_t n)
-{
-    double a = 0.0;
-    for (size_t i = 0; i < n; i++) a = fmax(a, fabs(v[i]));
-    return isnan(a) ? INFINITY : a;
 }
 
 sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const double *z,
@@ -149,36 +131,13 @@ sm_status sm_stability_jacobian(sm_workspace *ws, const double *p, int period, c
     return sm_map_jacobian(ws, p, period, z, NULL, h_near, true, J, evals);
 }
 
-sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im)
-{
-    double a[SM_MAX_STATE * SM_MAX_STATE];
-    memcpy(a, A, n * n * sizeof *a);
-    lapack_int info = LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'N', (lapack_int)n, a, (lapack_int)n, re, im,
-                                    NULL, 1, NULL, 1);
-    if (info != 0) return SM_LAPACK_FAILED;
-    /* Insertion sort by decreasing modulus: n is tiny and the order must be
-     * stable for users' scripts. */
-    for (size_t i = 1; i < n; i++) {
-        double r = re[i], m = im[i], mod = hypot(r, m);
-        size_t k = i;
-        while (k > 0 && hypot(re[k - 1], im[k - 1]) < mod) {
-            re[k] = re[k - 1];
-            im[k] = im[k - 1];
-            k--;
-        }
-        re[k] = r;
-        im[k] = m;
-    }
-    return SM_OK;
-}
-
 /* invariant(lift(z)) - its prescribed value, relative to that value's size
  * so that the row weighs like the others (an energy of 800 J would
  * otherwise leave a rounding residual of 1e-13 * 800). */
 double sm_invariant_gap(const sm_model *m, const double *p, const double *z)
 {
     double x[SM_MAX_STATE];
-    lift_free(m, p, z, x);
+    sm_model_lift(m, p, z, x);
     const double target = p[m->invariant_param];
     return (m->invariant(x, p, m->data) - target) / fmax(1.0, fabs(target));
 }
@@ -224,25 +183,20 @@ static sm_status newton_step(const sm_model *m, const double *p, const double *z
 {
     const size_t n = m->n_free, rows = n + (m->invariant ? 1 : 0);
     double A[(SM_MAX_STATE + 1) * SM_MAX_STATE], b[SM_MAX_STATE + 1];
-    lapack_int ipiv[SM_MAX_STATE];
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < n; j++) A[i * n + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
         b[i] = -g[i];
     }
-    lapack_int info;
+    sm_status st;
     if (m->invariant) {
         sm_invariant_gradient(m, p, z, h, &A[n * n]);
         b[n] = -g[n];
-        info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', (lapack_int)rows, (lapack_int)n, 1, A, (lapack_int)n, b, 1);
+        st = sm_dense_lstsq(rows, n, A, b);
     } else {
-        info = LAPACKE_dgesv(LAPACK_ROW_MAJOR, (lapack_int)n, 1, A, (lapack_int)n, ipiv, b, 1);
+        st = sm_dense_solve(n, A, b);
     }
     memcpy(dz, b, n * sizeof *dz);
-    if (info > 0) return SM_SINGULAR_JACOBIAN;
-    if (info < 0) return SM_LAPACK_FAILED;
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(dz[i])) return SM_SINGULAR_JACOBIAN;
-    return SM_OK;
+    return st;
 }
 
 /* g = P^N(z) - z; remembers a stride failure in r.  With an invariant,
@@ -276,14 +230,14 @@ static sm_status residual_at(sm_workspace *ws, const double *p, int period, cons
 static double noise_level(const sm_workspace *ws, const double *z, size_t n)
 {
     const sm_solver_options *so = sm_workspace_options(ws);
-    return 1e3 * fmax(so->rtol, so->atol) * fmax(1.0, max_abs(z, n));
+    return 1e3 * fmax(so->rtol, so->atol) * fmax(1.0, sm_dense_max_abs(z, n));
 }
 
 /* Every exit reports the point its residual belongs to. */
 static sm_status give_up(const sm_model *m, const double *p, const double *z, sm_fixed_result *r,
                          sm_status why)
 {
-    lift_free(m, p, z, r->x);
+    sm_model_lift(m, p, z, r->x);
     return r->status = why;
 }
 
@@ -331,6 +285,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->residual = INFINITY;
     r->max_abs_eig = NAN;
     r->trivial_index = -1;
+    r->period = o->period;
     r->minimal_period = o->period;
     r->invariant_drift = NAN;
     r->status = SM_NOT_CONVERGED;
@@ -346,12 +301,12 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE + 1];
     const size_t n_eq = n + (m->invariant ? 1 : 0);
     sm_step_metrics mt, mtt;
-    free_of(m, x_guess, z);
+    sm_model_free(m, x_guess, z);
     if (m->invariant) sm_invariant_project(m, p, z, h);
-    lift_free(m, p, z, r->x);
+    sm_model_lift(m, p, z, r->x);
 
     if (residual_at(ws, p, o->period, z, h, Pz, g, &mt, r) != SM_OK) return r->status;
-    double norm = max_abs(g, n_eq);
+    double norm = sm_dense_max_abs(g, n_eq);
     r->residual = norm;
 
     while (norm > o->tol) {
@@ -372,7 +327,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         for (int b = 0; b <= o->max_backtracks; b++, lambda *= 0.5) {
             for (size_t i = 0; i < n; i++) zt[i] = z[i] + lambda * dz[i];
             if (residual_at(ws, p, o->period, zt, h, Pzt, gt, &mtt, r) != SM_OK) continue;
-            trial = max_abs(gt, n_eq);
+            trial = sm_dense_max_abs(gt, n_eq);
             if (trial < norm) break;
         }
         /* No step lowers the residual, which is above tol: not converged.
@@ -390,7 +345,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         r->residual = norm;
     }
 
-    lift_free(m, p, z, r->x);
+    sm_model_lift(m, p, z, r->x);
     r->metrics = mt;
     if (m->invariant) r->invariant_drift = sm_invariant_gap(m, p, Pz) - sm_invariant_gap(m, p, z);
     if (degenerate_step(ws, p, &mt)) return r->status = SM_DEGENERATE_GAIT;
@@ -407,27 +362,11 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         r->stride_evals++;
     }
     r->minimal_period = shortest_period(ws, p, r->x, o->period, fmax(1e-6, 1e3 * o->tol), &r->stride_evals);
-    sm_status st = sm_stability_jacobian(ws, p, o->period, z, sm_stability_fd_step(o->fd_step, rtol), r->jacobian,
-                                         &r->stride_evals);
-    if (st == SM_OK) st = sm_eigenvalues(n, r->jacobian, r->eig_re, r->eig_im);
+    sm_status st = sm_gait_analyse(ws, p, sm_stability_fd_step(o->fd_step, rtol), &r->gait, &r->stride_evals);
     if (st != SM_OK) {
         /* The gait stands; only its stability could not be computed. */
         r->stride_status = st;
         return r->status = st;
     }
-    /* A conserved quantity makes one multiplier exactly 1 (moving along the
-     * family of gaits); stability is judged on the others. */
-    r->trivial_index = -1;
-    if (m->invariant) {
-        double best = INFINITY;
-        for (size_t i = 0; i < n; i++) {
-            const double d = hypot(r->eig_re[i] - 1.0, r->eig_im[i]);
-            if (d < best) best = d, r->trivial_index = (int)i;
-        }
-    }
-    r->max_abs_eig = 0.0;
-    for (size_t i = 0; i < n; i++)
-        if ((int)i != r->trivial_index) r->max_abs_eig = fmax(r->max_abs_eig, hypot(r->eig_re[i], r->eig_im[i]));
-    r->stable = r->max_abs_eig < 1.0;
     return SM_OK;
 }

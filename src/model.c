@@ -94,10 +94,22 @@ sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len)
     return SM_OK;
 }
 
+void sm_model_free(const sm_model *m, const double *x, double *z)
+{
+    for (size_t k = 0; k < m->n_free; k++) z[k] = x[m->free_index[k]];
+}
+
+void sm_model_lift(const sm_model *m, const double *p, const double *z, double *x)
+{
+    memset(x, 0, m->n_state * sizeof *x);
+    for (size_t k = 0; k < m->n_free; k++) x[m->free_index[k]] = z[k];
+    m->lift(x, p, m->data);
+}
+
 void sm_model_to_section(const sm_model *m, const double *p, const double *x, double *x_section)
 {
-    double y[SM_MAX_STATE] = {0};
-    for (size_t k = 0; k < m->n_free; k++) y[m->free_index[k]] = x[m->free_index[k]];
-    m->lift(y, p, m->data);
-    memcpy(x_section, y, m->n_state * sizeof *y);
+    /* Through z, so that x and x_section may be the same array. */
+    double z[SM_MAX_STATE];
+    sm_model_free(m, x, z);
+    sm_model_lift(m, p, z, x_section);
 }

@@ -72,7 +72,7 @@ sm_status sm_orbit(sm_workspace *ws, const double *p, const double *x0, const sm
         r->steps++;
         memcpy(r->x_good, x, ns * sizeof *x);
         if (k >= o->transient) {
-            for (size_t j = 0; j < nf; j++) rec[(size_t)r->recorded * nf + j] = x[m->free_index[j]];
+            sm_model_free(m, x, &rec[(size_t)r->recorded * nf]);
             if (cb && cb(ctx, r->recorded, x, &mt) != 0) {
                 st = SM_IO_ERROR;
                 break;

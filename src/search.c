@@ -115,10 +115,9 @@ sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *
     sm_search_progress pr = {.planned = planned_starts(o, 0),
                              .max = o->max_starts > o->starts ? o->max_starts : o->starts};
     for (size_t i = 1; i <= pr.planned; i++) {
-        m->guess(x, p, m->data);
-        for (size_t k = 0; k < m->n_free; k++)
-            x[m->free_index[k]] = o->lo[k] + (o->hi[k] - o->lo[k]) * radical_inverse(i, primes[k]);
-        m->lift(x, p, m->data);
+        double z[SM_MAX_STATE];
+        for (size_t k = 0; k < m->n_free; k++) z[k] = o->lo[k] + (o->hi[k] - o->lo[k]) * radical_inverse(i, primes[k]);
+        sm_model_lift(m, p, z, x);
         res->starts_run = i;
         if (sm_fixed_point(ws, p, x, newton, &r) != SM_OK || !r.converged) {
             res->failed++;

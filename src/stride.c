@@ -289,3 +289,18 @@ sm_status sm_stride_gait(sm_workspace *ws, const double *p, const double *x_in, 
     if (st == SM_OK) *mt = measured;
     return st;
 }
+
+sm_status sm_walk(sm_workspace *ws, const double *p, double *x, long steps, const sm_observer *obs,
+                  sm_walk_fn cb, void *ctx, long *done)
+{
+    for (*done = 0; *done < steps; (*done)++) {
+        sm_step_metrics mt;
+        sm_status st = sm_stride_gait(ws, p, x, x, &mt, obs);
+        if (st != SM_OK) return st;
+        if (cb && cb(ctx, *done, &mt) != 0) {
+            (*done)++;
+            return SM_IO_ERROR;
+        }
+    }
+    return SM_OK;
+}

@@ -676,9 +676,137 @@ static void test_labels_and_options(void **state)
     assert_status(sm_cont_options_check(&o, m, why, sizeof why), SM_BAD_OPTION);
 }
 
+/* A logistic-map branch from r = lo to hi, from the model's guess. */
+static void logistic_branch(const sm_model *m, double lo, double hi, double *p, double *x, sm_cont_options *o)
+{
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, "r");
+    assert_true(ip >= 0);
+    p[ip] = lo;
+    m->guess(x, p, m->data);
+    sm_cont_options_default(o, m, (size_t)ip);
+    o->lo = lo;
+    o->hi = hi;
+}
+
+/* sm_continue in parts: a caller that takes three steps and closes the
+ * branch gets the start, three points on the logistic map's fixed point
+ * x = 1 - 1/r, and the last as EP. */
+static void test_parts_drive_a_branch(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_cont_options o;
+    logistic_branch(m, 2.5, 2.9, p, x, &o);
+    static trace t;
+    t.n = 0;
+    sm_cont_result r;
+    sm_cont_state *s = sm_cont_state_create();
+    assert_non_null(s);
+    assert_status(sm_cont_start(s, ws, p, x, &o, keep, &t, &r), SM_OK);
+    assert_int_equal(t.n, 0); /* the start waits to know whether it is the last */
+    for (int k = 0; k < 3; k++) {
+        assert_true(sm_cont_more(s));
+        assert_status(sm_cont_step(s), SM_OK);
+        assert_true(sm_cont_accept(s));
+    }
+    assert_int_equal(t.n, 3);
+    assert_status(sm_cont_finish(s), SM_OK);
+    sm_cont_state_free(s);
+    assert_int_equal(t.n, 4);
+    assert_int_equal(r.n_points, 4);
+    assert_int_equal(t.pts[0].type, SM_POINT_EP);
+    assert_int_equal(t.pts[3].type, SM_POINT_EP);
+    for (int k = 0; k < 4; k++) {
+        assert_close(t.pts[k].x[0], 1 - 1 / t.pts[k].mu, 1e-9);
+        assert_close(t.pts[k].eig_re[0], 2 - t.pts[k].mu, 1e-6);
+        if (k) assert_true(t.pts[k].mu > t.pts[k - 1].mu);
+    }
+    assert_close(r.stop_mu, t.pts[3].mu, 0.0);
+    sm_workspace_free(ws);
+}
+
+/* ---- the branch tree (sm_cont_tree) ---- */
+
+typedef struct {
+    int n_branches, points[8], period[8], parent[8];
+    double parent_pd[8];
+    int n_pd;
+    double pd[16];
+} tree_log;
+
+static int tree_point(void *ctx, int branch, const sm_cont_point *pt)
+{
+    tree_log *l = ctx;
+    if (branch < 8) l->points[branch]++;
+    if (pt->type == SM_POINT_PD && l->n_pd < 16) l->pd[l->n_pd++] = pt->mu;
+    return 0;
+}
+
+static void tree_branch(void *ctx, const sm_cont_branch *b)
+{
+    tree_log *l = ctx;
+    assert_int_equal(b->index, l->n_branches);
+    if (b->index < 8) {
+        l->period[b->index] = b->o->period;
+        l->parent[b->index] = b->parent;
+        l->parent_pd[b->index] = b->parent_pd;
+        assert_int_equal(b->r->n_points, l->points[b->index]);
+    }
+    l->n_branches++;
+}
+
+/* The logistic map's cascade: PDs at r = 3, 1 + sqrt 6 and 3.5440903596
+ * (May 1976; Feigenbaum's r_3), each branch born at its parent's PD, and
+ * with max_period 8 no period-16 branch. */
+static void test_tree_follows_the_period_doubling_cascade(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_cont_options o;
+    logistic_branch(m, 2.8, 3.56, p, x, &o);
+    o.h_max = 0.02;
+    sm_cont_tree_options t;
+    sm_cont_tree_options_default(&t);
+    t.do_switch = true;
+    t.max_period = 8;
+    tree_log l = {0};
+    const sm_cont_tree_fns fns = {tree_point, tree_branch, NULL, &l};
+    sm_cont_tree_result res;
+    assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
+    assert_int_equal(res.n_branches, 4);
+    assert_int_equal(l.n_branches, 4);
+    assert_false(res.stopped);
+    assert_true(isnan(res.start_residual));
+    const double r_pd[3] = {3.0, 1 + sqrt(6.0), 3.5440903596};
+    for (int b = 0; b < 4; b++) {
+        assert_int_equal(l.period[b], 1 << b);
+        assert_int_equal(l.parent[b], b - 1);
+        if (b == 0)
+            assert_true(isnan(l.parent_pd[0]));
+        else
+            assert_close(l.parent_pd[b], r_pd[b - 1], 1e-8);
+    }
+    sm_workspace_free(ws);
+
+    /* Without switching: one branch. */
+    ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    t.do_switch = false;
+    l = (tree_log){0};
+    assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
+    assert_int_equal(res.n_branches, 1);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tree_follows_the_period_doubling_cascade),
+        cmocka_unit_test(test_parts_drive_a_branch),
         cmocka_unit_test(test_labels_and_options),
         cmocka_unit_test(test_logistic_first_period_doubling),
         cmocka_unit_test(test_logistic_switch_to_period_2_and_4),

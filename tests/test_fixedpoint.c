@@ -606,6 +606,31 @@ static void test_residual_matches_returned_point(void **state)
     assert_close(r.residual, actual, 1e-9);
 }
 
+/* sm_model_lift and sm_model_free on the rimless wheel, whose section is
+ * theta = alpha = pi / n with theta_dot free: whatever x held before, the
+ * lift puts the stance angle on the section and the free rate where asked. */
+static void test_lift_and_free_are_inverse(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("rimless");
+    double p[4];
+    sm_model_default_params(m, p);
+    p[0] = 8;
+    const double z[1] = {-0.73};
+    double x[2] = {NAN, NAN}, back[1] = {NAN};
+    sm_model_lift(m, p, z, x);
+    assert_close(x[0], M_PI / 8, 1e-15);
+    assert_close(x[1], -0.73, 0.0);
+    sm_model_free(m, x, back);
+    assert_close(back[0], -0.73, 0.0);
+    /* to_section keeps the free rate and moves the angle onto the section,
+     * in place too. */
+    double y[2] = {0.05, 1.5};
+    sm_model_to_section(m, p, y, y);
+    assert_close(y[0], M_PI / 8, 1e-15);
+    assert_close(y[1], 1.5, 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -627,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_default_guess_follows_the_long_gait),
         cmocka_unit_test(test_minimal_period_and_stride_count),
         cmocka_unit_test(test_multipliers_improve_as_tolerance_tightens),
+        cmocka_unit_test(test_lift_and_free_are_inverse),
     };
     return cmocka_run_group_tests_name("fixedpoint", tests, NULL, NULL);
 }

@@ -126,6 +126,97 @@ static void test_options(void **state)
     assert_non_null(strstr(why, "--record"));
 }
 
+/* ---- the orbit diagram (sm_orbit_diagram) ---- */
+
+typedef struct {
+    int n;
+    double mu[8];
+    int period[8], recorded[8];
+    bool fell[8];
+    double first[8];
+    int stop_after; /* 0: never */
+} diagram_log;
+
+static int log_value(void *ctx, const sm_orbit_value *v)
+{
+    diagram_log *d = ctx;
+    if (d->n < 8) {
+        d->mu[d->n] = v->mu;
+        d->period[d->n] = v->r->period;
+        d->recorded[d->n] = v->r->recorded;
+        d->fell[d->n] = v->fell;
+        d->first[d->n] = v->r->recorded ? v->xs[0] : NAN;
+    }
+    d->n++;
+    return d->stop_after && d->n >= d->stop_after;
+}
+
+/* Logistic map at r = 2.8, 3.15, 3.5: periods 1, 2, 4 (May 1976), the
+ * first value from Newton's fixed point 1 - 1/r, the others carried over. */
+static void test_diagram_follows_the_logistic_cascade(void **state)
+{
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_orbit_options o;
+    sm_orbit_options_default(&o);
+    o.transient = 2000;
+    o.record = 16;
+    diagram_log d = {0};
+    sm_orbit_diagram_result res;
+    const size_t ir = (size_t)sm_model_param_index(m, "r");
+    assert_status(sm_orbit_diagram(ws, p, ir, 2.8, 3.5, 3, NULL, &no, &o, log_value, &d, &res), SM_OK);
+    assert_int_equal(d.n, 3);
+    assert_int_equal(res.values, 3);
+    assert_int_equal(res.falls + res.failures, 0);
+    assert_true(isnan(res.first_fall));
+    assert_close(d.mu[1], 3.15, 1e-15);
+    assert_int_equal(d.period[0], 1);
+    assert_int_equal(d.period[1], 2);
+    assert_int_equal(d.period[2], 4);
+    assert_close(d.first[0], 1 - 1 / 2.8, 1e-12);
+    const double r = 3.15, dd = sqrt((r - 3) * (r + 1));
+    assert_close(fmin(fabs(d.first[1] - (r + 1 + dd) / (2 * r)), fabs(d.first[1] - (r + 1 - dd) / (2 * r))), 0.0,
+                 1e-9);
+    assert_int_equal(res.total_steps, 3 * (2000 + 16));
+
+    /* The callback stops it. */
+    d = (diagram_log){.stop_after = 1};
+    assert_status(sm_orbit_diagram(ws, p, ir, 2.8, 3.5, 3, NULL, &no, &o, log_value, &d, &res), SM_IO_ERROR);
+    assert_int_equal(d.n, 1);
+    sm_workspace_free(ws);
+}
+
+/* The simplest walker: its gait at gamma = 0.009, a fall at 0.0195 (as in
+ * test_simplest_fall_is_reported), counted and dated. */
+static void test_diagram_counts_falls(void **state)
+{
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {0.009}, x0[4];
+    simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x0);
+    sm_orbit_options o;
+    sm_orbit_options_default(&o);
+    o.transient = 0;
+    o.record = 200;
+    diagram_log d = {0};
+    sm_orbit_diagram_result res;
+    assert_status(sm_orbit_diagram(ws, p, 0, 0.009, 0.0195, 2, x0, NULL, &o, log_value, &d, &res), SM_OK);
+    assert_int_equal(d.n, 2);
+    assert_int_equal(d.period[0], 1);
+    assert_false(d.fell[0]);
+    assert_true(d.fell[1]);
+    assert_int_equal(res.falls, 1);
+    assert_int_equal(res.failures, 0);
+    assert_close(res.first_fall, 0.0195, 0.0);
+    assert_true(sm_orbit_walker_outcome(SM_FELL_FORWARD));
+    assert_false(sm_orbit_walker_outcome(SM_INTEGRATOR_FAILED));
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -133,6 +224,8 @@ int main(void)
         cmocka_unit_test(test_logistic_periods),
         cmocka_unit_test(test_simplest_fall_is_reported),
         cmocka_unit_test(test_simplest_attractor_is_the_gait),
+        cmocka_unit_test(test_diagram_follows_the_logistic_cascade),
+        cmocka_unit_test(test_diagram_counts_falls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -306,6 +306,54 @@ static void a_scuff_is_never_taken_for_a_strike(void **state)
     sm_workspace_free(ws);
 }
 
+/* sm_walk: the simplest walker on Garcia's stable gait (gamma = 0.009)
+ * walks on, returning to the gait each step; on gamma = 0.0195 it falls
+ * (Garcia et al. 1998: no gait survives past about 0.019). */
+typedef struct {
+    long calls, last_k, stop_at;
+} walk_log;
+
+static int walk_step(void *ctx, long k, const sm_step_metrics *mt)
+{
+    walk_log *w = ctx;
+    assert_true(mt->period > 0);
+    w->calls++;
+    w->last_k = k;
+    return w->stop_at && w->calls >= w->stop_at;
+}
+
+static void test_walk(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[1] = {0.009}, x[4], x0[4];
+    simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x0);
+    memcpy(x, x0, sizeof x);
+    walk_log w = {0};
+    long done = -1;
+    assert_status(sm_walk(ws, p, x, 5, NULL, walk_step, &w, &done), SM_OK);
+    assert_int_equal(done, 5);
+    assert_int_equal(w.calls, 5);
+    assert_int_equal(w.last_k, 4);
+    assert_close(x[0], GARCIA_STABLE_THETA, 1e-8);
+    assert_close(x[1], GARCIA_STABLE_THETA_DOT, 1e-8);
+
+    w = (walk_log){.stop_at = 2};
+    memcpy(x, x0, sizeof x);
+    assert_status(sm_walk(ws, p, x, 5, NULL, walk_step, &w, &done), SM_IO_ERROR);
+    assert_int_equal(done, 2);
+
+    p[0] = 0.0195;
+    memcpy(x, x0, sizeof x);
+    w = (walk_log){0};
+    const sm_status st = sm_walk(ws, p, x, 300, NULL, walk_step, &w, &done);
+    assert_true(st == SM_FELL_FORWARD || st == SM_FELL_BACKWARD);
+    assert_true(done >= 1 && done < 300);
+    assert_int_equal(w.calls, done);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_bad_state),
         cmocka_unit_test(test_rimless_closed_form_stride),
         cmocka_unit_test(test_event_observer_refusal),
+        cmocka_unit_test(test_walk),
     };
     return cmocka_run_group_tests_name("stride", tests, NULL, NULL);
 }

@@ -91,14 +91,9 @@ sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, cha
 /* One point of a branch. */
 typedef struct {
     sm_point_type type;
-    int period;                 /* N */
-    size_t n_state, n_free;
+    SM_GAIT_MEMBER;             /* period N, x, multipliers of P^N, stability, metrics of
+                                   the first step (family NULL, minimal_period N: not sought) */
     double mu;                  /* the continued parameter's value */
-    double x[SM_MAX_STATE];     /* full section state, [n_state] */
-    double eig_re[SM_MAX_STATE], eig_im[SM_MAX_STATE]; /* multipliers of P^N, by decreasing modulus */
-    double max_abs_eig;
-    bool stable;                /* every |multiplier| < 1 */
-    sm_step_metrics metrics;    /* of the first step from x */
     int iterations;             /* corrector iterations */
     double residual;            /* max |P^N(z) - z| */
     double arclength;           /* from the start of the branch */
@@ -131,6 +126,45 @@ typedef struct {
 sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess,
                       const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r);
 
+/* sm_continue in parts, for a caller that drives the branch itself:
+ *
+ *     sm_cont_state *s = sm_cont_state_create();
+ *     if (sm_cont_start(s, ws, p, x, &o, cb, ctx, &r) == SM_OK) {
+ *         while (sm_cont_more(s) && sm_cont_step(s) == SM_OK && sm_cont_accept(s)) {}
+ *         sm_cont_finish(s);
+ *     }
+ *     sm_cont_state_free(s);
+ *
+ * The state refers to ws, o, cb's ctx and r until sm_cont_finish. */
+typedef struct sm_cont_state sm_cont_state;
+
+/* A state for one branch at a time (NULL if out of memory). */
+sm_cont_state *sm_cont_state_create(void);
+void sm_cont_state_free(sm_cont_state *s);
+
+/* The start: Newton at fixed p, the first point's analysis and tangent.  On
+ * failure the branch is over: r says why (the start's MX point, if any,
+ * went to cb) and the status is returned; do not call the others. */
+sm_status sm_cont_start(sm_cont_state *s, sm_workspace *ws, const double *p, const double *x_guess,
+                        const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r);
+
+/* Whether the branch may take another step (open, fewer than max_points points). */
+bool sm_cont_more(const sm_cont_state *s);
+
+/* Predicts and corrects the next point, halving the step until it lands on
+ * the branch; non-SM_OK (why the last try failed) once the step is below
+ * h_min: the branch then stops (SM_STOP_FAILED), call sm_cont_finish. */
+sm_status sm_cont_step(sm_cont_state *s);
+
+/* Takes the point sm_cont_step found: locates the bifurcations between it
+ * and the last, hands the last and those to cb, moves on and adapts the
+ * step.  False when the branch stops here (a bound, or cb asked to). */
+bool sm_cont_accept(sm_cont_state *s);
+
+/* Closes the branch (its last point as EP, an MX after a failure) and
+ * completes r; returns r->status. */
+sm_status sm_cont_finish(sm_cont_state *s);
+
 /* From a period-doubling point pd of a period-N branch (p: the parameters,
  * p[o->param] ignored), a point of the period-2N branch: solves
  * P^2N(z; mu) = z with v . (z - z_pd) = amplitude (v the eigenvector of -1),
@@ -142,5 +176,55 @@ sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess,
 sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_point *pd,
                             const sm_cont_options *o, double amplitude, double *x, double *mu,
                             sm_cont_options *next);
+
+/* ---- the branch tree: a branch, and the period-doubled branches at its PDs */
+
+typedef struct {
+    bool do_switch;     /* follow the period-2N branch from every PD (default false) */
+    int max_period;     /* ... while 2N <= max_period (default 16) */
+    double amplitude;   /* the first period-2N point's distance from the PD; 0: 1e-3 of the
+                           free state's size (at least 1e-4).  If a switch fails at that
+                           amplitude, 2.5 and 0.4 times it are tried. */
+    int max_branches;   /* branches followed at most, the first included (default 256) */
+} sm_cont_tree_options;
+
+/* Fills t with the defaults above. */
+void sm_cont_tree_options_default(sm_cont_tree_options *t);
+
+/* A branch of the tree once followed. */
+typedef struct {
+    int index;                 /* 0, 1, ... in the order found (breadth first) */
+    int parent;                /* the branch it doubled from, -1 for the first */
+    double parent_pd;          /* the PD's parameter value on the parent, NaN for the first */
+    double start_mu;           /* where it started */
+    const sm_cont_options *o;  /* its options (period 2^k N) */
+    const sm_cont_result *r;   /* how it went */
+} sm_cont_branch;
+
+/* Where the tree's points and branches go.  Any callback may be NULL. */
+typedef struct {
+    /* Every point of branch `branch`; non-zero stops the whole tree. */
+    int (*point)(void *ctx, int branch, const sm_cont_point *pt);
+    /* Each branch once followed, before switching from its PDs. */
+    void (*branch)(void *ctx, const sm_cont_branch *b);
+    /* A PD of branch `branch` from which no period-2N branch could be found (why: st). */
+    void (*switch_failed)(void *ctx, int branch, const sm_cont_point *pd, sm_status st);
+    void *ctx;
+} sm_cont_tree_fns;
+
+typedef struct {
+    sm_status status;       /* SM_OK, SM_NO_MEMORY, or the first branch's status */
+    int n_branches;         /* followed */
+    sm_cont_stop first_stop; /* why the first branch ended (SM_STOP_START_FAILED: no gait at the start) */
+    double start_residual;  /* at a failed start: the residual Newton got to, else NaN */
+    bool stopped;           /* a point callback stopped the tree */
+} sm_cont_tree_result;
+
+/* Follows the branch through x_guess at p (as sm_continue), then, with
+ * t->do_switch, the period-doubled branch from each PD it found (by
+ * sm_cont_switch_pd), and so on breadth first up to t->max_period and
+ * t->max_branches branches. */
+sm_status sm_cont_tree(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
+                       const sm_cont_tree_options *t, const sm_cont_tree_fns *fns, sm_cont_tree_result *res);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "stridemap/gait.h"
 #include "stridemap/hybrid.h"
 #include "stridemap/model.h"
 #include "stridemap/stride.h"
@@ -40,16 +41,8 @@ typedef struct {
     double invariant_drift;   /* with an invariant: its change over the N strides at
                                  the gait, relative as the Newton row; else NaN */
     long stride_evals;        /* strides integrated (N per evaluation of P^N), Jacobians included */
-    int minimal_period;       /* the shortest d dividing N with P^d(x) = x (N if none) */
-    size_t n_state, n_free;
-    double x[SM_MAX_STATE];   /* the full section state at the returned point */
-    double jacobian[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, row-major, n_free x n_free */
-    double eig_re[SM_MAX_STATE], eig_im[SM_MAX_STATE]; /* by decreasing modulus */
-    double max_abs_eig;       /* over the multipliers that judge stability */
-    bool stable;              /* every such |eigenvalue| < 1 */
-    int trivial_index;        /* the multiplier that is 1 by a conservation law, or -1 */
-    sm_step_metrics metrics;  /* of the first step from x */
-    const char *family;       /* the model's name for the gait's family, or NULL */
+    SM_GAIT_MEMBER;           /* the gait at the returned point: x, and once converged its
+                                 Jacobian, multipliers, stability, metrics and family */
 } sm_fixed_result;
 
 /* z_out[n_free] = free coordinates of P^N(lift(z)); metrics of the first

@@ -150,4 +150,8 @@ double sm_linkage_heelstrike_knee_impulse(const sm_linkage *lk, const double *p,
 sm_status sm_linkage_knee_measures(const sm_model *m, const sm_solver_options *o, const double *p,
                                    const double *x, double *min_lock, double *hs_impulse);
 
+/* Makes the knee measures above m's extra measures (group "knee"), so that
+ * whoever reports a gait finds them through the model. */
+void sm_linkage_set_extra_measures(sm_model *m);
+
 #endif

@@ -16,6 +16,8 @@
 
 #include "stridemap/status.h"
 
+typedef struct sm_workspace sm_workspace; /* hybrid.h */
+
 /* Upper bounds that let the engine keep its scratch on the stack. */
 #define SM_MAX_STATE 32
 #define SM_MAX_PARAMS 256
@@ -127,6 +129,19 @@ typedef struct sm_model {
     /* Total weight (mass times g), in the units the energies use per length. */
     double (*weight)(const double *p, const void *data);
 
+    /* Optional measures a model family adds to a gait (e.g. a kneed walker's
+     * knee torques): n_extra values under the group name extra_group, each
+     * with a key extra_names[i] and a phrase extra_labels[i] for text.
+     * extra_measures() fills values[n_extra] for the gait through the
+     * section state x (with ws's model and solver options) (NaN where a measure does not apply) and returns 0,
+     * or the status of a stride that failed.  The engine never calls it;
+     * sm_gait_extra_measures() does, for whoever reports a gait. */
+    const char *extra_group;
+    size_t n_extra;
+    const char *const *extra_names;   /* [n_extra] */
+    const char *const *extra_labels;  /* [n_extra] */
+    sm_status (*extra_measures)(sm_workspace *ws, const double *p, const double *x, double *values);
+
     /* Optional: a quantity the flow conserves (e.g. the total energy of a
      * lossless walker).  Its level sets make the gaits a family, so Newton
      * adds the equation invariant(x) = p[invariant_param], and the multiplier
@@ -166,6 +181,13 @@ sm_status sm_model_check_params(const sm_model *m, const double *p, char *why, s
 
 /* Checks that a model descriptor is self-consistent (sizes, indices). */
 sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len);
+
+/* z[n_free] = the free coordinates of the state x[n_state]. */
+void sm_model_free(const sm_model *m, const double *x, double *z);
+
+/* x[n_state] = the section state with free coordinates z[n_free]: the
+ * other components from the model's lift. */
+void sm_model_lift(const sm_model *m, const double *p, const double *z, double *x);
 
 /* Full section state from any state: keeps the free components, lifts. */
 void sm_model_to_section(const sm_model *m, const double *p, const double *x, double *x_section);

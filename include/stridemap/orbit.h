@@ -7,6 +7,9 @@
 #ifndef STRIDEMAP_ORBIT_H
 #define STRIDEMAP_ORBIT_H
 
+#include <stdbool.h>
+
+#include "stridemap/fixedpoint.h"
 #include "stridemap/hybrid.h"
 #include "stridemap/model.h"
 #include "stridemap/stride.h"
@@ -42,5 +45,41 @@ typedef struct {
  * strides, records o->record.  Returns r->status. */
 sm_status sm_orbit(sm_workspace *ws, const double *p, const double *x0, const sm_orbit_options *o,
                    sm_orbit_fn cb, void *ctx, sm_orbit_result *r);
+
+/* A stride that ended because of what the walker did (fell, scuffed, never
+ * struck), as opposed to the solver failing. */
+bool sm_orbit_walker_outcome(sm_status st);
+
+/* One value of an orbit diagram, as handed to the caller. */
+typedef struct {
+    long index;                 /* k, from 0 */
+    double mu;                  /* the parameter's value */
+    const sm_orbit_result *r;   /* the walk at mu */
+    bool fell;                  /* r->status != SM_OK by the walker's doing (else the solver's) */
+    const double *xs;           /* [r->recorded x n_state]: the state after each recorded stride */
+    const sm_step_metrics *mts; /* [r->recorded]: each recorded stride's metrics */
+} sm_orbit_value;
+
+/* Receives each value in order; non-zero stops the diagram (SM_IO_ERROR). */
+typedef int (*sm_orbit_value_fn)(void *ctx, const sm_orbit_value *v);
+
+typedef struct {
+    sm_status status;   /* SM_OK, SM_NO_MEMORY, or SM_IO_ERROR if the callback stopped it */
+    long values;        /* values walked */
+    long total_steps;   /* strides over all values */
+    long falls;         /* values where the walker fell */
+    long failures;      /* values where the solver failed */
+    double first_fall;  /* the first value where it fell, NaN if none */
+} sm_orbit_diagram_result;
+
+/* The orbit diagram: for k = 0 .. n - 1, p[param] = lo + (hi - lo) k / (n - 1)
+ * (lo if n = 1), sm_orbit from where the last value that did not fall or
+ * fail ended, so that it follows an attractor as the parameter moves.  The
+ * first value starts from x0, or if x0 is NULL from the gait Newton
+ * (options newton) finds from the model's guess at lo, or the guess itself
+ * if Newton fails. */
+sm_status sm_orbit_diagram(sm_workspace *ws, const double *p, size_t param, double lo, double hi, long n,
+                           const double *x0, const sm_newton_options *newton, const sm_orbit_options *o,
+                           sm_orbit_value_fn cb, void *ctx, sm_orbit_diagram_result *res);
 
 #endif

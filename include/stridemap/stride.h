@@ -51,6 +51,16 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
 sm_status sm_stride_gait(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
                          sm_step_metrics *metrics, const sm_observer *obs);
 
+/* Receives step k's metrics once it is done; non-zero stops the walk (SM_IO_ERROR). */
+typedef int (*sm_walk_fn)(void *ctx, long k, const sm_step_metrics *mt);
+
+/* Walks up to `steps` steps from x (in place, ending where the walk ended)
+ * by sm_stride_gait, obs seeing every sample; *done gets the steps
+ * completed.  Returns SM_OK, the failing step's status, or SM_IO_ERROR if
+ * cb stopped it. */
+sm_status sm_walk(sm_workspace *ws, const double *p, double *x, long steps, const sm_observer *obs,
+                  sm_walk_fn cb, void *ctx, long *done);
+
 /* The gait measures of a step, as (name, offset) pairs, for writers of
  * tables and JSON: every column a metric has, in one place. */
 typedef struct {

@@ -4,6 +4,7 @@
 
 #include "stridemap/continuation.h"
 #include "stridemap/fixedpoint.h"
+#include "stridemap/gait.h"
 #include "stridemap/hybrid.h"
 #include "stridemap/model.h"
 #include "stridemap/orbit.h"

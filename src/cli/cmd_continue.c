@@ -148,11 +148,12 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
     }
 }
 
-/* Where the points go. */
+/* Where the points and branches go. */
 typedef struct {
     FILE *f;
     const sm_model *m;
-    int branch;
+    const char *param;
+    json_t *branches;
 } sink;
 
 static void num(FILE *f, double v)
@@ -163,11 +164,11 @@ static void num(FILE *f, double v)
         fputs(",", f);
 }
 
-static int write_point(void *ctx, const sm_cont_point *pt)
+static int write_point(void *ctx, int branch, const sm_cont_point *pt)
 {
     sink *s = ctx;
     FILE *f = s->f;
-    fprintf(f, "%d,%d,%.15g,%s", s->branch, pt->period, pt->mu, sm_point_label(pt->type));
+    fprintf(f, "%d,%d,%.15g,%s", branch, pt->period, pt->mu, sm_point_label(pt->type));
     for (size_t i = 0; i < pt->n_state; i++) num(f, pt->x[i]);
     const bool have_eig = pt->status == SM_OK || pt->type != SM_POINT_MX;
     for (size_t k = 0; k < pt->n_free; k++) {
@@ -200,14 +201,41 @@ static json_t *point_json(const sm_model *m, const sm_cont_point *pt)
     (void)m;
 }
 
-/* One branch to follow: a start and its options. */
-typedef struct {
-    double mu;
-    double x[SM_MAX_STATE];
-    sm_cont_options o;
-    int parent;
-    double parent_pd;
-} job;
+/* A branch's summary on stderr and its entry in the sidecar. */
+static void write_branch(void *ctx, const sm_cont_branch *b)
+{
+    sink *s = ctx;
+    const sm_cont_result *res = b->r;
+    fprintf(stderr, "branch %d (period %d) from %s = %.10g: %d points, stopped (%s) at %s = %.10g%s%s%s%s\n", b->index,
+            b->o->period, s->param, b->start_mu, res->n_points, sm_cont_stop_name(res->stop), s->param,
+            res->stop_mu, res->status != SM_OK ? ": " : "",
+            res->status != SM_OK ? sm_strerror(res->status) : "",
+            res->stride_status != SM_OK ? "; last failed stride: " : "",
+            res->stride_status != SM_OK ? sm_status_name(res->stride_status) : "");
+    json_t *specials = json_array();
+    for (int k = 0; k < res->n_special && k < SM_CONT_MAX_SPECIAL; k++) {
+        const sm_cont_point *sp = &res->special[k];
+        fprintf(stderr, "  %s at %s = %.12g (max |multiplier| %.6f)\n", sm_point_label(sp->type), s->param,
+                sp->mu, sp->max_abs_eig);
+        json_array_append_new(specials, point_json(s->m, sp));
+    }
+    json_array_append_new(
+        s->branches,
+        json_pack("{s:i, s:i, s:i, s:o, s:o, s:s, s:s, s:s, s:o, s:i, s:I, s:o}", "branch", b->index, "period",
+                  b->o->period, "parent", b->parent, "parent_pd", cli_json_number(b->parent_pd), "start",
+                  cli_json_number(b->start_mu), "stop", sm_cont_stop_name(res->stop), "status", sm_status_name(res->status),
+                  "stride_status", sm_status_name(res->stride_status), "stop_value", cli_json_number(res->stop_mu),
+                  "points", res->n_points, "stride_evaluations", (json_int_t)res->stride_evals, "special",
+                  specials));
+}
+
+static void switch_failed(void *ctx, int branch, const sm_cont_point *pd, sm_status st)
+{
+    sink *s = ctx;
+    (void)branch;
+    fprintf(stderr, "  could not switch to period %d at %s = %.10g: %s\n", 2 * pd->period, s->param, pd->mu,
+            sm_strerror(st));
+}
 
 static void derive_sidecar(const char *out, char *buf, size_t len)
 {
@@ -277,8 +305,8 @@ int cmd_continue(int argc, char **argv)
         return cli_fail(&run, EX_DATAERR, "--to: %s", why);
     if (to == from) return cli_fail(&run, EX_DATAERR, "--from and --to are both %g; give two different values", from);
 
-    job first = {.mu = from, .parent = -1, .parent_pd = NAN};
-    sm_cont_options *o = &first.o;
+    sm_cont_options oc;
+    sm_cont_options *o = &oc;
     sm_cont_options_default(o, m, (size_t)ip);
     o->lo = fmin(from, to);
     o->hi = fmax(from, to);
@@ -309,7 +337,6 @@ int cmd_continue(int argc, char **argv)
     o->start = run.newton;
     if (sm_cont_options_check(o, m, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     if (!run.have_x0) m->guess(run.x0, run.params, m->data);
-    memcpy(first.x, run.x0, m->n_state * sizeof *run.x0);
 
     FILE *f = stdout;
     if (s.out && strcmp(s.out, "-") != 0 && !(f = fopen(s.out, "w")))
@@ -342,83 +369,31 @@ int cmd_continue(int argc, char **argv)
           "arclength,status\n",
           f);
 
-    /* Branches in the order they are found: a queue of starts. */
-    enum { MAX_BRANCHES = 256 };
-    job *queue = malloc(MAX_BRANCHES * sizeof *queue);
-    sm_cont_result *res = malloc(sizeof *res);
     json_t *branches = json_array();
-    if (!queue || !res || !branches) {
-        free(queue), free(res);
+    if (!branches) {
         sm_workspace_free(ws);
         if (f != stdout) fclose(f);
         if (sc) fclose(sc);
         return cli_fail(&run, EX_OSERR, "out of memory");
     }
-    int n_jobs = 1, exit_code = 0;
-    double start_residual = NAN; /* where Newton got to at a failed start */
-    queue[0] = first;
-    for (int b = 0; b < n_jobs; b++) {
-        job *jb = &queue[b];
-        double p[SM_MAX_PARAMS];
-        memcpy(p, run.params, m->n_params * sizeof *p);
-        p[ip] = jb->mu;
-        sink sk = {.f = f, .m = m, .branch = b};
-        sm_continue(ws, p, jb->x, &jb->o, write_point, &sk, res);
-        fprintf(stderr, "branch %d (period %d) from %s = %.10g: %d points, stopped (%s) at %s = %.10g%s%s%s%s\n", b,
-                jb->o.period, s.param, jb->mu, res->n_points, sm_cont_stop_name(res->stop), s.param,
-                res->stop_mu, res->status != SM_OK ? ": " : "",
-                res->status != SM_OK ? sm_strerror(res->status) : "",
-                res->stride_status != SM_OK ? "; last failed stride: " : "",
-                res->stride_status != SM_OK ? sm_status_name(res->stride_status) : "");
-        json_t *specials = json_array();
-        for (int k = 0; k < res->n_special && k < SM_CONT_MAX_SPECIAL; k++) {
-            const sm_cont_point *sp = &res->special[k];
-            fprintf(stderr, "  %s at %s = %.12g (max |multiplier| %.6f)\n", sm_point_label(sp->type), s.param,
-                    sp->mu, sp->max_abs_eig);
-            json_array_append_new(specials, point_json(m, sp));
-        }
-        json_array_append_new(
-            branches,
-            json_pack("{s:i, s:i, s:i, s:o, s:o, s:s, s:s, s:s, s:o, s:i, s:I, s:o}", "branch", b, "period",
-                      jb->o.period, "parent", jb->parent, "parent_pd", cli_json_number(jb->parent_pd), "start",
-                      cli_json_number(jb->mu), "stop", sm_cont_stop_name(res->stop), "status", sm_status_name(res->status),
-                      "stride_status", sm_status_name(res->stride_status), "stop_value", cli_json_number(res->stop_mu),
-                      "points", res->n_points, "stride_evaluations", (json_int_t)res->stride_evals, "special",
-                      specials));
-        if (b == 0 && res->stop == SM_STOP_START_FAILED) {
-            exit_code = CLI_EXIT_NO_GAIT;
-            start_residual = res->last.residual;
-        }
-        if (res->stop == SM_STOP_CALLBACK) break; /* the output failed */
-        if (!s.do_switch) continue;
-        for (int k = 0; k < res->n_special && k < SM_CONT_MAX_SPECIAL; k++) {
-            const sm_cont_point *sp = &res->special[k];
-            if (sp->type != SM_POINT_PD || 2 * sp->period > s.max_period || n_jobs >= MAX_BRANCHES) continue;
-            job *nj = &queue[n_jobs];
-            p[ip] = sp->mu;
-            /* The amplitude asked for (or the library's default: 1e-3 of the
-             * state's size), then 2.5 and 0.4 times it: a switch can fail
-             * for one amplitude (a stride that falls, a solver failure). */
-            double scale = 0.0;
-            for (size_t k = 0; k < m->n_free; k++) scale = fmax(scale, fabs(sp->x[m->free_index[k]]));
-            const double a0 = s.amplitude > 0 ? s.amplitude : 1e-3 * fmax(scale, 0.1);
-            const double tries[3] = {a0, 2.5 * a0, 0.4 * a0};
-            st = SM_NOT_CONVERGED;
-            for (int k = 0; k < 3 && st != SM_OK; k++)
-                st = sm_cont_switch_pd(ws, p, sp, &jb->o, tries[k], nj->x, &nj->mu, &nj->o);
-            if (st != SM_OK) {
-                fprintf(stderr, "  could not switch to period %d at %s = %.10g: %s\n", 2 * sp->period, s.param,
-                        sp->mu, sm_strerror(st));
-                continue;
-            }
-            nj->parent = b;
-            nj->parent_pd = sp->mu;
-            n_jobs++;
-        }
-    }
-    free(queue);
-    free(res);
+    sm_cont_tree_options t;
+    sm_cont_tree_options_default(&t);
+    t.do_switch = s.do_switch;
+    t.max_period = (int)s.max_period;
+    t.amplitude = s.amplitude;
+    sink sk = {.f = f, .m = m, .param = s.param, .branches = branches};
+    const sm_cont_tree_fns fns = {write_point, write_branch, switch_failed, &sk};
+    sm_cont_tree_result tr;
+    st = sm_cont_tree(ws, run.params, run.x0, o, &t, &fns, &tr);
     sm_workspace_free(ws);
+    if (st == SM_NO_MEMORY) {
+        json_decref(branches);
+        if (f != stdout) fclose(f);
+        if (sc) fclose(sc);
+        return cli_fail(&run, EX_OSERR, "out of memory");
+    }
+    const int exit_code = tr.first_stop == SM_STOP_START_FAILED ? CLI_EXIT_NO_GAIT : 0;
+    const double start_residual = tr.start_residual; /* where Newton got to at a failed start */
 
     int io_bad = fflush(f) != 0 || ferror(f);
     if (f != stdout) io_bad |= fclose(f) != 0;

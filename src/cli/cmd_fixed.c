@@ -1,9 +1,9 @@
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
-#include "stridemap/linkage.h"
 
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
@@ -67,37 +67,32 @@ static json_t *contact_json(const cli_run *run, const sm_step_metrics *mt)
                      "mu", run->mu);
 }
 
-/* The N states of a period-N gait, each just after its heel-strike. */
-/* Garcia's Table 2.1 knee characteristics, for a kneed walker read from a
- * model file (linkage.h). */
-static bool knee_measures(const cli_run *run, const sm_fixed_result *r, double *lock, double *imp)
+/* The model family's own measures of a converged gait (sm_model.extra_measures). */
+static bool extra_measures(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws, double *v)
 {
-    if (!sm_linkage_of(run->model) || !r->converged) return false;
-    sm_linkage_knee_measures(run->model, &run->solver, run->params, r->x, lock, imp);
-    return !isnan(*lock) || !isnan(*imp);
+    return r->converged && sm_gait_extra_measures(ws, run->params, &r->gait, v);
 }
 
-static json_t *orbit_json(const cli_run *run, const sm_fixed_result *r)
+/* The N states of a period-N gait, each just after its heel-strike. */
+static json_t *orbit_json(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws)
 {
     const sm_model *m = run->model;
-    json_t *orbit = json_array();
-    json_array_append_new(orbit, vector(r->x, m->n_state));
-    if (!r->converged || run->newton.period == 1) return orbit;
-    sm_workspace *ws = NULL;
-    if (sm_workspace_create(m, &run->solver, &ws) != SM_OK) return orbit;
-    double x[SM_MAX_STATE];
-    memcpy(x, r->x, m->n_state * sizeof *x);
-    for (int k = 1; k < run->newton.period; k++) {
-        if (sm_stride(ws, run->params, x, x, NULL, NULL) != SM_OK) break;
-        json_array_append_new(orbit, vector(x, m->n_state));
+    const int n = r->converged ? run->newton.period : 1;
+    double *orbit = malloc((size_t)n * m->n_state * sizeof *orbit);
+    json_t *a = json_array();
+    if (!orbit) {
+        json_array_append_new(a, vector(r->x, m->n_state));
+        return a;
     }
-    sm_workspace_free(ws);
-    return orbit;
+    const int got = sm_gait_orbit(ws, run->params, r->x, n, orbit);
+    for (int k = 0; k < got; k++) json_array_append_new(a, vector(&orbit[(size_t)k * m->n_state], m->n_state));
+    free(orbit);
+    return a;
 }
 
-static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
+static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws)
 {
-    json_t *orbit = orbit_json(run, r);
+    json_t *orbit = orbit_json(run, r, ws);
     const sm_model *m = run->model;
     json_t *params = json_object(), *names = json_array(), *free_names = json_array();
     for (size_t i = 0; i < m->n_params; i++) json_object_set_new(params, m->params[i].name, cli_json_number(run->params[i]));
@@ -149,10 +144,12 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
         json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, cli_json_number(v));
     }
     json_object_set_new(doc, "contact", contact_json(run, &r->metrics));
-    double lock, imp;
-    if (knee_measures(run, r, &lock, &imp))
-        json_object_set_new(doc, "knee", json_pack("{s:o, s:o}", "min_lock_torque", cli_json_number(lock),
-                                                   "heelstrike_impulse", cli_json_number(imp)));
+    double extra[SM_MAX_EXTRA];
+    if (extra_measures(run, r, ws, extra)) {
+        json_t *group = json_object();
+        for (size_t i = 0; i < m->n_extra; i++) json_object_set_new(group, m->extra_names[i], cli_json_number(extra[i]));
+        json_object_set_new(doc, m->extra_group, group);
+    }
     json_object_set_new(doc, "solver",
                         json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
                                   run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
@@ -166,7 +163,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r)
     return doc;
 }
 
-static void print_text(const cli_run *run, const sm_fixed_result *r)
+static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws)
 {
     const sm_model *m = run->model;
     printf("model        %s (%s)\n", m->name, m->title);
@@ -207,10 +204,12 @@ static void print_text(const cli_run *run, const sm_fixed_result *r)
         else if (mt->max_friction_ratio > run->mu)
             printf("warning      the gait needs more friction than mu = %g: it would slip\n", run->mu);
     }
-    double lock, imp;
-    if (knee_measures(run, r, &lock, &imp))
-        printf("knee         stance-knee locking torque min %.6g, impulse on the new stance knee at heel-strike %.6g\n",
-               lock, imp);
+    double extra[SM_MAX_EXTRA];
+    if (extra_measures(run, r, ws, extra)) {
+        printf("%-12s", m->extra_group);
+        for (size_t i = 0; i < m->n_extra; i++) printf("%s %s %.6g", i ? "," : "", m->extra_labels[i], extra[i]);
+        printf("\n");
+    }
 }
 
 static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
@@ -251,16 +250,16 @@ int cmd_fixed(int argc, char **argv)
     if (st != SM_OK) return cli_fail(&run, EX_SOFTWARE, "cannot set up the integrator: %s", sm_strerror(st));
     sm_fixed_result r;
     sm_fixed_point(ws, run.params, run.x0, &run.newton, &r);
-    sm_workspace_free(ws);
 
     if (run.json) {
-        json_t *doc = result_json(&run, &r);
+        json_t *doc = result_json(&run, &r, ws);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
         fputc('\n', stdout);
         json_decref(doc);
     } else {
-        print_text(&run, &r);
+        print_text(&run, &r, ws);
     }
+    sm_workspace_free(ws);
     if (fflush(stdout) != 0) return cli_fail(&run, EX_IOERR, "could not write the result");
     if (!r.converged) {
         cli_fail(&run, CLI_EXIT_NO_GAIT, "no gait found: %s%s%s", sm_strerror(r.status),

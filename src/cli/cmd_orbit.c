@@ -98,47 +98,44 @@ static int parse_range(cli_run *run, const char *text, char *name, size_t name_l
     return 0;
 }
 
-typedef struct {
-    FILE *f;
-    const sm_model *m;
-    double mu;
-    long steps_before;
-    sm_step_metrics *mts; /* [record] */
-    double *xs;           /* [record x n_state] */
-} orbit_sink;
-
-static int keep(void *ctx, int index, const double *x, const sm_step_metrics *mt)
-{
-    orbit_sink *s = ctx;
-    memcpy(&s->xs[(size_t)index * s->m->n_state], x, s->m->n_state * sizeof *x);
-    s->mts[index] = *mt;
-    return 0;
-}
-
-/* A stride that ended because of what the walker did (fell, scuffed, never
- * struck), as opposed to the solver failing. */
-static bool walker_outcome(sm_status st)
-{
-    switch (st) {
-    case SM_INTEGRATOR_FAILED:
-    case SM_RHS_FAILED:
-    case SM_NONFINITE:
-    case SM_NO_MEMORY:
-    case SM_IO_ERROR:
-    case SM_BAD_STATE:
-    case SM_BAD_PARAM:
-        return false;
-    default:
-        return true;
-    }
-}
-
 static void num(FILE *f, double v)
 {
     if (isfinite(v))
         fprintf(f, ",%.15g", v);
     else
         fputs(",", f);
+}
+
+typedef struct {
+    FILE *f;
+    const sm_model *m;
+    json_t *values;
+} orbit_sink;
+
+/* Writes one value's rows and its sidecar entry. */
+static int write_value(void *ctx, const sm_orbit_value *v)
+{
+    orbit_sink *s = ctx;
+    const sm_model *m = s->m;
+    FILE *f = s->f;
+    const sm_orbit_result *r = v->r;
+    for (int i = 0; i < r->recorded; i++) {
+        fprintf(f, "%.15g,%d,visit", v->mu, i);
+        for (size_t j = 0; j < m->n_state; j++) num(f, v->xs[(size_t)i * m->n_state + j]);
+        num(f, v->mts[i].period);
+        num(f, v->mts[i].step_length);
+        num(f, v->mts[i].speed);
+        fprintf(f, ",%d,%ld,%s\n", r->period, r->steps, sm_status_name(r->status));
+    }
+    if (r->status != SM_OK) {
+        fprintf(f, "%.15g,%d,%s", v->mu, -1, v->fell ? "fell" : "failed");
+        for (size_t j = 0; j < m->n_state; j++) num(f, r->x[j]);
+        fprintf(f, ",,,,0,%ld,%s\n", r->steps, sm_status_name(r->status));
+    }
+    json_array_append_new(s->values, json_pack("{s:f, s:s, s:I, s:i}", "value", v->mu, "status",
+                                               sm_status_name(r->status), "steps", (json_int_t)r->steps,
+                                               "period", r->period));
+    return ferror(f) ? 1 : 0;
 }
 
 int cmd_orbit(int argc, char **argv)
@@ -197,69 +194,29 @@ int cmd_orbit(int argc, char **argv)
         if (f != stdout) fclose(f);
         return cli_fail(&run, EX_SOFTWARE, "cannot set up the integrator: %s", sm_strerror(st));
     }
-    orbit_sink sink = {.f = f, .m = m};
-    sink.mts = malloc((size_t)s.oo.record * sizeof *sink.mts);
-    sink.xs = malloc((size_t)s.oo.record * m->n_state * sizeof *sink.xs);
     json_t *values = json_array();
-    if (!sink.mts || !sink.xs || !values) {
-        free(sink.mts), free(sink.xs);
+    if (!values) {
         sm_workspace_free(ws);
         if (f != stdout) fclose(f);
         return cli_fail(&run, EX_OSERR, "out of memory");
-    }
-
-    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
-    memcpy(p, run.params, m->n_params * sizeof *p);
-    p[ip] = lo;
-    if (run.have_x0) {
-        memcpy(x, run.x0, m->n_state * sizeof *x);
-    } else {
-        m->guess(x, p, m->data);
-        sm_fixed_result fr;
-        if (sm_fixed_point(ws, p, x, &run.newton, &fr) == SM_OK && fr.converged)
-            memcpy(x, fr.x, m->n_state * sizeof *x);
     }
 
     fprintf(f, "%s,index,kind", name);
     for (size_t i = 0; i < m->n_state; i++) fprintf(f, ",%s", m->state_names[i]);
     fputs(",step_period,step_length,speed,period,steps,status\n", f);
 
-    long falls = 0, failures = 0, total_steps = 0;
-    double first_fall = NAN;
-    for (long k = 0; k < n; k++) {
-        const double mu = n == 1 ? lo : lo + (hi - lo) * (double)k / (double)(n - 1);
-        p[ip] = mu;
-        sm_orbit_result r;
-        sm_orbit(ws, p, x, &s.oo, keep, &sink, &r);
-        total_steps += r.steps;
-        for (int i = 0; i < r.recorded; i++) {
-            fprintf(f, "%.15g,%d,visit", mu, i);
-            for (size_t j = 0; j < m->n_state; j++) num(f, sink.xs[(size_t)i * m->n_state + j]);
-            num(f, sink.mts[i].period);
-            num(f, sink.mts[i].step_length);
-            num(f, sink.mts[i].speed);
-            fprintf(f, ",%d,%ld,%s\n", r.period, r.steps, sm_status_name(r.status));
-        }
-        if (r.status != SM_OK) {
-            const bool fell = walker_outcome(r.status);
-            fprintf(f, "%.15g,%d,%s", mu, -1, fell ? "fell" : "failed");
-            for (size_t j = 0; j < m->n_state; j++) num(f, r.x[j]);
-            fprintf(f, ",,,,0,%ld,%s\n", r.steps, sm_status_name(r.status));
-            if (!fell)
-                failures++;
-            else if (falls++ == 0)
-                first_fall = mu;
-        } else {
-            memcpy(x, r.x_good, m->n_state * sizeof *x);
-        }
-        json_array_append_new(values, json_pack("{s:f, s:s, s:I, s:i}", "value", mu, "status",
-                                                sm_status_name(r.status), "steps", (json_int_t)r.steps,
-                                                "period", r.period));
-        if (ferror(f)) break;
-    }
-    free(sink.mts);
-    free(sink.xs);
+    orbit_sink sink = {f, m, values};
+    sm_orbit_diagram_result od;
+    st = sm_orbit_diagram(ws, run.params, (size_t)ip, lo, hi, n, run.have_x0 ? run.x0 : NULL, &run.newton, &s.oo,
+                          write_value, &sink, &od);
     sm_workspace_free(ws);
+    if (st == SM_NO_MEMORY) {
+        json_decref(values);
+        if (f != stdout) fclose(f);
+        return cli_fail(&run, EX_OSERR, "out of memory");
+    }
+    const long falls = od.falls, failures = od.failures, total_steps = od.total_steps;
+    const double first_fall = od.first_fall;
 
     int io_bad = fflush(f) != 0 || ferror(f);
     if (f != stdout) io_bad |= fclose(f) != 0;

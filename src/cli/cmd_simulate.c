@@ -63,6 +63,19 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
     return ferror(s->f);
 }
 
+/* A step's one-line summary; the next step's rows carry its number and time. */
+static int step_done(void *ctx, long k, const sm_step_metrics *mt)
+{
+    csv_sink *s = ctx;
+    fprintf(stderr, "step %ld:", k);
+    for (size_t i = 0; i < sm_metric_field_count; i++)
+        fprintf(stderr, " %s %.10g", sm_metric_fields[i].name, sm_metric_value(mt, i));
+    fputc('\n', stderr);
+    s->t0 += mt->period;
+    s->step = k + 1;
+    return 0;
+}
+
 /* Samples per step that simulate will write at most (see --help). */
 #define SIM_MAX_SAMPLES_PER_STEP 1000000
 
@@ -145,17 +158,9 @@ int cmd_simulate(int argc, char **argv)
 
     double x[SM_MAX_STATE];
     memcpy(x, run.x0, m->n_state * sizeof *x);
-    st = SM_OK;
-    for (sink.step = 0; sink.step < steps; sink.step++) {
-        sm_step_metrics mt;
-        st = sm_stride_gait(ws, run.params, x, x, &mt, &obs);
-        if (st != SM_OK) break;
-        fprintf(stderr, "step %ld:", sink.step);
-        for (size_t i = 0; i < sm_metric_field_count; i++)
-            fprintf(stderr, " %s %.10g", sm_metric_fields[i].name, sm_metric_value(&mt, i));
-        fputc('\n', stderr);
-        sink.t0 += mt.period;
-    }
+    long done = 0;
+    st = sm_walk(ws, run.params, x, steps, &obs, step_done, &sink, &done);
+    sink.step = done;
     const char *detail = sm_workspace_detail(ws);
     char detail_copy[256];
     snprintf(detail_copy, sizeof detail_copy, "%s", detail);

@@ -52,3 +52,21 @@ sm_status sm_linkage_knee_measures(const sm_model *m, const sm_solver_options *o
     }
     return st;
 }
+
+static const char *const knee_names[] = {"min_lock_torque", "heelstrike_impulse"};
+static const char *const knee_labels[] = {"stance-knee locking torque min",
+                                          "impulse on the new stance knee at heel-strike"};
+
+static sm_status knee_extra(sm_workspace *ws, const double *p, const double *x, double *values)
+{
+    return sm_linkage_knee_measures(sm_workspace_model(ws), sm_workspace_options(ws), p, x, &values[0], &values[1]);
+}
+
+void sm_linkage_set_extra_measures(sm_model *m)
+{
+    m->extra_group = "knee";
+    m->n_extra = 2;
+    m->extra_names = knee_names;
+    m->extra_labels = knee_labels;
+    m->extra_measures = knee_extra;
+}

@@ -434,6 +434,7 @@ void lk_build_model(sm_linkage *lk)
     m->momentum = momentum;
     m->weight = weight;
     m->check_params = check_params;
+    sm_linkage_set_extra_measures(m);
     m->data = lk;
     m->release = release;
 }

@@ -1,0 +1,68 @@
+/* A gait as the fixed-point layer and the continuation both describe it.
+ *
+ * A gait is a fixed point x of P^N on the section.  Its stability comes
+ * from the multipliers, the eigenvalues of dP^N/dz in the free coordinates
+ * z (Garcia 1999, ch. 2.9): stable when every one judged lies inside the
+ * unit circle.  A model with a conserved quantity has one multiplier 1 by
+ * that law (moving along the family of gaits); it is reported, not judged.
+ * sm_gait_analyse() is the one place that judgement is made, for fixed
+ * points, branch points, search and sweep alike. */
+#ifndef STRIDEMAP_GAIT_H
+#define STRIDEMAP_GAIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stridemap/hybrid.h"
+#include "stridemap/model.h"
+#include "stridemap/stride.h"
+
+/* The fields of sm_gait, listed once: sm_fixed_result and sm_cont_point
+ * embed them as an anonymous member (so r.eig_re and r.gait.eig_re name the
+ * same storage) next to a named sm_gait `gait`. */
+#define SM_GAIT_FIELDS                                                                             \
+    int period;               /* N: x is a fixed point of P^N */                                    \
+    int minimal_period;       /* the shortest d dividing N with P^d(x) = x (N if none, or not known) */ \
+    size_t n_state, n_free;                                                                        \
+    double x[SM_MAX_STATE];   /* the full section state */                                         \
+    double jacobian[SM_MAX_STATE * SM_MAX_STATE]; /* dP^N/dz, row-major, n_free x n_free */         \
+    double eig_re[SM_MAX_STATE], eig_im[SM_MAX_STATE]; /* multipliers, by decreasing modulus */     \
+    double max_abs_eig;       /* over the multipliers that judge stability (NaN: not known) */     \
+    bool stable;              /* every such |multiplier| < 1 */                                    \
+    int trivial_index;        /* the multiplier that is 1 by a conservation law, or -1 */          \
+    sm_step_metrics metrics;  /* of the first step from x */                                       \
+    const char *family;       /* the model's name for the gait's family, or NULL */
+
+typedef struct {
+    SM_GAIT_FIELDS
+} sm_gait;
+
+/* Embeds a gait in a result: `gait` and its fields by their own names. */
+#define SM_GAIT_MEMBER                                                                             \
+    union {                                                                                        \
+        sm_gait gait;                                                                              \
+        struct {                                                                                   \
+            SM_GAIT_FIELDS                                                                         \
+        };                                                                                         \
+    }
+
+/* Stability of the gait g->x at p (a converged fixed point of P^g->period,
+ * g->n_free set): the Jacobian by sm_stability_jacobian at step h (strides
+ * added to *evals), the multipliers, the trivial one for a model with an
+ * invariant, max |multiplier| over the others and the verdict.  On failure
+ * (a stride or LAPACK) max_abs_eig stays NaN and stable false. */
+sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals);
+
+#define SM_MAX_EXTRA 16
+
+/* The model's extra measures (sm_model.extra_measures) of a converged gait
+ * into values[n_extra]; false, with no values, when the model has none or
+ * all of them are NaN (they do not apply to this walker). */
+bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g, double *values);
+
+/* orbit[k * n_state], k = 0 .. period - 1: the states of the period-N
+ * gait through x (x first), each just after its heel-strike.  Returns how
+ * many were filled: period, or fewer if a stride fails. */
+int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit);
+
+#endif

@@ -1,0 +1,54 @@
+#include "stridemap/gait.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "stridemap/fixedpoint.h"
+
+sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    const size_t n = g->n_free;
+    g->max_abs_eig = NAN;
+    g->stable = false;
+    g->trivial_index = -1;
+    double z[SM_MAX_STATE];
+    sm_model_free(m, g->x, z);
+    sm_status st = sm_stability_jacobian(ws, p, g->period, z, h, g->jacobian, evals);
+    if (st == SM_OK) st = sm_eigenvalues(n, g->jacobian, g->eig_re, g->eig_im);
+    if (st != SM_OK) return st;
+    /* A conserved quantity makes one multiplier exactly 1 (moving along the
+     * family of gaits); stability is judged on the others. */
+    if (m->invariant) {
+        double best = INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            const double d = hypot(g->eig_re[i] - 1.0, g->eig_im[i]);
+            if (d < best) best = d, g->trivial_index = (int)i;
+        }
+    }
+    g->max_abs_eig = 0.0;
+    for (size_t i = 0; i < n; i++)
+        if ((int)i != g->trivial_index) g->max_abs_eig = fmax(g->max_abs_eig, hypot(g->eig_re[i], g->eig_im[i]));
+    g->stable = g->max_abs_eig < 1.0;
+    return SM_OK;
+}
+
+int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit)
+{
+    const size_t ns = sm_workspace_model(ws)->n_state;
+    memcpy(orbit, x, ns * sizeof *x);
+    for (int k = 1; k < period; k++)
+        if (sm_stride(ws, p, &orbit[(size_t)(k - 1) * ns], &orbit[(size_t)k * ns], NULL, NULL) != SM_OK) return k;
+    return period;
+}
+
+bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g, double *values)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    if (!m->extra_measures || m->n_extra == 0 || m->n_extra > SM_MAX_EXTRA) return false;
+    for (size_t i = 0; i < m->n_extra; i++) values[i] = NAN;
+    m->extra_measures(ws, p, g->x, values);
+    for (size_t i = 0; i < m->n_extra; i++)
+        if (!isnan(values[i])) return true;
+    return false;
+}
