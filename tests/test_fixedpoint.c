@@ -460,6 +460,53 @@ static void test_multipliers_improve_as_tolerance_tightens(void **state)
     assert_true(multiplier_distance(&tight, &ref) < 1e-6);
 }
 
+/* The period-8 gait of the simplest walker between its 4 -> 8 and 8 -> 16
+ * doublings (gamma = 0.01822): differences of P^8 itself saw P^8's
+ * curvature, and its multipliers moved by 0.4 between rtol 1e-12 and 1e-13;
+ * as a product of the eight strides' Jacobians they agree to 1e-6, and the
+ * product is a product: for the period-1 gait taken as period 2 it is J^2. */
+static void test_period_n_multipliers_settle(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    double p[1] = {0.01822}, x[4];
+    simplest_on_section(0.2594, -0.2496, x);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.period = 8;
+    no.tol = 1e-11;
+    static sm_fixed_result r[2];
+    const double tols[2] = {1e-12, 1e-13};
+    for (int k = 0; k < 2; k++) {
+        sm_workspace *ws = test_workspace(m, tols[k], SM_METHOD_ADAMS);
+        assert_status(sm_fixed_point(ws, p, x, &no, &r[k]), SM_OK);
+        assert_int_equal(r[k].minimal_period, 8);
+        sm_workspace_free(ws);
+    }
+    for (int i = 0; i < 2; i++) {
+        assert_close(r[0].eig_re[i], r[1].eig_re[i], 1e-6);
+        assert_close(r[0].eig_im[i], 0.0, 0.0);
+    }
+    assert_true(r[1].stable);
+    assert_true(r[1].eig_re[0] < -0.1 && r[1].eig_re[0] > -0.11); /* on its way to -1 at the next doubling */
+
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    p[0] = GARCIA_GAMMA;
+    m->guess(x, p, m->data);
+    no.period = 1;
+    no.tol = 1e-10;
+    static sm_fixed_result one;
+    assert_status(sm_fixed_point(ws, p, x, &no, &one), SM_OK);
+    double J2[4];
+    long evals = 0;
+    assert_status(sm_stability_jacobian(ws, p, 2, one.x, sm_stability_fd_step(0, 1e-10), J2, &evals), SM_OK);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            assert_close(J2[i * 2 + j], one.jacobian[i * 2] * one.jacobian[j] + one.jacobian[i * 2 + 1] * one.jacobian[2 + j],
+                         1e-6);
+    sm_workspace_free(ws);
+}
+
 /* ---- eigenvalues of known matrices ------------------------------------ */
 
 static void test_eigenvalues_known_matrices(void **state)
@@ -652,6 +699,7 @@ int main(void)
         cmocka_unit_test(test_default_guess_follows_the_long_gait),
         cmocka_unit_test(test_minimal_period_and_stride_count),
         cmocka_unit_test(test_multipliers_improve_as_tolerance_tightens),
+        cmocka_unit_test(test_period_n_multipliers_settle),
         cmocka_unit_test(test_lift_and_free_are_inverse),
     };
     return cmocka_run_group_tests_name("fixedpoint", tests, NULL, NULL);

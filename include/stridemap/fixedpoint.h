@@ -65,10 +65,11 @@ double sm_newton_fd_step(double fd_step, bool central, double rtol);
  * spring-mass walkers for rtol 1e-9 ... 1e-13 (bench/README.md). */
 double sm_stability_fd_step(double fd_step, double rtol);
 
-/* J[n_free x n_free] = dP^N/dz by Richardson-extrapolated central
- * differences at steps h and h/2 (4 n_free strides, added to *evals);
- * where a stride that far off fails, plain central differences at
- * Newton's step sqrt(rtol). */
+/* J[n_free x n_free] = dP^N/dz as the product of the N strides' Jacobians
+ * round the orbit from z, each by Richardson-extrapolated central
+ * differences at steps h and h/2 (where a stride that far off fails, plain
+ * central differences at Newton's step sqrt(rtol)); 4 N n_free + N - 1
+ * strides, added to *evals. */
 sm_status sm_stability_jacobian(sm_workspace *ws, const double *p, int period, const double *z, double h,
                                 double *J, long *evals);
 
