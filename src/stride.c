@@ -71,8 +71,11 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
     if (!all_finite(x_in, n)) return SM_BAD_STATE;
 
     if (m->map) {
-        double period = 1.0;
-        if (m->map(x_in, x_out, &period, p, m->data) < 0) return SM_RHS_FAILED;
+        double period = 1.0, y[SM_MAX_STATE];
+        /* As for a reset: a closed-form stride has no smaller step to retry,
+         * so a recoverable (>0) return fails the stride like a fatal one. */
+        if (m->map(x_in, y, &period, p, m->data) != 0) return SM_RHS_FAILED;
+        memcpy(x_out, y, n * sizeof *y);
         if (!all_finite(x_out, n)) return SM_NONFINITE;
         mt->period = period;
         mt->n_events = 1;
@@ -102,7 +105,9 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
             return ev->failure;
         }
         if (ev->reset) {
-            if (ev->reset(x, x_plus, p, m->data) < 0) {
+            /* SUNDIALS' >0 asks for a smaller step, and an impact has none
+             * to take: recoverable or fatal, the stride ends here. */
+            if (ev->reset(x, x_plus, p, m->data) != 0) {
                 memcpy(x_out, x, n * sizeof *x);
                 return SM_RHS_FAILED;
             }
