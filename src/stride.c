@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
+
 const sm_metric_field sm_metric_fields[] = {
 #define FIELD(name) {#name, offsetof(sm_step_metrics, name)}
     FIELD(period),
@@ -250,14 +252,12 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
     const double t_end = tlim > 0 ? tlim : m->time_limit(p, m->data);
     measure_ctx c = {.m = m, .p = p, .user = obs, .f_min = INFINITY, .r_max = 0.0, .phase = m->start_phase};
     if (m->foot_clearance) {
+        /* The count depends on dt and on p (the time limit), so the buffer
+         * is the workspace's, grown to the largest stride asked for. */
         c.cap = (size_t)fmin(t_end / dt + 2, 2e6);
-        c.t = malloc(c.cap * sizeof *c.t);
-        c.h = malloc(c.cap * sizeof *c.h);
-        if (!c.t || !c.h) {
-            free(c.t);
-            free(c.h);
-            return SM_NO_MEMORY;
-        }
+        c.t = sm_scratch_take(ws, SM_SCRATCH_SAMPLES, 2 * c.cap * sizeof *c.t);
+        if (!c.t) return SM_NO_MEMORY;
+        c.h = c.t + c.cap;
     }
     c.f[0] = c.f[1] = c.f[2] = INFINITY;
     measure_state(&c, 0.0, x_in);
@@ -272,8 +272,7 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
             mt->max_friction_ratio = c.r_max;
         }
     }
-    free(c.t);
-    free(c.h);
+    sm_scratch_give(ws, SM_SCRATCH_SAMPLES, c.t);
     return st;
 }
 
