@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dense.h"
+#include "scratch.h"
 
 /* All vectors of the branch live in scaled coordinates u = (z, w mu), so the
  * arclength is the Euclidean norm of u and w (o->weight) trades the
@@ -790,19 +791,21 @@ sm_status sm_cont_finish(sm_cont_state *s)
 sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
                       sm_cont_fn cb, void *ctx, sm_cont_result *r)
 {
-    sm_cont_state *s = sm_cont_state_create();
+    /* The state (~130 KB) is the workspace's, kept between branches. */
+    sm_cont_state *s = sm_scratch_take(ws, SM_SCRATCH_BRANCH, sizeof *s);
     if (!s) {
         memset(r, 0, sizeof *r);
         r->stop = SM_STOP_START_FAILED;
         return r->status = SM_NO_MEMORY;
     }
+    memset(s, 0, sizeof *s);
     sm_status st = sm_cont_start(s, ws, p, x_guess, o, cb, ctx, r);
     if (st == SM_OK) {
         while (sm_cont_more(s) && sm_cont_step(s) == SM_OK && sm_cont_accept(s)) {
         }
         st = sm_cont_finish(s);
     }
-    sm_cont_state_free(s);
+    sm_scratch_give(ws, SM_SCRATCH_BRANCH, s);
     return st;
 }
 

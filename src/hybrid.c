@@ -13,6 +13,8 @@
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
 
+#include "scratch.h"
+
 #define SM_MAX_EVENTS 32
 /* Adams' steps between two looks for stiffness. */
 #define SM_STIFF_CHECK_STEPS 5000
@@ -35,6 +37,12 @@ struct sm_workspace {
 
     sm_counters counters;
     char detail[256];
+
+    struct {
+        void *p;
+        size_t cap;
+        bool busy;
+    } scratch[SM_SCRATCH_COUNT];
 };
 
 void sm_solver_options_default(sm_solver_options *o)
@@ -154,7 +162,31 @@ void sm_workspace_free(sm_workspace *ws)
     if (ws->A) SUNMatDestroy(ws->A);
     if (ws->y) N_VDestroy(ws->y);
     if (ws->ctx) SUNContext_Free(&ws->ctx);
+    for (int k = 0; k < SM_SCRATCH_COUNT; k++) free(ws->scratch[k].p);
     free(ws);
+}
+
+void *sm_scratch_take(sm_workspace *ws, sm_scratch_slot k, size_t bytes)
+{
+    if (bytes == 0) bytes = 1;
+    if (ws->scratch[k].busy) return malloc(bytes);
+    if (ws->scratch[k].cap < bytes) {
+        /* The old contents are not kept, so no realloc's copy. */
+        free(ws->scratch[k].p);
+        ws->scratch[k].p = malloc(bytes);
+        ws->scratch[k].cap = ws->scratch[k].p ? bytes : 0;
+        if (!ws->scratch[k].p) return NULL;
+    }
+    ws->scratch[k].busy = true;
+    return ws->scratch[k].p;
+}
+
+void sm_scratch_give(sm_workspace *ws, sm_scratch_slot k, void *p)
+{
+    if (p && p == ws->scratch[k].p && ws->scratch[k].busy)
+        ws->scratch[k].busy = false;
+    else
+        free(p);
 }
 
 sm_status sm_workspace_create(const sm_model *m, const sm_solver_options *o, sm_workspace **out)

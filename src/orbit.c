@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
+
 void sm_orbit_options_default(sm_orbit_options *o)
 {
     o->transient = 200;
@@ -57,7 +59,7 @@ sm_status sm_orbit(sm_workspace *ws, const double *p, const double *x0, const sm
     memcpy(r->x_good, x0, ns * sizeof *x0);
     char why[160];
     if (sm_orbit_options_check(o, why, sizeof why) != SM_OK) return r->status = SM_BAD_OPTION;
-    double *rec = malloc((size_t)o->record * nf * sizeof *rec);
+    double *rec = sm_scratch_take(ws, SM_SCRATCH_ORBIT, (size_t)o->record * nf * sizeof *rec);
     if (!rec) return r->status = SM_NO_MEMORY;
 
     double x[SM_MAX_STATE];
@@ -81,6 +83,6 @@ sm_status sm_orbit(sm_workspace *ws, const double *p, const double *x0, const sm
         }
     }
     if (st == SM_OK) r->period = find_period(rec, r->recorded, nf, o->max_period, o->period_tol);
-    free(rec);
+    sm_scratch_give(ws, SM_SCRATCH_ORBIT, rec);
     return r->status = st;
 }

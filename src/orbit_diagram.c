@@ -1,8 +1,10 @@
 #include <math.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "stridemap/orbit.h"
+
+#include "scratch.h"
 
 bool sm_orbit_walker_outcome(sm_status st)
 {
@@ -41,12 +43,15 @@ sm_status sm_orbit_diagram(sm_workspace *ws, const double *p_in, size_t param, d
     const sm_model *m = sm_workspace_model(ws);
     memset(res, 0, sizeof *res);
     res->first_fall = NAN;
-    record_buffer buf = {m->n_state, malloc((size_t)o->record * sizeof *buf.mts),
-                         malloc((size_t)o->record * m->n_state * sizeof *buf.xs)};
-    if (!buf.mts || !buf.xs) {
-        free(buf.mts), free(buf.xs);
-        return res->status = SM_NO_MEMORY;
-    }
+    char why[160];
+    if (sm_orbit_options_check(o, why, sizeof why) != SM_OK) return res->status = SM_BAD_OPTION;
+    /* One block: the metrics, then the states (sm_step_metrics' size is a
+     * multiple of a double's alignment). */
+    const size_t n_rec = (size_t)o->record;
+    void *block = sm_scratch_take(ws, SM_SCRATCH_DIAGRAM,
+                                  n_rec * (sizeof(sm_step_metrics) + m->n_state * sizeof(double)));
+    if (!block) return res->status = SM_NO_MEMORY;
+    record_buffer buf = {m->n_state, block, (double *)((sm_step_metrics *)block + n_rec)};
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
     memcpy(p, p_in, m->n_params * sizeof *p);
     p[param] = lo;
@@ -79,7 +84,6 @@ sm_status sm_orbit_diagram(sm_workspace *ws, const double *p_in, size_t param, d
             break;
         }
     }
-    free(buf.mts);
-    free(buf.xs);
+    sm_scratch_give(ws, SM_SCRATCH_DIAGRAM, block);
     return res->status;
 }

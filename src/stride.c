@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scratch.h"
+
 const sm_metric_field sm_metric_fields[] = {
 #define FIELD(name) {#name, offsetof(sm_step_metrics, name)}
     FIELD(period),
@@ -71,8 +73,11 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
     if (!all_finite(x_in, n)) return SM_BAD_STATE;
 
     if (m->map) {
-        double period = 1.0;
-        if (m->map(x_in, x_out, &period, p, m->data) < 0) return SM_RHS_FAILED;
+        double period = 1.0, y[SM_MAX_STATE];
+        /* As for a reset: a closed-form stride has no smaller step to retry,
+         * so a recoverable (>0) return fails the stride like a fatal one. */
+        if (m->map(x_in, y, &period, p, m->data) != 0) return SM_RHS_FAILED;
+        memcpy(x_out, y, n * sizeof *y);
         if (!all_finite(x_out, n)) return SM_NONFINITE;
         mt->period = period;
         mt->n_events = 1;
@@ -102,7 +107,9 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
             return ev->failure;
         }
         if (ev->reset) {
-            if (ev->reset(x, x_plus, p, m->data) < 0) {
+            /* SUNDIALS' >0 asks for a smaller step, and an impact has none
+             * to take: recoverable or fatal, the stride ends here. */
+            if (ev->reset(x, x_plus, p, m->data) != 0) {
                 memcpy(x_out, x, n * sizeof *x);
                 return SM_RHS_FAILED;
             }
@@ -245,14 +252,12 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
     const double t_end = tlim > 0 ? tlim : m->time_limit(p, m->data);
     measure_ctx c = {.m = m, .p = p, .user = obs, .f_min = INFINITY, .r_max = 0.0, .phase = m->start_phase};
     if (m->foot_clearance) {
+        /* The count depends on dt and on p (the time limit), so the buffer
+         * is the workspace's, grown to the largest stride asked for. */
         c.cap = (size_t)fmin(t_end / dt + 2, 2e6);
-        c.t = malloc(c.cap * sizeof *c.t);
-        c.h = malloc(c.cap * sizeof *c.h);
-        if (!c.t || !c.h) {
-            free(c.t);
-            free(c.h);
-            return SM_NO_MEMORY;
-        }
+        c.t = sm_scratch_take(ws, SM_SCRATCH_SAMPLES, 2 * c.cap * sizeof *c.t);
+        if (!c.t) return SM_NO_MEMORY;
+        c.h = c.t + c.cap;
     }
     c.f[0] = c.f[1] = c.f[2] = INFINITY;
     measure_state(&c, 0.0, x_in);
@@ -267,8 +272,7 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
             mt->max_friction_ratio = c.r_max;
         }
     }
-    free(c.t);
-    free(c.h);
+    sm_scratch_give(ws, SM_SCRATCH_SAMPLES, c.t);
     return st;
 }
 

@@ -728,6 +728,57 @@ static void test_parts_drive_a_branch(void **state)
     sm_workspace_free(ws);
 }
 
+/* A callback may follow another branch on the same workspace: the inner
+ * branch (r from 2.5 to 2.9) must not disturb the outer one (2.5 to 3.3,
+ * through the PD at r = 3), whose state the workspace keeps. */
+typedef struct {
+    sm_workspace *ws;
+    const sm_model *m;
+    trace outer, inner;
+    sm_cont_result inner_r;
+    sm_status inner_st;
+} nested_ctx;
+
+static int keep_and_nest(void *ctx, const sm_cont_point *pt)
+{
+    nested_ctx *c = ctx;
+    keep(&c->outer, pt);
+    if (c->outer.n != 1) return 0;
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_cont_options o;
+    logistic_branch(c->m, 2.5, 2.9, p, x, &o);
+    c->inner.n = 0;
+    c->inner_st = sm_continue(c->ws, p, x, &o, keep, &c->inner, &c->inner_r);
+    return 0;
+}
+
+static void test_branch_inside_a_branch(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    static nested_ctx c;
+    c = (nested_ctx){.ws = ws, .m = m};
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_cont_options o;
+    logistic_branch(m, 2.5, 3.3, p, x, &o);
+    sm_cont_result r;
+    for (int round = 0; round < 2; round++) { /* the second with the workspace's state reused */
+        c.outer.n = 0;
+        assert_status(sm_continue(ws, p, x, &o, keep_and_nest, &c, &r), SM_OK);
+        assert_status(c.inner_st, SM_OK);
+        assert_int_equal(c.inner_r.stop, SM_STOP_BOUND);
+        assert_close(c.inner.pts[c.inner.n - 1].mu, 2.9, 1e-12);
+        for (int i = 0; i < c.inner.n; i++) assert_close(c.inner.pts[i].x[0], 1 - 1 / c.inner.pts[i].mu, 1e-9);
+        assert_int_equal(r.stop, SM_STOP_BOUND);
+        assert_int_equal(count_type(&c.outer, SM_POINT_PD), 1);
+        assert_close(first_of(&c.outer, SM_POINT_PD)->mu, 3.0, 1e-8);
+        assert_close(c.outer.pts[c.outer.n - 1].mu, 3.3, 1e-12);
+        for (int i = 0; i < c.outer.n; i++) assert_close(c.outer.pts[i].x[0], 1 - 1 / c.outer.pts[i].mu, 1e-9);
+    }
+    sm_workspace_free(ws);
+}
+
 /* ---- the branch tree (sm_cont_tree) ---- */
 
 typedef struct {
@@ -807,6 +858,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_follows_the_period_doubling_cascade),
         cmocka_unit_test(test_parts_drive_a_branch),
+        cmocka_unit_test(test_branch_inside_a_branch),
         cmocka_unit_test(test_labels_and_options),
         cmocka_unit_test(test_logistic_first_period_doubling),
         cmocka_unit_test(test_logistic_switch_to_period_2_and_4),

@@ -214,6 +214,70 @@ static void test_diagram_counts_falls(void **state)
     assert_close(res.first_fall, 0.0195, 0.0);
     assert_true(sm_orbit_walker_outcome(SM_FELL_FORWARD));
     assert_false(sm_orbit_walker_outcome(SM_INTEGRATOR_FAILED));
+    /* Bad options are refused before any walking, not counted as falls. */
+    o.record = 0;
+    d = (diagram_log){0};
+    assert_status(sm_orbit_diagram(ws, p, 0, 0.009, 0.0195, 2, x0, NULL, &o, log_value, &d, &res), SM_BAD_OPTION);
+    assert_int_equal(d.n, 0);
+    assert_int_equal(res.falls, 0);
+    sm_workspace_free(ws);
+}
+
+/* A callback may run another orbit on the same workspace: the inner walk
+ * (r = 2.8, more strides recorded) must not disturb the outer one's record
+ * (r = 3.2, the 2-cycle (r + 1 +- sqrt((r - 3)(r + 1))) / 2r, May 1976). */
+typedef struct {
+    sm_workspace *ws;
+    int calls, inner_period;
+    double inner_x;
+} nested;
+
+static int run_inner(void *ctx, int index, const double *x, const sm_step_metrics *mt)
+{
+    (void)x, (void)mt;
+    nested *n = ctx;
+    n->calls++;
+    if (index != 0) return 0;
+    sm_orbit_options o;
+    sm_orbit_options_default(&o);
+    o.transient = 500;
+    o.record = 256;
+    o.period_tol = 1e-9;
+    const double p[1] = {2.8}, x0[1] = {0.3};
+    sm_orbit_result r;
+    if (sm_orbit(n->ws, p, x0, &o, NULL, NULL, &r) != SM_OK) return 1;
+    n->inner_period = r.period;
+    n->inner_x = r.x[0];
+    return 0;
+}
+
+static void test_orbit_inside_an_orbit(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("logistic");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_orbit_options o;
+    sm_orbit_options_default(&o);
+    o.transient = 2000;
+    o.record = 8;
+    o.period_tol = 1e-9;
+    const double p[1] = {3.2}, x0[1] = {0.3};
+    nested n = {.ws = ws};
+    sm_orbit_result r;
+    assert_status(sm_orbit(ws, p, x0, &o, run_inner, &n, &r), SM_OK);
+    assert_int_equal(n.calls, 8);
+    assert_int_equal(n.inner_period, 1);
+    assert_close(n.inner_x, 1 - 1 / 2.8, 1e-12);
+    assert_int_equal(r.period, 2);
+    const double rr = 3.2, dd = sqrt((rr - 3) * (rr + 1));
+    assert_close(fmin(fabs(r.x[0] - (rr + 1 + dd) / (2 * rr)), fabs(r.x[0] - (rr + 1 - dd) / (2 * rr))), 0.0,
+                 1e-9);
+    /* Again, the workspace's buffers now grown: the same answers. */
+    n = (nested){.ws = ws};
+    sm_orbit_result again;
+    assert_status(sm_orbit(ws, p, x0, &o, run_inner, &n, &again), SM_OK);
+    assert_int_equal(again.period, 2);
+    assert_close(again.x[0], r.x[0], 0.0);
     sm_workspace_free(ws);
 }
 
@@ -226,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_simplest_attractor_is_the_gait),
         cmocka_unit_test(test_diagram_follows_the_logistic_cascade),
         cmocka_unit_test(test_diagram_counts_falls),
+        cmocka_unit_test(test_orbit_inside_an_orbit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -354,6 +354,90 @@ static void test_walk(void **state)
     sm_workspace_free(ws);
 }
 
+/* Failure injection for the discrete callbacks: a reset or a map that
+ * returns c.  They follow the SUNDIALS convention of the RHS: 0 is success;
+ * >0 (recoverable) and <0 (fatal) both end the stride with SM_RHS_FAILED,
+ * since an impact or a closed-form stride has no smaller step to retry. */
+typedef struct {
+    sm_reset_fn reset;
+    sm_map_fn map;
+    int code;
+} injected;
+
+static int injected_reset(const double *xm, double *xp, const double *p, const void *data)
+{
+    const injected *in = data;
+    in->reset(xm, xp, p, NULL);
+    return in->code;
+}
+
+static int injected_map(const double *x, double *y, double *period, const double *p, const void *data)
+{
+    const injected *in = data;
+    in->map(x, y, period, p, NULL);
+    return in->code;
+}
+
+static void reset_returns_follow_the_sundials_convention(void **state)
+{
+    (void)state;
+    const sm_model *good = test_model("simplest");
+    sm_event events[8];
+    memcpy(events, good->phases[0].events, good->phases[0].n_events * sizeof events[0]);
+    assert_int_equal(events[0].outcome, SM_EVENT_SECTION);
+    injected in = {.reset = events[0].reset};
+    events[0].reset = injected_reset;
+    sm_phase phase = good->phases[0];
+    phase.events = events;
+    sm_model m = *good;
+    m.phases = &phase;
+    m.data = &in; /* the simplest walker's own callbacks ignore data */
+    sm_workspace *ws = test_workspace(&m, 0, SM_METHOD_ADAMS);
+    const double p[1] = {GARCIA_GAMMA};
+    double x[4], y[4];
+    simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
+
+    in.code = 0;
+    assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_OK);
+    assert_close(y[0], GARCIA_STABLE_THETA, 1e-8);
+    assert_close(y[1], GARCIA_STABLE_THETA_DOT, 1e-8);
+
+    const int failing[] = {1, 7, -1, -7};
+    for (size_t k = 0; k < sizeof failing / sizeof failing[0]; k++) {
+        in.code = failing[k];
+        assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_RHS_FAILED);
+        /* The stride ended just before the impact: phi = 2 theta there. */
+        assert_close(y[2], 2 * y[0], 1e-8);
+        assert_true(y[0] < 0);
+        sm_step_metrics mt;
+        assert_status(sm_stride_measured(ws, p, x, y, &mt, NULL, 0.01), SM_RHS_FAILED);
+    }
+    sm_workspace_free(ws);
+}
+
+static void map_returns_follow_the_sundials_convention(void **state)
+{
+    (void)state;
+    const sm_model *good = test_model("logistic");
+    injected in = {.map = good->map};
+    sm_model m = *good;
+    m.map = injected_map;
+    m.data = &in;
+    sm_workspace *ws = test_workspace(&m, 0, SM_METHOD_ADAMS);
+    const double p[1] = {3.0}, x[1] = {0.25};
+    double y[1];
+    in.code = 0;
+    assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_OK);
+    assert_close(y[0], 3.0 * 0.25 * 0.75, 1e-15);
+    const int failing[] = {1, 7, -1, -7};
+    for (size_t k = 0; k < sizeof failing / sizeof failing[0]; k++) {
+        in.code = failing[k];
+        assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_RHS_FAILED);
+        assert_close(y[0], 0.25, 0.0); /* where the stride started: the map's output is not a state */
+    }
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +451,8 @@ int main(void)
         cmocka_unit_test(test_rimless_closed_form_stride),
         cmocka_unit_test(test_event_observer_refusal),
         cmocka_unit_test(test_walk),
+        cmocka_unit_test(reset_returns_follow_the_sundials_convention),
+        cmocka_unit_test(map_returns_follow_the_sundials_convention),
     };
     return cmocka_run_group_tests_name("stride", tests, NULL, NULL);
 }

@@ -122,7 +122,9 @@ typedef struct {
 
 /* Follows the branch of P^N fixed points through x_guess at p (a full
  * state; p[o->param] is the start value) until a bound, max_points or a
- * failure.  The start point is found with Newton at fixed p.  Returns r->status. */
+ * failure.  The start point is found with Newton at fixed p.  Returns r->status.
+ * The branch's state (~130 KB) lives in ws, allocated on its first branch
+ * and kept. */
 sm_status sm_continue(sm_workspace *ws, const double *p, const double *x_guess,
                       const sm_cont_options *o, sm_cont_fn cb, void *ctx, sm_cont_result *r);
 

@@ -35,7 +35,9 @@ typedef double (*sm_event_fn)(double t, const double *x, const double *p, const 
 /* True when a crossing is a real event (e.g. "stance leg past vertical"). */
 typedef bool (*sm_guard_fn)(double t, const double *x, const double *p, const void *data);
 
-/* x_plus[n_state] from x_minus[n_state] across an impact or a relabelling. */
+/* x_plus[n_state] from x_minus[n_state] across an impact or a relabelling.
+ * An impact has no smaller step to retry, so >0 ends the stride as <0 does
+ * (SM_RHS_FAILED). */
 typedef int (*sm_reset_fn)(const double *x_minus, double *x_plus, const double *p, const void *data);
 
 /* Scalar function of the state, e.g. an energy or a step length. */
@@ -43,7 +45,8 @@ typedef double (*sm_state_scalar_fn)(const double *x, const double *p, const voi
 
 /* A whole stride in closed form, for models that are plain discrete maps
  * (x_out = F(x_in)): no phases are integrated.  *period may be set to the
- * map's notion of a step duration (1 if it has none). */
+ * map's notion of a step duration (1 if it has none).  Non-zero returns end
+ * the stride with SM_RHS_FAILED, x_out left at x_in. */
 typedef int (*sm_map_fn)(const double *x_in, double *x_out, double *period, const double *p,
                          const void *data);
 

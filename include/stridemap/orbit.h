@@ -64,7 +64,7 @@ typedef struct {
 typedef int (*sm_orbit_value_fn)(void *ctx, const sm_orbit_value *v);
 
 typedef struct {
-    sm_status status;   /* SM_OK, SM_NO_MEMORY, or SM_IO_ERROR if the callback stopped it */
+    sm_status status;   /* SM_OK, SM_BAD_OPTION (o), SM_NO_MEMORY, or SM_IO_ERROR if the callback stopped it */
     long values;        /* values walked */
     long total_steps;   /* strides over all values */
     long falls;         /* values where the walker fell */

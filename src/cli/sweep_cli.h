@@ -33,6 +33,7 @@ typedef struct {
     int closed;          /* rank 0: ranks told there is no more work */
     bool exhausted;      /* no more lines for this rank */
     bool initialised;
+    long *remote;        /* rank 0: rows written and rows without a gait of each rank, as last reported */
 } sweep_mpi;
 
 int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded);

@@ -19,8 +19,6 @@
 
 enum { TAG_REQUEST = 1, TAG_LINE = 2 };
 
-static long *remote; /* rank 0: rows written and rows without a gait of each rank, as last reported */
-
 int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded)
 {
     (void)sharded; /* ranks and --shard are refused together by the caller */
@@ -41,7 +39,7 @@ int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded)
         sweep_mpi_end(mpi);
         return sweep_refuse_lone_ranks(run, ranks, "the MPI library sees one rank (another MPI's launcher?)");
     }
-    if (mpi->rank == 0) remote = calloc(2 * (size_t)mpi->size, sizeof *remote);
+    if (mpi->rank == 0) mpi->remote = calloc(2 * (size_t)mpi->size, sizeof *mpi->remote);
     return 0;
 }
 
@@ -70,9 +68,9 @@ static void serve(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool st
         long msg[3];
         MPI_Recv(msg, 3, MPI_LONG, blocking ? MPI_ANY_SOURCE : status.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
                  &status);
-        if (remote && msg[1] >= 0) {
-            remote[2 * status.MPI_SOURCE] = msg[1];
-            remote[2 * status.MPI_SOURCE + 1] = msg[2];
+        if (mpi->remote && msg[1] >= 0) {
+            mpi->remote[2 * status.MPI_SOURCE] = msg[1];
+            mpi->remote[2 * status.MPI_SOURCE + 1] = msg[2];
         }
         if (msg[0] == 0) { /* a request for work */
             long l = next_line(mpi, s, c, stopping);
@@ -128,9 +126,9 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
 
 void sweep_mpi_totals(const sweep_mpi *mpi, sm_sweep_stats *st)
 {
-    for (int r = 1; remote && r < mpi->size; r++) {
-        st->written += remote[2 * r];
-        st->failed += remote[2 * r + 1];
+    for (int r = 1; mpi->remote && r < mpi->size; r++) {
+        st->written += mpi->remote[2 * r];
+        st->failed += mpi->remote[2 * r + 1];
     }
 }
 
@@ -148,11 +146,11 @@ int sweep_mpi_finish(sweep_mpi *mpi, int rc, const sm_sweep_stats *own)
     MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     long mine[2] = {own->written, own->failed}, all[2] = {0, 0};
     MPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-    if (mpi->rank == 0 && remote) { /* the final counts, for the last progress line */
-        for (int r = 1; r < mpi->size; r++) remote[2 * r] = remote[2 * r + 1] = 0;
+    if (mpi->rank == 0 && mpi->remote) { /* the final counts, for the last progress line */
+        for (int r = 1; r < mpi->size; r++) mpi->remote[2 * r] = mpi->remote[2 * r + 1] = 0;
         if (mpi->size > 1) {
-            remote[2] = all[0] - mine[0];
-            remote[3] = all[1] - mine[1];
+            mpi->remote[2] = all[0] - mine[0];
+            mpi->remote[3] = all[1] - mine[1];
         }
     }
     return worst;
@@ -162,8 +160,8 @@ void sweep_mpi_end(sweep_mpi *mpi)
 {
     if (mpi->initialised) MPI_Finalize();
     mpi->initialised = false;
-    free(remote);
-    remote = NULL;
+    free(mpi->remote);
+    mpi->remote = NULL;
 }
 
 void sweep_mpi_describe(const sweep_mpi *mpi, json_t *run_object)

@@ -258,6 +258,16 @@ static void unpack(const sm_linkage *lk, int nb, const double *x, double ang[4],
     for (int b = 0; b < nb; b++) w[b] = x[n + (size_t)b];
 }
 
+/* The parameter values and the geometry of state x taken as nb bodies: how
+ * every measure of a pose begins. */
+static void pose(const sm_linkage *lk, const double *p, int nb, const double *x, sm_linkage_values *v,
+                 double ang[4], double w[LK_MAX_DOF], geo *G)
+{
+    sm_linkage_values_from(lk, p, v);
+    unpack(lk, nb, x, ang, w);
+    geo_make(lk, v, ang, nb, G);
+}
+
 /* Applied joint torques (relative coordinates). */
 static void applied(const sm_linkage_values *v, int nb, const double ang[4], const double *w, double *tau)
 {
@@ -307,12 +317,10 @@ int sm_linkage_mass_matrix(const sm_linkage *lk, const double *p, size_t phase, 
                            double *VG, size_t *n)
 {
     sm_linkage_values v;
-    sm_linkage_values_from(lk, p, &v);
     const int nb = bodies(lk, phase);
     double ang[4], w[LK_MAX_DOF];
-    unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang, nb, &G);
+    pose(lk, p, nb, x, &v, ang, w, &G);
     const double zero[LK_MAX_DOF] = {0};
     newton_euler(&G, w, zero, true, VG, NULL);
     mass_matrix(&G, M);
@@ -477,12 +485,10 @@ static int state_bodies(const sm_linkage *lk, const double *x)
 double sm_linkage_kinetic(const sm_linkage *lk, const double *p, const double *x)
 {
     sm_linkage_values v;
-    sm_linkage_values_from(lk, p, &v);
     const int nb = state_bodies(lk, x);
     double ang[4], w[LK_MAX_DOF];
-    unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang, nb, &G);
+    pose(lk, p, nb, x, &v, ang, w, &G);
     double vel[N_PIECES][2], om[N_PIECES];
     velocities(&G, w, vel, om);
     double T = 0;
@@ -494,12 +500,10 @@ double sm_linkage_kinetic(const sm_linkage *lk, const double *p, const double *x
 double sm_linkage_potential(const sm_linkage *lk, const double *p, const double *x)
 {
     sm_linkage_values v;
-    sm_linkage_values_from(lk, p, &v);
     const int nb = state_bodies(lk, x);
     double ang[4], w[LK_MAX_DOF];
-    unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang, nb, &G);
+    pose(lk, p, nb, x, &v, ang, w, &G);
     double U = 0;
     /* the frame rides with the contact point; the foot centre has rolled
      * -R stance along the slope */
@@ -515,12 +519,10 @@ void sm_linkage_swing_foot(const sm_linkage *lk, const double *p, const double *
                            double *ahead)
 {
     sm_linkage_values v;
-    sm_linkage_values_from(lk, p, &v);
     const int nb = lk->n_dof >= 3 ? 3 : 2;
     double ang[4], w[LK_MAX_DOF];
-    unpack(lk, nb, x, ang, w);
     geo G;
-    geo_make(lk, &v, ang, nb, &G);
+    pose(lk, p, nb, x, &v, ang, w, &G);
     if (height) *height = G.foot_sw[1] - G.R;
     if (ahead) *ahead = G.foot_sw[0];
 }

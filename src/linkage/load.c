@@ -181,18 +181,28 @@ typedef struct {
     int n;
 } y_path;
 
+/* A libyaml event parser reading file; NULL (nothing to release) if the
+ * file cannot be opened or the parser not made.  The caller deletes the
+ * parser and closes the file. */
+static FILE *open_parser(const char *file, yaml_parser_t *parser)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f) return NULL;
+    if (!yaml_parser_initialize(parser)) {
+        fclose(f);
+        return NULL;
+    }
+    yaml_parser_set_input_file(parser, f);
+    return f;
+}
+
 /* Finds the node at path (its key, if want_key and the last token is a
  * key); line and column are 1-based.  False if the path is not there. */
 static bool find_mark(const char *file, const y_path *path, bool want_key, int *line, int *col)
 {
-    FILE *f = fopen(file, "rb");
-    if (!f) return false;
     yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
-        return false;
-    }
-    yaml_parser_set_input_file(&parser, f);
+    FILE *f = open_parser(file, &parser);
+    if (!f) return false;
 
     /* Stack of containers: kind, the index/key of the child being read. */
     struct {
@@ -774,14 +784,9 @@ sm_status sm_linkage_load(const char *path, sm_linkage **out, char *why, size_t 
  * first and ignores the rest); false if there is none. */
 static bool second_document(const char *file, int *line, int *col)
 {
-    FILE *f = fopen(file, "rb");
-    if (!f) return false;
     yaml_parser_t parser;
-    if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
-        return false;
-    }
-    yaml_parser_set_input_file(&parser, f);
+    FILE *f = open_parser(file, &parser);
+    if (!f) return false;
     int docs = 0;
     bool found = false;
     for (;;) {
