@@ -533,6 +533,46 @@ static void search_box_needs_one_range_per_coordinate(void **state)
     cli_expect_error(cli_run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,", NULL), 65, "needs 2 ranges");
 }
 
+/* The library says its messages in field names (sm_solver_options.rtol);
+ * the program says them in its flags, exactly as it always has. */
+static void library_messages_read_as_flags(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[8];
+        int code;
+        const char *err;
+    } cases[] = {
+        {{"fixed", "simplest", "--rtol", "2"}, 65, "stridemap fixed: --rtol must be a number in (0, 1), not 2\n"},
+        {{"fixed", "simplest", "--tmax", "-1"},
+         65,
+         "stridemap fixed: --tmax must be a finite number >= 0 (0: the model's own), not -1\n"},
+        {{"sweep", "simplest", "--grid", "nosuch=0:1:3", "--out", "/nonexistent/never"},
+         64,
+         "stridemap sweep: --grid: model 'simplest' has no parameter 'nosuch' (see 'stridemap params simplest')\n"},
+        {{"orbit", "simplest", "--param", "gamma=0.002:0.001:3"}, 65, "stridemap orbit: --param gamma: LO 0.002 is above HI 0.001\n"},
+        {{"orbit", "simplest", "--param", "gamma=0.002:0.003:1"},
+         65,
+         "stridemap orbit: --param gamma: one point needs LO = HI (or use --set gamma=VALUE)\n"},
+        {{"fixed", "simplest", "--max-iter", "0"},
+         1,
+         "stridemap fixed: no gait found: Newton's method did not converge: no step lowered the residual, or the "
+         "iterations ran out (try another --guess; more --max-iter only if the residual was still falling)\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *const *a = cases[k].args;
+        cli_result *r = cli_run(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+        assert_int_equal(r->status, cases[k].code);
+        assert_string_equal(r->err, cases[k].err);
+    }
+    cli_result *r = cli_run("fixed", "simplest", "--max-iter", "0", NULL);
+    assert_non_null(strstr(r->out, "status       not_converged: Newton's method did not converge: no step lowered "
+                                   "the residual, or the iterations ran out (try another --guess; more --max-iter"));
+    r = cli_run("fixed", "nosuch", NULL);
+    assert_int_equal(r->status, 64);
+    assert_non_null(strstr(r->err, "(see 'stridemap models')\n"));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -565,6 +605,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(search_json_has_the_trivial_multiplier),
         cmocka_unit_test(search_refuses_an_absurd_cost_and_shows_progress),
         cmocka_unit_test(search_box_needs_one_range_per_coordinate),
+        cmocka_unit_test(library_messages_read_as_flags),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -208,7 +208,7 @@ static void an_interrupted_sweep_resumed_gives_the_same_rows(void **state)
     snprintf(dir, sizeof dir, "%s/cut", base_dir);
     sm_sweep *s = NULL;
     assert_status(sm_sweep_open(&c, dir, "local", false, &s, why, sizeof why), SM_BAD_OPTION);
-    assert_non_null(strstr(why, "--resume"));
+    assert_non_null(strstr(why, "resume = true"));
     assert_null(s);
     c.stop_after = 0;
     assert_int_equal(run_sweep(&c, "cut", "local", true), 24 - 7);

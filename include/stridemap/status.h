@@ -14,28 +14,28 @@
     X(SM_FELL_FORWARD, "fell_forward",                                                 \
       "the walker fell forwards: the hip reached the ground before heel-strike")       \
     X(SM_NO_HEELSTRIKE, "no_heelstrike",                                               \
-      "no heel-strike within the stride time limit (raise --tmax or change the start)") \
+      "no heel-strike within the stride time limit (raise sm_solver_options.t_max or change the start)") \
     X(SM_EVENT_ORDER, "event_order", "events happened in an order the model does not allow") \
     X(SM_SCUFFED, "scuffed",                                                           \
       "the swing foot came up through the ground: a scuff, not a heel-strike")         \
     X(SM_NO_TOEOFF, "no_toeoff", "double support never ended: the trailing leg did not leave the ground") \
     X(SM_INTEGRATOR_FAILED, "integrator_failed",                                       \
-      "the ODE integrator failed (try looser --rtol/--atol or --method bdf)")           \
+      "the ODE integrator failed (try looser sm_solver_options.rtol/sm_solver_options.atol or sm_solver_options.method = SM_METHOD_BDF)")           \
     X(SM_RHS_FAILED, "rhs_failed", "the model's equations of motion reported an error") \
     X(SM_NONFINITE, "nonfinite", "a state or derivative became NaN or infinite")      \
     X(SM_NOT_CONVERGED, "not_converged",                                               \
-      "Newton's method did not converge: no step lowered the residual, or the iterations ran out (try another --guess; more --max-iter only if the residual was still falling)") \
+      "Newton's method did not converge: no step lowered the residual, or the iterations ran out (try another starting guess x0; more sm_newton_options.max_iter only if the residual was still falling)") \
     X(SM_STALLED, "stalled",                                                           \
-      "Newton's method stalled near the integration error: the stride map is too noisy at these tolerances to bring the residual below --tol (tighten --rtol/--atol, or use --central or another --fd-step)") \
+      "Newton's method stalled near the integration error: the stride map is too noisy at these tolerances to bring the residual below sm_newton_options.tol (tighten sm_solver_options.rtol/sm_solver_options.atol, or use sm_newton_options.central or another sm_newton_options.fd_step)") \
     X(SM_DEGENERATE_GAIT, "degenerate_gait",                                           \
-      "the fixed point is not a gait: its step has zero length or takes no time (standing with the legs together); try another --guess") \
+      "the fixed point is not a gait: its step has zero length or takes no time (standing with the legs together); try another starting guess x0") \
     X(SM_STIFF, "stiff",                                                               \
-      "the equations are stiff: Adams' fixed-point iteration keeps failing at tiny steps (use --method bdf)") \
+      "the equations are stiff: Adams' fixed-point iteration keeps failing at tiny steps (use sm_solver_options.method = SM_METHOD_BDF)") \
     X(SM_SINGULAR_JACOBIAN, "singular_jacobian",                                       \
       "the Jacobian of P(x)-x is singular: a fold or a family of gaits is near")       \
     X(SM_LAPACK_FAILED, "lapack_failed", "a LAPACK routine failed")                     \
-    X(SM_UNKNOWN_MODEL, "unknown_model", "no such model (see 'stridemap models')")     \
-    X(SM_UNKNOWN_PARAM, "unknown_param", "no such parameter (see 'stridemap params MODEL')") \
+    X(SM_UNKNOWN_MODEL, "unknown_model", "no such model (see sm_registry_count and sm_registry_at)")     \
+    X(SM_UNKNOWN_PARAM, "unknown_param", "no such parameter (see sm_model.params)") \
     X(SM_BAD_PARAM, "bad_param", "a parameter value is not finite or is out of its range") \
     X(SM_BAD_STATE, "bad_state", "a state value is not finite or has the wrong length")  \
     X(SM_BAD_OPTION, "bad_option", "an option value is out of range")                   \

@@ -51,7 +51,15 @@ void cli_run_release(cli_run *run);
  * `cli_run run CLI_RUN_RELEASED;` then cli_run_init(&run, ...). */
 #define CLI_RUN_RELEASED __attribute__((cleanup(cli_run_release)))
 
-/* Prints "stridemap CMD: message" to stderr and returns code. */
+/* A library message (struct fields, sm_ names) in this program's words
+ * (flags, subcommands), by the one table in args.c; returns out. */
+const char *cli_lib_text(const char *text, char *out, size_t len);
+
+/* sm_strerror(s) in this program's words; returns buf. */
+const char *cli_strerror(sm_status s, char *buf, size_t len);
+
+/* Prints "stridemap CMD: message" to stderr, library names turned into
+ * flags (cli_lib_text), and returns code. */
 int cli_fail(const cli_run *run, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -206,10 +206,11 @@ static void write_branch(void *ctx, const sm_cont_branch *b)
 {
     sink *s = ctx;
     const sm_cont_result *res = b->r;
+    char msg[512];
     fprintf(stderr, "branch %d (period %d) from %s = %.10g: %d points, stopped (%s) at %s = %.10g%s%s%s%s\n", b->index,
             b->o->period, s->param, b->start_mu, res->n_points, sm_cont_stop_name(res->stop), s->param,
             res->stop_mu, res->status != SM_OK ? ": " : "",
-            res->status != SM_OK ? sm_strerror(res->status) : "",
+            res->status != SM_OK ? cli_strerror(res->status, msg, sizeof msg) : "",
             res->stride_status != SM_OK ? "; last failed stride: " : "",
             res->stride_status != SM_OK ? sm_status_name(res->stride_status) : "");
     json_t *specials = json_array();
@@ -233,8 +234,9 @@ static void switch_failed(void *ctx, int branch, const sm_cont_point *pd, sm_sta
 {
     sink *s = ctx;
     (void)branch;
+    char msg[512];
     fprintf(stderr, "  could not switch to period %d at %s = %.10g: %s\n", 2 * pd->period, s->param, pd->mu,
-            sm_strerror(st));
+            cli_strerror(st, msg, sizeof msg));
 }
 
 static void derive_sidecar(const char *out, char *buf, size_t len)

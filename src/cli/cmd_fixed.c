@@ -113,7 +113,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "minimal_period", r->converged ? json_integer(r->minimal_period) : json_null());
     json_object_set_new(doc, "family", r->family ? json_string(r->family) : json_null());
     json_object_set_new(doc, "status", json_string(sm_status_name(r->status)));
-    json_object_set_new(doc, "message", json_string(sm_strerror(r->status)));
+    char msg[512];
+    json_object_set_new(doc, "message", json_string(cli_strerror(r->status, msg, sizeof msg)));
     json_object_set_new(doc, "stride_status", json_string(sm_status_name(r->stride_status)));
     json_object_set_new(doc, "converged", json_boolean(r->converged));
     json_object_set_new(doc, "iterations", json_integer(r->iterations));
@@ -170,7 +171,8 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     printf("params       ");
     cli_print_params(stdout, m, run->params);
     printf("\nperiod       %d\n", run->newton.period);
-    printf("status       %s: %s\n", sm_status_name(r->status), sm_strerror(r->status));
+    char msg[512];
+    printf("status       %s: %s\n", sm_status_name(r->status), cli_strerror(r->status, msg, sizeof msg));
     printf("newton       %d iterations, %ld strides, residual %.3g\n", r->iterations, r->stride_evals,
            r->residual);
     if (r->family) printf("family       %s\n", r->family);

@@ -174,9 +174,11 @@ int cmd_orbit(int argc, char **argv)
     sm_sweep_axis axis;
     sm_status ast = sm_sweep_axis_parse(m, s.range, &axis, why, sizeof why);
     if (ast != SM_OK) {
-        const bool grid = strncmp(why, "--grid", 6) == 0;
+        /* The axis is --param here, not sweep's --grid. */
+        const size_t axis_len = strlen("sm_sweep_axis");
+        const bool grid = strncmp(why, "sm_sweep_axis", axis_len) == 0;
         return cli_fail(&run, ast == SM_BAD_PARAM ? EX_DATAERR : EX_USAGE, "%s%s", grid ? "--param" : "--param: ",
-                        grid ? why + 6 : why);
+                        grid ? why + axis_len : why);
     }
     if (sm_orbit_options_check(&s.oo, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     for (long k = 0; k < n; k++) { /* e.g. a whole-number parameter between whole numbers */
