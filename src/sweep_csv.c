@@ -39,8 +39,7 @@ sm_sweep_outcome sm_sweep_point_outcome(const sm_sweep_point *pt)
     /* Stalled near the integration error: a gait may well be there, so the
      * strides that fell while Newton searched do not make it a fall. */
     if (r->status == SM_STALLED) return SM_OUTCOME_NOT_CONVERGED;
-    if (r->stride_status == SM_FELL_BACKWARD || r->stride_status == SM_FELL_FORWARD ||
-        r->status == SM_FELL_BACKWARD || r->status == SM_FELL_FORWARD)
+    if (sm_status_kind(r->status) == SM_KIND_WALKER || sm_status_kind(r->stride_status) == SM_KIND_WALKER)
         return SM_OUTCOME_FELL;
     return SM_OUTCOME_NOT_CONVERGED;
 }
@@ -332,7 +331,7 @@ sm_status sm_sweep_merge(const char *dir, const char *out_path, long total, long
         } else if (hl != header_len || memcmp(header, bufs[f], hl) != 0) {
             snprintf(why, why_len, "'%s' has another header than the other parts: not the same sweep",
                      parts[f]);
-            st = SM_BAD_OPTION;
+            st = SM_BAD_DATA;
             goto done;
         }
         for (char *p = nl + 1; p < bufs[f] + len;) {

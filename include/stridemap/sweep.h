@@ -71,7 +71,8 @@ void sm_sweep_grid_values(const sm_sweep_grid *g, long index, double *values);
 typedef enum {
     SM_OUTCOME_STABLE,        /* converged, every |eigenvalue| < 1 */
     SM_OUTCOME_UNSTABLE,      /* converged, some |eigenvalue| >= 1 */
-    SM_OUTCOME_FELL,          /* no gait: the walker fell on the last stride tried */
+    SM_OUTCOME_FELL,          /* no gait: the last stride tried ended by the walker (a status of
+                                 kind SM_KIND_WALKER: fell, scuffed, never struck, ...) */
     SM_OUTCOME_NOT_CONVERGED, /* no gait for another reason */
     SM_OUTCOME_NO_STABILITY,  /* converged, eigenvalues could not be computed */
     SM_OUTCOME_DEGENERATE     /* a fixed point that is no gait (a step of zero length or time) */

@@ -112,6 +112,24 @@ int cli_fail(const cli_run *run, int code, const char *fmt, ...)
     return code;
 }
 
+int cli_exit_code(sm_status st, int io_code)
+{
+    switch (sm_status_kind(st)) {
+    case SM_KIND_OK:
+        return EX_OK;
+    case SM_KIND_WALKER:
+    case SM_KIND_SOLVER:
+        return CLI_EXIT_NO_GAIT;
+    case SM_KIND_OUTPUT:
+        return st == SM_NO_MEMORY ? EX_OSERR : io_code;
+    case SM_KIND_INPUT:
+    default:
+        /* Names and options are how the program was called; values and files
+         * are the data it was given. */
+        return st == SM_UNKNOWN_MODEL || st == SM_UNKNOWN_PARAM || st == SM_BAD_OPTION ? EX_USAGE : EX_DATAERR;
+    }
+}
+
 static int bad_option(const cli_run *run, char **argv)
 {
     const char *what = argv[optind - 1];
@@ -132,8 +150,7 @@ static int take_model(cli_run *run, const char *name)
     char why[512];
     cli_run_release(run);
     sm_status st = sm_registry_open(name, &run->model, why, sizeof why);
-    if (st == SM_UNKNOWN_MODEL) return cli_fail(run, EX_USAGE, "%s", why);
-    if (st != SM_OK) return cli_fail(run, st == SM_IO_ERROR ? EX_NOINPUT : EX_DATAERR, "%s", why);
+    if (st != SM_OK) return cli_fail(run, cli_exit_code(st, EX_NOINPUT), "%s", why);
     sm_model_default_params(run->model, run->params);
     return 0;
 }

@@ -14,6 +14,12 @@
 /* Exit status when a computation ran but found no gait (or the walker fell). */
 #define CLI_EXIT_NO_GAIT 1
 
+/* The one exit code for a library status, by its kind: 0 ok; 1 the walker
+ * or the solver (a result: no gait); 64 a name or option the user gave,
+ * 65 a bad value or file; 71 out of memory; io_code for an I/O error, which
+ * depends on what was being done (66 reading, 73 creating, 74 writing). */
+int cli_exit_code(sm_status st, int io_code);
+
 /* Everything a subcommand learns from its arguments. */
 typedef struct {
     const char *cmd;                  /* subcommand name, for messages */

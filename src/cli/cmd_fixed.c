@@ -272,5 +272,5 @@ int cmd_fixed(int argc, char **argv)
     if (r.status != SM_OK)
         cli_fail(&run, CLI_EXIT_NO_GAIT, "gait found but its stability could not be computed: %s",
                  sm_strerror(r.status));
-    return r.status == SM_OK ? 0 : CLI_EXIT_NO_GAIT;
+    return cli_exit_code(r.status, EX_IOERR);
 }

@@ -177,7 +177,7 @@ int cmd_orbit(int argc, char **argv)
         /* The axis is --param here, not sweep's --grid. */
         const size_t axis_len = strlen("sm_sweep_axis");
         const bool grid = strncmp(why, "sm_sweep_axis", axis_len) == 0;
-        return cli_fail(&run, ast == SM_BAD_PARAM ? EX_DATAERR : EX_USAGE, "%s%s", grid ? "--param" : "--param: ",
+        return cli_fail(&run, cli_exit_code(ast, EX_IOERR), "%s%s", grid ? "--param" : "--param: ",
                         grid ? why + axis_len : why);
     }
     if (sm_orbit_options_check(&s.oo, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);

@@ -234,7 +234,7 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
     snprintf(out, sizeof out, "%s/sweep.csv", dir);
     if (!rc) {
         sm_status st = sm_sweep_merge(dir, out, total, &rows, &missing, why, sizeof why);
-        if (st != SM_OK) rc = cli_fail(run, st == SM_IO_ERROR ? EX_IOERR : EX_DATAERR, "%s", why);
+        if (st != SM_OK) rc = cli_fail(run, cli_exit_code(st, EX_IOERR), "%s", why);
     }
     if (!rc) {
         json_object_set_new(merged, "parts", parts);
