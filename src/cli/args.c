@@ -377,4 +377,3 @@ int cli_parse(cli_run *run, int argc, char **argv, const struct option *opts, co
     return finish(run, argc, argv);
 }
 
-json_t *cli_json_number(double v) { return isfinite(v) ? json_real(v) : json_null(); }

@@ -46,8 +46,29 @@ void cli_run_init(cli_run *run, const char *cmd);
  * Returns 0 or an exit code. */
 int cli_finish(cli_run *run, int argc, char **argv);
 
+/* The output vocabulary (json.c): one builder per object, one key per
+ * meaning. */
+
 /* A JSON number, or null for NaN and infinities (JSON has neither). */
 json_t *cli_json_number(double v);
+
+/* {"method", "max_order", "rtol", "atol", "max_step", "t_max"}. */
+json_t *cli_solver_json(const sm_solver_options *o);
+
+/* [[re, im], ...] of n multipliers. */
+json_t *cli_eigenvalues_json(size_t n, const double *re, const double *im);
+
+/* Sets "trivial_multiplier" (and "stability_note") in doc: the multiplier a
+ * conservation law pins at 1, or null; null_note: a null note too. */
+void cli_json_trivial(json_t *doc, const double *re, const double *im, int trivial_index, bool null_note);
+
+/* Sets the first n gait measures of mt in doc under their output names
+ * (sm_metric_fields[i].output: "step_period", "step_length", ...). */
+void cli_json_metrics(json_t *doc, const sm_step_metrics *mt, size_t n);
+
+/* Where OUT's JSON sidecar goes: OUT with .csv replaced by .json (or .json
+ * added); "" for no OUT or stdout ("-"). */
+void cli_sidecar_path(const char *out, char *buf, size_t len);
 
 /* Closes the model the run opened (frees a model file's walker); the run
  * keeps its settings but has no model afterwards. */
