@@ -564,6 +564,21 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
                     "'%s' already exists: open it with resume = true to finish that sweep, or use another directory",
                     dir);
     }
+    /* The same sweep, not just the same columns: another rtol or start
+     * guess would mix rows of two computations. */
+    char sig[8192], sig_path[4200];
+    const size_t sig_len = sweep_signature(c, sig, sizeof sig);
+    snprintf(sig_path, sizeof sig_path, "%s/part-%s.sig", dir, tag);
+    if (sig_len == 0) {
+        sm_sweep_free(s);
+        return fail(why, why_len, SM_BAD_OPTION, "the sweep's settings are too long to record");
+    }
+    sm_status sst = sweep_signature_check(dir, sig, why, why_len);
+    if (sst == SM_OK) sst = sweep_signature_write(sig_path, sig, sig_len, why, why_len);
+    if (sst != SM_OK) {
+        sm_sweep_free(s);
+        return sst;
+    }
     size_t n_parts = 0;
     char **parts = sm_sweep_list_parts(dir, ".csv", &n_parts);
     for (size_t i = 0; parts && i < n_parts; i++) {
