@@ -79,7 +79,7 @@ sm_status sm_registry_open(const char *name, const sm_model **out, char *why, si
     }
     snprintf(why, why_len,
              "unknown model '%s': not a built-in walker, and no %s.yaml in STRIDEMAP_MODEL_PATH, ./models or %s "
-             "(see 'stridemap models')",
+             "(see sm_registry_count and sm_registry_at)",
              name, name, STRIDEMAP_MODELDIR);
     return SM_UNKNOWN_MODEL;
 }

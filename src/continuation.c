@@ -67,14 +67,14 @@ sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, cha
     if (o->param >= m->n_params) BAD("model '%s' has no parameter number %zu", m->name, o->param);
     if (!(o->lo <= o->hi) || isnan(o->lo) || isnan(o->hi)) BAD("the parameter bounds must satisfy lo <= hi");
     if (o->direction != 1 && o->direction != -1) BAD("the direction must be +1 or -1");
-    if (o->period < 1 || o->period > 1024) BAD("--period must be a whole number from 1 to 1024, not %d", o->period);
+    if (o->period < 1 || o->period > 1024) BAD("sm_cont_options.period must be a whole number from 1 to 1024, not %d", o->period);
     if (!(o->h_min > 0 && o->h_min <= o->h0 && o->h0 <= o->h_max && isfinite(o->h_max)))
-        BAD("the steps must satisfy 0 < h_min <= --step <= h_max (got %g, %g, %g)", o->h_min, o->h0, o->h_max);
-    if (o->max_points < 1) BAD("--max-points must be at least 1, not %d", o->max_points);
-    if (!(o->tol > 0) || !isfinite(o->tol)) BAD("--tol must be a positive number, not %g", o->tol);
+        BAD("the steps must satisfy 0 < h_min <= sm_cont_options.h0 <= h_max (got %g, %g, %g)", o->h_min, o->h0, o->h_max);
+    if (o->max_points < 1) BAD("sm_cont_options.max_points must be at least 1, not %d", o->max_points);
+    if (!(o->tol > 0) || !isfinite(o->tol)) BAD("sm_cont_options.tol must be a positive number, not %g", o->tol);
     if (o->max_iter < 1) BAD("the corrector needs at least one iteration");
-    if (!(o->fd_step >= 0 && o->fd_step < 1)) BAD("--fd-step must be in [0, 1) (0: sqrt(rtol)), not %g", o->fd_step);
-    if (!(o->weight > 0) || !isfinite(o->weight)) BAD("--weight must be a positive number, not %g", o->weight);
+    if (!(o->fd_step >= 0 && o->fd_step < 1)) BAD("sm_cont_options.fd_step must be in [0, 1) (0: sqrt(rtol)), not %g", o->fd_step);
+    if (!(o->weight > 0) || !isfinite(o->weight)) BAD("sm_cont_options.weight must be a positive number, not %g", o->weight);
     if (!(o->locate_tol > 0)) BAD("the location tolerance must be positive, not %g", o->locate_tol);
 #undef BAD
     return SM_OK;

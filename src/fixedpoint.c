@@ -19,19 +19,19 @@ void sm_newton_options_default(sm_newton_options *o)
 sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t why_len)
 {
     if (o->period < 1 || o->period > 1024) {
-        snprintf(why, why_len, "--period must be a whole number from 1 to 1024, not %d", o->period);
+        snprintf(why, why_len, "sm_newton_options.period must be a whole number from 1 to 1024, not %d", o->period);
         return SM_BAD_OPTION;
     }
     if (!(o->tol > 0) || !isfinite(o->tol)) {
-        snprintf(why, why_len, "--tol must be a positive number, not %g", o->tol);
+        snprintf(why, why_len, "sm_newton_options.tol must be a positive number, not %g", o->tol);
         return SM_BAD_OPTION;
     }
     if (o->max_iter < 0) {
-        snprintf(why, why_len, "--max-iter must be >= 0, not %d", o->max_iter);
+        snprintf(why, why_len, "sm_newton_options.max_iter must be >= 0, not %d", o->max_iter);
         return SM_BAD_OPTION;
     }
     if (!(o->fd_step >= 0 && o->fd_step < 1)) {
-        snprintf(why, why_len, "--fd-step must be in [0, 1) (0: the default for each difference scheme), not %g", o->fd_step);
+        snprintf(why, why_len, "sm_newton_options.fd_step must be in [0, 1) (0: the default for each difference scheme), not %g", o->fd_step);
         return SM_BAD_OPTION;
     }
     if (o->max_backtracks < 0) {

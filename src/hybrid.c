@@ -56,13 +56,12 @@ void sm_solver_options_default(sm_solver_options *o)
     o->max_order = 0;
 }
 
-/* What each checked option is called in a message: the CLI's flags (the
- * wording sm_solver_options_check has always had) or the struct's fields. */
+/* What each checked option is called in a message: the struct's fields,
+ * which a C caller has (the CLI maps them to its flags). */
 typedef struct {
     const char *rtol, *atol, *max_step, *t_max, *max_order, *max_num_steps;
 } option_names;
 
-static const option_names flag_names = {"--rtol", "--atol", "--max-step", "--tmax", "--max-order", NULL};
 static const option_names field_names = {"sm_solver_options.rtol",      "sm_solver_options.atol",
                                          "sm_solver_options.max_step",  "sm_solver_options.t_max",
                                          "sm_solver_options.max_order", "sm_solver_options.max_num_steps"};
@@ -93,10 +92,7 @@ static sm_status check_options(const sm_solver_options *o, const option_names *n
         return SM_BAD_OPTION;
     }
     if (o->max_num_steps < 1) {
-        if (n->max_num_steps)
-            snprintf(why, why_len, "%s must be at least 1, not %ld", n->max_num_steps, (long)o->max_num_steps);
-        else
-            snprintf(why, why_len, "the step limit per phase must be at least 1");
+        snprintf(why, why_len, "%s must be at least 1, not %ld", n->max_num_steps, (long)o->max_num_steps);
         return SM_BAD_OPTION;
     }
     return SM_OK;
@@ -104,7 +100,7 @@ static sm_status check_options(const sm_solver_options *o, const option_names *n
 
 sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t why_len)
 {
-    return check_options(o, &flag_names, why, why_len);
+    return check_options(o, &field_names, why, why_len);
 }
 
 static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)

@@ -18,11 +18,11 @@ void sm_orbit_options_default(sm_orbit_options *o)
 sm_status sm_orbit_options_check(const sm_orbit_options *o, char *why, size_t why_len)
 {
     if (o->transient < 0 || o->transient > 100000000) {
-        snprintf(why, why_len, "--transient must be a whole number from 0 to 1e8, not %d", o->transient);
+        snprintf(why, why_len, "sm_orbit_options.transient must be a whole number from 0 to 1e8, not %d", o->transient);
         return SM_BAD_OPTION;
     }
     if (o->record < 1 || o->record > 1000000) {
-        snprintf(why, why_len, "--record must be a whole number from 1 to 1e6, not %d", o->record);
+        snprintf(why, why_len, "sm_orbit_options.record must be a whole number from 1 to 1e6, not %d", o->record);
         return SM_BAD_OPTION;
     }
     if (o->max_period < 0) {

@@ -6,21 +6,7 @@
 
 #include "scratch.h"
 
-bool sm_orbit_walker_outcome(sm_status st)
-{
-    switch (st) {
-    case SM_INTEGRATOR_FAILED:
-    case SM_RHS_FAILED:
-    case SM_NONFINITE:
-    case SM_NO_MEMORY:
-    case SM_IO_ERROR:
-    case SM_BAD_STATE:
-    case SM_BAD_PARAM:
-        return false;
-    default:
-        return true;
-    }
-}
+bool sm_orbit_walker_outcome(sm_status st) { return sm_status_kind(st) == SM_KIND_WALKER; }
 
 typedef struct {
     size_t n_state;

@@ -28,16 +28,16 @@ void sm_search_options_default(const sm_model *m, const double *p, sm_search_opt
 sm_status sm_search_options_check(const sm_model *m, const sm_search_options *o, char *why, size_t why_len)
 {
     if (o->starts < 1 || o->starts > 1000000) {
-        snprintf(why, why_len, "--starts must be from 1 to 1000000, not %zu", o->starts);
+        snprintf(why, why_len, "sm_search_options.starts must be from 1 to 1000000, not %zu", o->starts);
         return SM_BAD_OPTION;
     }
     if (o->max_starts > 100000000) {
-        snprintf(why, why_len, "--max-starts must be at most 100000000, not %zu", o->max_starts);
+        snprintf(why, why_len, "sm_search_options.max_starts must be at most 100000000, not %zu", o->max_starts);
         return SM_BAD_OPTION;
     }
     for (size_t k = 0; k < m->n_free; k++)
         if (!isfinite(o->lo[k]) || !isfinite(o->hi[k]) || !(o->lo[k] < o->hi[k])) {
-            snprintf(why, why_len, "--box: %s needs LO < HI (finite), not %g:%g",
+            snprintf(why, why_len, "sm_search_options.lo/hi: %s needs LO < HI (finite), not %g:%g",
                      m->state_names[m->free_index[k]], o->lo[k], o->hi[k]);
             return SM_BAD_OPTION;
         }

@@ -8,8 +8,8 @@
 #include "scratch.h"
 
 const sm_metric_field sm_metric_fields[] = {
-#define FIELD(name) {#name, offsetof(sm_step_metrics, name)}
-    FIELD(period),
+#define FIELD(name) {#name, offsetof(sm_step_metrics, name), #name}
+    {"period", offsetof(sm_step_metrics, period), "step_period"},
     FIELD(step_length),
     FIELD(speed),
     FIELD(impact_energy_loss),

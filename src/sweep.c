@@ -473,11 +473,11 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
                         sm_sweep **out, char *why, size_t why_len)
 {
     *out = NULL;
-    if (c->grid.n_axes == 0) return fail(why, why_len, SM_BAD_OPTION, "a sweep needs at least one --grid");
+    if (c->grid.n_axes == 0) return fail(why, why_len, SM_BAD_OPTION, "a sweep needs at least one axis in sm_sweep_config.grid");
     if (c->jobs < 1 || c->jobs > 1024)
-        return fail(why, why_len, SM_BAD_OPTION, "--jobs must be from 1 to 1024");
+        return fail(why, why_len, SM_BAD_OPTION, "sm_sweep_config.jobs must be from 1 to 1024");
     if (c->shard_n < 1 || c->shard_k < 0 || c->shard_k >= c->shard_n)
-        return fail(why, why_len, SM_BAD_OPTION, "--shard K/N needs 0 <= K < N");
+        return fail(why, why_len, SM_BAD_OPTION, "sm_sweep_config.shard_k/shard_n needs 0 <= K < N");
     sm_status st = probe_dir(dir, tag, why, why_len);
     if (st != SM_OK) return st;
 
@@ -548,7 +548,7 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
         if (e == EWOULDBLOCK)
             return fail(why, why_len, SM_IO_ERROR,
                         "'%s' is in use: another sweep is writing '%s/part-%s.csv' now; wait for it to "
-                        "end (then --resume if it stopped early), or use another directory",
+                        "end (then open it with resume = true if it stopped early), or use another directory",
                         dir, dir, tag);
         return fail(why, why_len, SM_IO_ERROR, "cannot lock '%s/part-%s.csv': %s", dir, tag, strerror(e));
     }
@@ -561,8 +561,23 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     if (sb.st_size > 0 && !resume) {
         sm_sweep_free(s);
         return fail(why, why_len, SM_BAD_OPTION,
-                    "'%s' already exists: add --resume to finish that sweep, or use another directory",
+                    "'%s' already exists: open it with resume = true to finish that sweep, or use another directory",
                     dir);
+    }
+    /* The same sweep, not just the same columns: another rtol or start
+     * guess would mix rows of two computations. */
+    char sig[8192], sig_path[4200];
+    const size_t sig_len = sweep_signature(c, sig, sizeof sig);
+    snprintf(sig_path, sizeof sig_path, "%s/part-%s.sig", dir, tag);
+    if (sig_len == 0) {
+        sm_sweep_free(s);
+        return fail(why, why_len, SM_BAD_OPTION, "the sweep's settings are too long to record");
+    }
+    sm_status sst = sweep_signature_check(dir, sig, why, why_len);
+    if (sst == SM_OK) sst = sweep_signature_write(sig_path, sig, sig_len, why, why_len);
+    if (sst != SM_OK) {
+        sm_sweep_free(s);
+        return sst;
     }
     size_t n_parts = 0;
     char **parts = sm_sweep_list_parts(dir, ".csv", &n_parts);

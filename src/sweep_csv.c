@@ -14,15 +14,9 @@
 
 #include "sweep_internal.h"
 
-/* The gait measures come from stride.h's one table (sm_metric_fields), so a
- * measure added there is a column here.  "period" is the step's duration;
- * it is called step_period in the CSV, as in 'fixed --json'. */
+/* The gait measures come from stride.h's one table (sm_metric_fields), under
+ * its output names, so a measure added there is a column here. */
 #define N_METRICS sm_metric_field_count
-
-static const char *metric_name(size_t k)
-{
-    return strcmp(sm_metric_fields[k].name, "period") == 0 ? "step_period" : sm_metric_fields[k].name;
-}
 
 static const char *const outcome_names[] = {"stable", "unstable", "fell", "not_converged",
                                             "no_stability", "degenerate"};
@@ -39,8 +33,7 @@ sm_sweep_outcome sm_sweep_point_outcome(const sm_sweep_point *pt)
     /* Stalled near the integration error: a gait may well be there, so the
      * strides that fell while Newton searched do not make it a fall. */
     if (r->status == SM_STALLED) return SM_OUTCOME_NOT_CONVERGED;
-    if (r->stride_status == SM_FELL_BACKWARD || r->stride_status == SM_FELL_FORWARD ||
-        r->status == SM_FELL_BACKWARD || r->status == SM_FELL_FORWARD)
+    if (sm_status_kind(r->status) == SM_KIND_WALKER || sm_status_kind(r->stride_status) == SM_KIND_WALKER)
         return SM_OUTCOME_FELL;
     return SM_OUTCOME_NOT_CONVERGED;
 }
@@ -119,7 +112,7 @@ size_t sm_sweep_csv_header(const sm_model *m, const sm_sweep_grid *g, char *buf,
     put(&o, ",outcome,status,stride_status,converged,stable,max_abs_eig");
     for (size_t k = 0; k < m->n_free; k++) put(&o, ",eig%zu_re,eig%zu_im", k + 1, k + 1);
     put(&o, ",iterations,residual,stride_evals");
-    for (size_t k = 0; k < N_METRICS; k++) put(&o, ",%s", metric_name(k));
+    for (size_t k = 0; k < N_METRICS; k++) put(&o, ",%s", sm_metric_fields[k].output);
     for (size_t k = 0; k < m->n_state; k++) put_name(&o, "x_", m->state_names[k]);
     put(&o, ",seed,wall_s,trivial_eig\n");
     return o.ok ? o.pos : 0;
@@ -332,7 +325,7 @@ sm_status sm_sweep_merge(const char *dir, const char *out_path, long total, long
         } else if (hl != header_len || memcmp(header, bufs[f], hl) != 0) {
             snprintf(why, why_len, "'%s' has another header than the other parts: not the same sweep",
                      parts[f]);
-            st = SM_BAD_OPTION;
+            st = SM_BAD_DATA;
             goto done;
         }
         for (char *p = nl + 1; p < bufs[f] + len;) {

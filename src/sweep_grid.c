@@ -32,12 +32,12 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     const char *c1 = eq ? strchr(eq + 1, ':') : NULL;
     const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
     if (!eq || eq == spec || !c1 || !c2 || strchr(c2 + 1, ':')) {
-        snprintf(why, why_len, "--grid takes NAME=LO:HI:N (e.g. gamma=0.001:0.015:50), not '%s'", spec);
+        snprintf(why, why_len, "sm_sweep_axis takes NAME=LO:HI:N (e.g. gamma=0.001:0.015:50), not '%s'", spec);
         return SM_BAD_PARAM;
     }
     size_t nlen = (size_t)(eq - spec);
     if (nlen >= sizeof a->name) {
-        snprintf(why, why_len, "--grid: parameter name too long in '%s' (at most %zu characters)", spec,
+        snprintf(why, why_len, "sm_sweep_axis: parameter name too long in '%s' (at most %zu characters)", spec,
                  sizeof a->name - 1);
         return SM_BAD_OPTION;
     }
@@ -45,36 +45,36 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     a->name[nlen] = '\0';
     int i = sm_model_param_index(m, a->name);
     if (i < 0) {
-        snprintf(why, why_len, "--grid: model '%s' has no parameter '%s' (see 'stridemap params %s')",
+        snprintf(why, why_len, "sm_sweep_axis: model '%s' has no parameter '%s' (see the parameters of model %s)",
                  m->name, a->name, m->name);
         return SM_UNKNOWN_PARAM;
     }
     a->param = (size_t)i;
     if (!parse_number(eq + 1, (size_t)(c1 - eq - 1), &a->lo) ||
         !parse_number(c1 + 1, (size_t)(c2 - c1 - 1), &a->hi)) {
-        snprintf(why, why_len, "--grid %s: LO and HI must be finite numbers in '%s'", a->name, spec);
+        snprintf(why, why_len, "sm_sweep_axis %s: LO and HI must be finite numbers in '%s'", a->name, spec);
         return SM_BAD_PARAM;
     }
     char *end = NULL;
     errno = 0;
     long n = strtol(c2 + 1, &end, 10);
     if (end == c2 + 1 || *end != '\0' || errno == ERANGE || n < 1 || n > SWEEP_MAX_N) {
-        snprintf(why, why_len, "--grid %s: N must be a whole number from 1 to %ld, not '%s'", a->name, SWEEP_MAX_N,
+        snprintf(why, why_len, "sm_sweep_axis %s: N must be a whole number from 1 to %ld, not '%s'", a->name, SWEEP_MAX_N,
                  c2 + 1);
         return SM_BAD_PARAM;
     }
     a->n = n;
     if (a->lo > a->hi) {
-        snprintf(why, why_len, "--grid %s: LO %g is above HI %g", a->name, a->lo, a->hi);
+        snprintf(why, why_len, "sm_sweep_axis %s: LO %g is above HI %g", a->name, a->lo, a->hi);
         return SM_BAD_PARAM;
     }
     if (n == 1 && a->lo != a->hi) {
-        snprintf(why, why_len, "--grid %s: one point needs LO = HI (or use --set %s=VALUE)", a->name,
+        snprintf(why, why_len, "sm_sweep_axis %s: one point needs LO = HI (or hold it fixed: %s=VALUE)", a->name,
                  a->name);
         return SM_BAD_PARAM;
     }
     if (n > 1 && a->lo == a->hi) {
-        snprintf(why, why_len, "--grid %s: %ld points need LO < HI", a->name, n);
+        snprintf(why, why_len, "sm_sweep_axis %s: %ld points need LO < HI", a->name, n);
         return SM_BAD_PARAM;
     }
     /* Every value, so that an integer parameter gets whole numbers only. */
@@ -89,17 +89,17 @@ sm_status sm_sweep_grid_add(sm_sweep_grid *g, const sm_sweep_axis *a, char *why,
 {
     for (size_t k = 0; k < g->n_axes; k++)
         if (g->axis[k].param == a->param) {
-            snprintf(why, why_len, "--grid: parameter '%s' is swept twice", a->name);
+            snprintf(why, why_len, "sm_sweep_axis: parameter '%s' is swept twice", a->name);
             return SM_BAD_OPTION;
         }
     if (g->n_axes == SM_SWEEP_MAX_AXES) {
-        snprintf(why, why_len, "--grid: at most %d axes, not %d", SM_SWEEP_MAX_AXES, SM_SWEEP_MAX_AXES + 1);
+        snprintf(why, why_len, "sm_sweep_axis: at most %d axes, not %d", SM_SWEEP_MAX_AXES, SM_SWEEP_MAX_AXES + 1);
         return SM_BAD_OPTION;
     }
     long total = sm_sweep_grid_points(g);
     if (total > 0 && a->n > SWEEP_MAX_POINTS / total) {
         snprintf(why, why_len,
-                 "--grid: %ld x %ld points is more than a grid may have (at most %ld, the product of every N)",
+                 "sm_sweep_axis: %ld x %ld points is more than a grid may have (at most %ld, the product of every N)",
                  total, a->n, SWEEP_MAX_POINTS);
         return SM_BAD_OPTION;
     }

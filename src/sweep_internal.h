@@ -31,5 +31,15 @@ size_t sweep_csv_fields(const char *line, size_t len);
 /* Reads a whole file into a NUL-terminated buffer (free it); NULL on error. */
 char *sweep_read_file(const char *path, size_t *len);
 
+/* The sweep's signature (sweep_sig.c) in buf: its length, 0 if it does not fit. */
+size_t sweep_signature(const sm_sweep_config *c, char *buf, size_t len);
+
+/* SM_BAD_OPTION, naming the first field that differs, if a DIR/part-*.sig
+ * holds another signature than sig. */
+sm_status sweep_signature_check(const char *dir, const char *sig, char *why, size_t why_len);
+
+/* Writes sig to path whole (a temporary file renamed). */
+sm_status sweep_signature_write(const char *path, const char *sig, size_t len, char *why, size_t why_len);
+
 
 #endif

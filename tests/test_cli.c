@@ -533,6 +533,105 @@ static void search_box_needs_one_range_per_coordinate(void **state)
     cli_expect_error(cli_run("search", "simplest", "--box", "0.1:0.3,-0.3:-0.1,", NULL), 65, "needs 2 ranges");
 }
 
+/* The library says its messages in field names (sm_solver_options.rtol);
+ * the program says them in its flags, exactly as it always has. */
+static void library_messages_read_as_flags(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[8];
+        int code;
+        const char *err;
+    } cases[] = {
+        {{"fixed", "simplest", "--rtol", "2"}, 65, "stridemap fixed: --rtol must be a number in (0, 1), not 2\n"},
+        {{"fixed", "simplest", "--tmax", "-1"},
+         65,
+         "stridemap fixed: --tmax must be a finite number >= 0 (0: the model's own), not -1\n"},
+        {{"sweep", "simplest", "--grid", "nosuch=0:1:3", "--out", "/nonexistent/never"},
+         64,
+         "stridemap sweep: --grid: model 'simplest' has no parameter 'nosuch' (see 'stridemap params simplest')\n"},
+        {{"orbit", "simplest", "--param", "gamma=0.002:0.001:3"}, 65, "stridemap orbit: --param gamma: LO 0.002 is above HI 0.001\n"},
+        {{"orbit", "simplest", "--param", "gamma=0.002:0.003:1"},
+         65,
+         "stridemap orbit: --param gamma: one point needs LO = HI (or use --set gamma=VALUE)\n"},
+        {{"fixed", "simplest", "--max-iter", "0"},
+         1,
+         "stridemap fixed: no gait found: Newton's method did not converge: no step lowered the residual, or the "
+         "iterations ran out (try another --guess; more --max-iter only if the residual was still falling)\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const char *const *a = cases[k].args;
+        cli_result *r = cli_run(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
+        assert_int_equal(r->status, cases[k].code);
+        assert_string_equal(r->err, cases[k].err);
+    }
+    cli_result *r = cli_run("fixed", "simplest", "--max-iter", "0", NULL);
+    assert_non_null(strstr(r->out, "status       not_converged: Newton's method did not converge: no step lowered "
+                                   "the residual, or the iterations ran out (try another --guess; more --max-iter"));
+    r = cli_run("fixed", "nosuch", NULL);
+    assert_int_equal(r->status, 64);
+    assert_non_null(strstr(r->err, "(see 'stridemap models')\n"));
+}
+
+/* One output vocabulary: the solver object has the same keys in every
+ * output (fixed --json, the continue, orbit and sweep sidecars), with the
+ * stride time limit as "t_max" (the sweep said "tmax" before issue 10). */
+static void solver_object_is_the_same_everywhere(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sm_cli_solverXXXXXX", path[256], path2[128];
+    assert_non_null(mkdtemp(dir));
+    json_t *solvers[4];
+    cli_result *r = cli_run("fixed", "simplest", "--json", "--tmax", "7", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    solvers[0] = json_incref(json_object_get(doc, "solver"));
+    json_decref(doc);
+
+    snprintf(path, sizeof path, "%s/branch.csv", dir);
+    r = cli_run("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "2.6", "--max-points", "3", "--tmax", "7",
+                "--out", path, NULL);
+    assert_int_equal(r->status, 0);
+    snprintf(path, sizeof path, "%s/branch.json", dir);
+    doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    solvers[1] = json_incref(json_object_get(doc, "solver"));
+    json_decref(doc);
+
+    snprintf(path, sizeof path, "%s/orbit.csv", dir);
+    r = cli_run("orbit", "logistic", "--param", "r=2.8:2.9:2", "--transient", "5", "--record", "2", "--tmax", "7",
+                "--out", path, NULL);
+    assert_int_equal(r->status, 0);
+    snprintf(path, sizeof path, "%s/orbit.json", dir);
+    doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    solvers[2] = json_incref(json_object_get(doc, "solver"));
+    json_decref(doc);
+
+    snprintf(path2, sizeof path2, "%s/sweep", dir);
+    r = cli_run("sweep", "logistic", "--grid", "r=2.5:2.6:2", "--tmax", "7", "--out", path2, "-q", NULL);
+    assert_int_equal(r->status, 0);
+    snprintf(path, sizeof path, "%s/sweep.json", path2);
+    doc = json_load_file(path, 0, NULL);
+    assert_non_null(doc);
+    solvers[3] = json_incref(json_object_get(doc, "solver"));
+    json_decref(doc);
+
+    static const char *const keys[] = {"method", "max_order", "rtol", "atol", "max_step", "t_max"};
+    for (int k = 0; k < 4; k++) {
+        if (!json_is_object(solvers[k])) fail_msg("output %d has no solver object", k);
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+            if (!json_object_get(solvers[k], keys[i])) fail_msg("output %d: solver has no '%s'", k, keys[i]);
+        assert_null(json_object_get(solvers[k], "tmax"));
+        assert_true(json_real_value(json_object_get(solvers[k], "t_max")) == 7.0);
+        json_decref(solvers[k]);
+    }
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -565,6 +664,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(search_json_has_the_trivial_multiplier),
         cmocka_unit_test(search_refuses_an_absurd_cost_and_shows_progress),
         cmocka_unit_test(search_box_needs_one_range_per_coordinate),
+        cmocka_unit_test(library_messages_read_as_flags),
+        cmocka_unit_test(solver_object_is_the_same_everywhere),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

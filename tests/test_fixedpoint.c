@@ -601,13 +601,13 @@ static void test_bad_newton_options(void **state)
     }
     sm_newton_options_default(&o);
     o.max_iter = -1;
-    expect_bad_newton(&o, "max-iter");
+    expect_bad_newton(&o, "sm_newton_options.max_iter");
     sm_newton_options_default(&o);
     o.fd_step = -1e-6;
-    expect_bad_newton(&o, "fd-step");
+    expect_bad_newton(&o, "sm_newton_options.fd_step");
     sm_newton_options_default(&o);
     o.fd_step = NAN;
-    expect_bad_newton(&o, "fd-step");
+    expect_bad_newton(&o, "sm_newton_options.fd_step");
 }
 
 static void test_bad_guess(void **state)

@@ -536,16 +536,16 @@ static void test_bad_solver_options_rejected(void **state)
     }
     sm_solver_options_default(&o);
     o.max_step = -0.1;
-    expect_bad_options(&o, "max-step");
+    expect_bad_options(&o, "sm_solver_options.max_step");
     sm_solver_options_default(&o);
     o.max_step = NAN;
-    expect_bad_options(&o, "max-step");
+    expect_bad_options(&o, "sm_solver_options.max_step");
     sm_solver_options_default(&o);
     o.t_max = INFINITY;
-    expect_bad_options(&o, "tmax");
+    expect_bad_options(&o, "sm_solver_options.t_max");
     sm_solver_options_default(&o);
     o.t_max = -1.0;
-    expect_bad_options(&o, "tmax");
+    expect_bad_options(&o, "sm_solver_options.t_max");
     sm_solver_options_default(&o);
     o.max_num_steps = 0;
     char w2[256];

@@ -123,7 +123,7 @@ static void test_options(void **state)
     assert_status(sm_orbit_options_check(&o, why, sizeof why), SM_OK);
     o.record = 0;
     assert_status(sm_orbit_options_check(&o, why, sizeof why), SM_BAD_OPTION);
-    assert_non_null(strstr(why, "--record"));
+    assert_non_null(strstr(why, "sm_orbit_options.record"));
 }
 
 /* ---- the orbit diagram (sm_orbit_diagram) ---- */

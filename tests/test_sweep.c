@@ -208,7 +208,7 @@ static void an_interrupted_sweep_resumed_gives_the_same_rows(void **state)
     snprintf(dir, sizeof dir, "%s/cut", base_dir);
     sm_sweep *s = NULL;
     assert_status(sm_sweep_open(&c, dir, "local", false, &s, why, sizeof why), SM_BAD_OPTION);
-    assert_non_null(strstr(why, "--resume"));
+    assert_non_null(strstr(why, "resume = true"));
     assert_null(s);
     c.stop_after = 0;
     assert_int_equal(run_sweep(&c, "cut", "local", true), 24 - 7);
@@ -362,6 +362,59 @@ static void an_unwritable_directory_is_refused_before_any_work(void **state)
     assert_null(s);
 }
 
+/* The "same sweep?" check is the library's own: a C caller that resumes
+ * with another rtol, another shard's Newton tolerance or another fixed
+ * parameter is refused, with the field that differs, before any row is
+ * mixed in; the same settings resume. */
+static void resuming_another_sweep_is_refused_by_the_library(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    config(&c, "rimless", "gamma=0.02:0.2:3", NULL);
+    c.stop_after = 1;
+    assert_int_equal(run_sweep(&c, "sig", "local", false), 1);
+    char dir[256], why[1024], path[300];
+    snprintf(dir, sizeof dir, "%s/sig", base_dir);
+    snprintf(path, sizeof path, "%s/part-local.csv", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char before[4096];
+    const size_t n_before = fread(before, 1, sizeof before, f);
+    fclose(f);
+    c.stop_after = 0;
+    sm_sweep *s = NULL;
+
+    sm_sweep_config other = c;
+    other.solver.rtol = 1e-9;
+    assert_status(sm_sweep_open(&other, dir, "local", true, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_null(s);
+    if (!strstr(why, "sm_sweep_config.solver.rtol")) fail_msg("does not name the field: %s", why);
+    if (strstr(why, "--")) fail_msg("names a flag: %s", why);
+
+    /* Another shard of DIR counts too. */
+    other = c;
+    other.newton.tol = 1e-9;
+    assert_status(sm_sweep_open(&other, dir, "shard1", false, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "sm_sweep_config.newton.tol"));
+
+    other = c;
+    other.params[2] = 0.5 * c.params[2]; /* g, a fixed parameter (gamma is swept) */
+    assert_status(sm_sweep_open(&other, dir, "local", true, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "sm_sweep_config.params["));
+
+    /* Nothing was added to the part file by the refusals. */
+    f = fopen(path, "r");
+    assert_non_null(f);
+    char after[4096];
+    const size_t n_after = fread(after, 1, sizeof after, f);
+    fclose(f);
+    assert_int_equal(n_after, n_before);
+    assert_memory_equal(after, before, n_before);
+
+    /* The same settings resume and finish it. */
+    assert_int_equal(run_sweep(&c, "sig", "local", true), 2);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -418,6 +471,7 @@ int main(void)
         cmocka_unit_test(falls_are_rows_not_crashes),
         cmocka_unit_test(degenerate_and_stalled_points_are_named),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),
+        cmocka_unit_test(resuming_another_sweep_is_refused_by_the_library),
     };
     return cmocka_run_group_tests_name("sweep", tests, setup, teardown);
 }

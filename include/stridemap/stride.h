@@ -61,11 +61,13 @@ typedef int (*sm_walk_fn)(void *ctx, long k, const sm_step_metrics *mt);
 sm_status sm_walk(sm_workspace *ws, const double *p, double *x, long steps, const sm_observer *obs,
                   sm_walk_fn cb, void *ctx, long *done);
 
-/* The gait measures of a step, as (name, offset) pairs, for writers of
- * tables and JSON: every column a metric has, in one place. */
+/* The gait measures of a step, as (name, output name, offset), for writers
+ * of tables and JSON: every column a metric has, in one place. */
 typedef struct {
-    const char *name;
-    size_t offset; /* of a double in sm_step_metrics */
+    const char *name;   /* the sm_step_metrics field */
+    size_t offset;      /* of a double in sm_step_metrics */
+    const char *output; /* its CSV column and JSON key: "step_period" for period,
+                           which in outputs means only N of P^N */
 } sm_metric_field;
 
 extern const sm_metric_field sm_metric_fields[];

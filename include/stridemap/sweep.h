@@ -71,7 +71,8 @@ void sm_sweep_grid_values(const sm_sweep_grid *g, long index, double *values);
 typedef enum {
     SM_OUTCOME_STABLE,        /* converged, every |eigenvalue| < 1 */
     SM_OUTCOME_UNSTABLE,      /* converged, some |eigenvalue| >= 1 */
-    SM_OUTCOME_FELL,          /* no gait: the walker fell on the last stride tried */
+    SM_OUTCOME_FELL,          /* no gait: the last stride tried ended by the walker (a status of
+                                 kind SM_KIND_WALKER: fell, scuffed, never struck, ...) */
     SM_OUTCOME_NOT_CONVERGED, /* no gait for another reason */
     SM_OUTCOME_NO_STABILITY,  /* converged, eigenvalues could not be computed */
     SM_OUTCOME_DEGENERATE     /* a fixed point that is no gait (a step of zero length or time) */
@@ -140,8 +141,12 @@ typedef struct {
  * until sm_sweep_free; a part file another process holds is an error, so
  * two runs never write one file), reads every row already in
  * dir/part-*.csv (a torn last line of the own part file is cut off).
- * Without resume, an existing non-empty own part file is an error.
- * Nothing is computed yet. */
+ * Without resume, an existing non-empty own part file is an error.  The
+ * sweep's signature (model, fixed parameters, grid, guess, solver and
+ * Newton options) goes to dir/part-TAG.sig; a dir/part-*.sig of other
+ * settings is SM_BAD_OPTION, naming the sm_sweep_config field that differs,
+ * so rows of two different computations never mix.  Nothing is computed
+ * yet. */
 sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *tag, bool resume,
                         sm_sweep **out, char *why, size_t why_len);
 

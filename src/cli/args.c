@@ -7,15 +7,127 @@
 
 #include "cli.h"
 
+/* The library names its own things (struct fields, its functions); a user
+ * of this program knows flags and subcommands.  This one table says which
+ * flag each library name is, so every library message reads as it always
+ * has.  Phrases come before the fields they contain; one "%s" carries the
+ * text between its two sides over. */
+static const struct {
+    const char *lib, *cli;
+} lib_to_cli[] = {
+    {"a sweep needs at least one axis in sm_sweep_config.grid", "a sweep needs at least one --grid"},
+    {"sm_sweep_config.shard_k/shard_n", "--shard K/N"},
+    {"(then open it with resume = true", "(then --resume"},
+    {"open it with resume = true", "add --resume"},
+    {"sm_solver_options.method = SM_METHOD_BDF", "--method bdf"},
+    {"another starting guess x0", "another --guess"},
+    {"(see the parameters of model %s)", "(see 'stridemap params %s')"},
+    {"(see sm_registry_count and sm_registry_at)", "(see 'stridemap models')"},
+    {"(see sm_model.params)", "(see 'stridemap params MODEL')"},
+    {"(or hold it fixed: ", "(or use --set "},
+    {"sm_search_options.lo/hi", "--box"},
+    {"sm_sweep_axis", "--grid"},
+    {"sm_solver_options.rtol", "--rtol"},
+    {"sm_solver_options.atol", "--atol"},
+    {"sm_solver_options.max_step", "--max-step"},
+    {"sm_solver_options.t_max", "--tmax"},
+    {"sm_solver_options.max_order", "--max-order"},
+    {"sm_newton_options.period", "--period"},
+    {"sm_newton_options.tol", "--tol"},
+    {"sm_newton_options.max_iter", "--max-iter"},
+    {"sm_newton_options.fd_step", "--fd-step"},
+    {"sm_newton_options.central", "--central"},
+    {"sm_cont_options.period", "--period"},
+    {"sm_cont_options.h0", "--step"},
+    {"sm_cont_options.max_points", "--max-points"},
+    {"sm_cont_options.tol", "--tol"},
+    {"sm_cont_options.fd_step", "--fd-step"},
+    {"sm_cont_options.weight", "--weight"},
+    {"sm_orbit_options.transient", "--transient"},
+    {"sm_orbit_options.record", "--record"},
+    {"sm_search_options.starts", "--starts"},
+    {"sm_search_options.max_starts", "--max-starts"},
+    {"sm_sweep_config.jobs", "--jobs"},
+};
+
+static bool ident_char(char c)
+{
+    return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Length of text matched by pattern at t (0: none); hole and hole_len get
+ * the text that stood for its "%s". */
+static size_t match_lib(const char *pat, const char *t, const char **hole, size_t *hole_len)
+{
+    const char *pct = strstr(pat, "%s");
+    const size_t pre = pct ? (size_t)(pct - pat) : strlen(pat);
+    if (strncmp(t, pat, pre) != 0) return 0;
+    size_t n = pre;
+    *hole = t + pre;
+    *hole_len = 0;
+    if (pct) {
+        const char *post = strstr(t + pre, pct + 2);
+        if (!post || post == t + pre) return 0;
+        *hole_len = (size_t)(post - (t + pre));
+        n = pre + *hole_len + strlen(pct + 2);
+    }
+    /* A field is a whole name: sm_sweep_axis is not the start of sm_sweep_axis_parse. */
+    if (ident_char(t[n - 1]) && ident_char(t[n])) return 0;
+    return n;
+}
+
+const char *cli_lib_text(const char *text, char *out, size_t len)
+{
+    size_t o = 0;
+    for (const char *t = text; *t && o + 1 < len;) {
+        size_t k = 0, n = 0, hole_len = 0;
+        const char *hole = NULL;
+        for (; k < sizeof lib_to_cli / sizeof lib_to_cli[0]; k++)
+            if ((n = match_lib(lib_to_cli[k].lib, t, &hole, &hole_len))) break;
+        if (!n) {
+            out[o++] = *t++;
+            continue;
+        }
+        const char *cli = lib_to_cli[k].cli, *pct = strstr(cli, "%s");
+        const int w = pct ? snprintf(out + o, len - o, "%.*s%.*s%s", (int)(pct - cli), cli, (int)hole_len, hole, pct + 2)
+                          : snprintf(out + o, len - o, "%s", cli);
+        o = w < 0 ? o : (o + (size_t)w < len ? o + (size_t)w : len - 1);
+        t += n;
+    }
+    out[o < len ? o : len - 1] = '\0';
+    return out;
+}
+
+const char *cli_strerror(sm_status s, char *buf, size_t len) { return cli_lib_text(sm_strerror(s), buf, len); }
+
 int cli_fail(const cli_run *run, int code, const char *fmt, ...)
 {
+    /* Library messages come through here, in its own words: say them in flags. */
+    char text[2048], said[2560];
     va_list ap;
-    fprintf(stderr, "stridemap %s: ", run && run->cmd ? run->cmd : "");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fprintf(stderr, "stridemap %s: %s\n", run && run->cmd ? run->cmd : "", cli_lib_text(text, said, sizeof said));
     return code;
+}
+
+int cli_exit_code(sm_status st, int io_code)
+{
+    switch (sm_status_kind(st)) {
+    case SM_KIND_OK:
+        return EX_OK;
+    case SM_KIND_WALKER:
+    case SM_KIND_SOLVER:
+        return CLI_EXIT_NO_GAIT;
+    case SM_KIND_OUTPUT:
+        return st == SM_NO_MEMORY ? EX_OSERR : io_code;
+    case SM_KIND_INPUT:
+    default:
+        /* Names and options are how the program was called; values and files
+         * are the data it was given. */
+        return st == SM_UNKNOWN_MODEL || st == SM_UNKNOWN_PARAM || st == SM_BAD_OPTION ? EX_USAGE : EX_DATAERR;
+    }
 }
 
 static int bad_option(const cli_run *run, char **argv)
@@ -38,8 +150,7 @@ static int take_model(cli_run *run, const char *name)
     char why[512];
     cli_run_release(run);
     sm_status st = sm_registry_open(name, &run->model, why, sizeof why);
-    if (st == SM_UNKNOWN_MODEL) return cli_fail(run, EX_USAGE, "%s", why);
-    if (st != SM_OK) return cli_fail(run, st == SM_IO_ERROR ? EX_NOINPUT : EX_DATAERR, "%s", why);
+    if (st != SM_OK) return cli_fail(run, cli_exit_code(st, EX_NOINPUT), "%s", why);
     sm_model_default_params(run->model, run->params);
     return 0;
 }
@@ -266,4 +377,3 @@ int cli_parse(cli_run *run, int argc, char **argv, const struct option *opts, co
     return finish(run, argc, argv);
 }
 
-json_t *cli_json_number(double v) { return isfinite(v) ? json_real(v) : json_null(); }

@@ -14,6 +14,12 @@
 /* Exit status when a computation ran but found no gait (or the walker fell). */
 #define CLI_EXIT_NO_GAIT 1
 
+/* The one exit code for a library status, by its kind: 0 ok; 1 the walker
+ * or the solver (a result: no gait); 64 a name or option the user gave,
+ * 65 a bad value or file; 71 out of memory; io_code for an I/O error, which
+ * depends on what was being done (66 reading, 73 creating, 74 writing). */
+int cli_exit_code(sm_status st, int io_code);
+
 /* Everything a subcommand learns from its arguments. */
 typedef struct {
     const char *cmd;                  /* subcommand name, for messages */
@@ -40,8 +46,29 @@ void cli_run_init(cli_run *run, const char *cmd);
  * Returns 0 or an exit code. */
 int cli_finish(cli_run *run, int argc, char **argv);
 
+/* The output vocabulary (json.c): one builder per object, one key per
+ * meaning. */
+
 /* A JSON number, or null for NaN and infinities (JSON has neither). */
 json_t *cli_json_number(double v);
+
+/* {"method", "max_order", "rtol", "atol", "max_step", "t_max"}. */
+json_t *cli_solver_json(const sm_solver_options *o);
+
+/* [[re, im], ...] of n multipliers. */
+json_t *cli_eigenvalues_json(size_t n, const double *re, const double *im);
+
+/* Sets "trivial_multiplier" (and "stability_note") in doc: the multiplier a
+ * conservation law pins at 1, or null; null_note: a null note too. */
+void cli_json_trivial(json_t *doc, const double *re, const double *im, int trivial_index, bool null_note);
+
+/* Sets the first n gait measures of mt in doc under their output names
+ * (sm_metric_fields[i].output: "step_period", "step_length", ...). */
+void cli_json_metrics(json_t *doc, const sm_step_metrics *mt, size_t n);
+
+/* Where OUT's JSON sidecar goes: OUT with .csv replaced by .json (or .json
+ * added); "" for no OUT or stdout ("-"). */
+void cli_sidecar_path(const char *out, char *buf, size_t len);
 
 /* Closes the model the run opened (frees a model file's walker); the run
  * keeps its settings but has no model afterwards. */
@@ -51,7 +78,15 @@ void cli_run_release(cli_run *run);
  * `cli_run run CLI_RUN_RELEASED;` then cli_run_init(&run, ...). */
 #define CLI_RUN_RELEASED __attribute__((cleanup(cli_run_release)))
 
-/* Prints "stridemap CMD: message" to stderr and returns code. */
+/* A library message (struct fields, sm_ names) in this program's words
+ * (flags, subcommands), by the one table in args.c; returns out. */
+const char *cli_lib_text(const char *text, char *out, size_t len);
+
+/* sm_strerror(s) in this program's words; returns buf. */
+const char *cli_strerror(sm_status s, char *buf, size_t len);
+
+/* Prints "stridemap CMD: message" to stderr, library names turned into
+ * flags (cli_lib_text), and returns code. */
 int cli_fail(const cli_run *run, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

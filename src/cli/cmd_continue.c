@@ -190,15 +190,16 @@ static int write_point(void *ctx, int branch, const sm_cont_point *pt)
 
 static json_t *point_json(const sm_model *m, const sm_cont_point *pt)
 {
-    json_t *x = json_array(), *eig = json_array();
+    json_t *x = json_array();
     for (size_t i = 0; i < pt->n_state; i++) json_array_append_new(x, cli_json_number(pt->x[i]));
-    for (size_t k = 0; k < pt->n_free; k++)
-        json_array_append_new(eig, json_pack("[o, o]", cli_json_number(pt->eig_re[k]), cli_json_number(pt->eig_im[k])));
-    return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:b, s:o, s:s}", "type", sm_point_label(pt->type),
-                     "period", pt->period, "value", cli_json_number(pt->mu), "state", x, "eigenvalues", eig,
-                     "max_abs_eigenvalue", cli_json_number(pt->max_abs_eig), "stable", pt->stable, "step_period",
-                     cli_json_number(pt->metrics.period), "status", sm_status_name(pt->status));
+    json_t *p = json_pack("{s:s, s:i, s:o, s:o, s:o, s:o, s:b}", "type", sm_point_label(pt->type), "period",
+                          pt->period, "value", cli_json_number(pt->mu), "state", x, "eigenvalues",
+                          cli_eigenvalues_json(pt->n_free, pt->eig_re, pt->eig_im), "max_abs_eigenvalue",
+                          cli_json_number(pt->max_abs_eig), "stable", pt->stable);
+    cli_json_metrics(p, &pt->metrics, 1); /* step_period */
+    json_object_set_new(p, "status", json_string(sm_status_name(pt->status)));
     (void)m;
+    return p;
 }
 
 /* A branch's summary on stderr and its entry in the sidecar. */
@@ -206,10 +207,11 @@ static void write_branch(void *ctx, const sm_cont_branch *b)
 {
     sink *s = ctx;
     const sm_cont_result *res = b->r;
+    char msg[512];
     fprintf(stderr, "branch %d (period %d) from %s = %.10g: %d points, stopped (%s) at %s = %.10g%s%s%s%s\n", b->index,
             b->o->period, s->param, b->start_mu, res->n_points, sm_cont_stop_name(res->stop), s->param,
             res->stop_mu, res->status != SM_OK ? ": " : "",
-            res->status != SM_OK ? sm_strerror(res->status) : "",
+            res->status != SM_OK ? cli_strerror(res->status, msg, sizeof msg) : "",
             res->stride_status != SM_OK ? "; last failed stride: " : "",
             res->stride_status != SM_OK ? sm_status_name(res->stride_status) : "");
     json_t *specials = json_array();
@@ -233,18 +235,11 @@ static void switch_failed(void *ctx, int branch, const sm_cont_point *pd, sm_sta
 {
     sink *s = ctx;
     (void)branch;
+    char msg[512];
     fprintf(stderr, "  could not switch to period %d at %s = %.10g: %s\n", 2 * pd->period, s->param, pd->mu,
-            sm_strerror(st));
+            cli_strerror(st, msg, sizeof msg));
 }
 
-static void derive_sidecar(const char *out, char *buf, size_t len)
-{
-    size_t n = strlen(out);
-    if (n > 4 && strcmp(out + n - 4, ".csv") == 0)
-        snprintf(buf, len, "%.*s.json", (int)(n - 4), out);
-    else
-        snprintf(buf, len, "%s.json", out);
-}
 
 int cmd_continue(int argc, char **argv)
 {
@@ -344,8 +339,8 @@ int cmd_continue(int argc, char **argv)
     char sidecar[4096] = "";
     if (s.sidecar)
         snprintf(sidecar, sizeof sidecar, "%s", s.sidecar);
-    else if (s.out && strcmp(s.out, "-") != 0)
-        derive_sidecar(s.out, sidecar, sizeof sidecar);
+    else
+        cli_sidecar_path(s.out, sidecar, sizeof sidecar);
     /* Opened before the work, so that an unwritable place fails at once. */
     FILE *sc = NULL;
     if (sidecar[0] && !(sc = fopen(sidecar, "w"))) {
@@ -418,11 +413,7 @@ int cmd_continue(int argc, char **argv)
                       "max_iter", o->max_iter, "fd_step", o->fd_step > 0 ? o->fd_step : sqrt(run.solver.rtol),
                       "weight", o->weight, "locate", o->locate, "locate_tol", o->locate_tol, "switch",
                       s.do_switch, "max_period", (int)s.max_period, "amplitude", s.amplitude));
-        json_object_set_new(doc, "solver",
-                            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f}", "method",
-                                      run.solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
-                                      run.solver.max_order, "rtol", run.solver.rtol, "atol", run.solver.atol,
-                                      "max_step", run.solver.max_step, "t_max", run.solver.t_max));
+        json_object_set_new(doc, "solver", cli_solver_json(&run.solver));
         json_object_set_new(doc, "state_names", json_array());
         for (size_t i = 0; i < m->n_state; i++)
             json_array_append_new(json_object_get(doc, "state_names"), json_string(m->state_names[i]));

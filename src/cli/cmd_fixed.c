@@ -100,12 +100,11 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     for (size_t k = 0; k < m->n_free; k++)
         json_array_append_new(free_names, json_string(m->state_names[m->free_index[k]]));
 
-    json_t *eig = json_array(), *jac = json_array();
+    json_t *jac = json_array();
     const bool have_eig = r->converged && r->status == SM_OK;
-    for (size_t i = 0; have_eig && i < r->n_free; i++) {
-        json_array_append_new(eig, json_pack("[o, o]", cli_json_number(r->eig_re[i]), cli_json_number(r->eig_im[i])));
+    json_t *eig = cli_eigenvalues_json(have_eig ? r->n_free : 0, r->eig_re, r->eig_im);
+    for (size_t i = 0; have_eig && i < r->n_free; i++)
         json_array_append_new(jac, vector(&r->jacobian[i * r->n_free], r->n_free));
-    }
     json_t *doc = json_object();
     json_object_set_new(doc, "model", json_string(m->name));
     json_object_set_new(doc, "params", params);
@@ -113,7 +112,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "minimal_period", r->converged ? json_integer(r->minimal_period) : json_null());
     json_object_set_new(doc, "family", r->family ? json_string(r->family) : json_null());
     json_object_set_new(doc, "status", json_string(sm_status_name(r->status)));
-    json_object_set_new(doc, "message", json_string(sm_strerror(r->status)));
+    char msg[512];
+    json_object_set_new(doc, "message", json_string(cli_strerror(r->status, msg, sizeof msg)));
     json_object_set_new(doc, "stride_status", json_string(sm_status_name(r->stride_status)));
     json_object_set_new(doc, "converged", json_boolean(r->converged));
     json_object_set_new(doc, "iterations", json_integer(r->iterations));
@@ -127,22 +127,9 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "jacobian", jac);
     json_object_set_new(doc, "eigenvalues", eig);
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
-    /* A conservation law pins one multiplier at 1; it is reported, not judged. */
-    if (have_eig && r->trivial_index >= 0) {
-        json_object_set_new(doc, "trivial_multiplier",
-                            json_pack("[o, o]", cli_json_number(r->eig_re[r->trivial_index]), cli_json_number(r->eig_im[r->trivial_index])));
-        json_object_set_new(doc, "stability_note",
-                            json_string("one multiplier is 1 because the model conserves a quantity (its gaits "
-                                        "form a family); stability is judged on the others"));
-    } else {
-        json_object_set_new(doc, "trivial_multiplier", json_null());
-    }
+    cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
-    for (size_t i = 0; i < sm_metric_field_count; i++) {
-        const sm_metric_field *f = &sm_metric_fields[i];
-        const double v = sm_metric_value(&r->metrics, i);
-        json_object_set_new(doc, strcmp(f->name, "period") == 0 ? "step_period" : f->name, cli_json_number(v));
-    }
+    cli_json_metrics(doc, &r->metrics, sm_metric_field_count);
     json_object_set_new(doc, "contact", contact_json(run, &r->metrics));
     double extra[SM_MAX_EXTRA];
     if (extra_measures(run, r, ws, extra)) {
@@ -150,15 +137,14 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
         for (size_t i = 0; i < m->n_extra; i++) json_object_set_new(group, m->extra_names[i], cli_json_number(extra[i]));
         json_object_set_new(doc, m->extra_group, group);
     }
-    json_object_set_new(doc, "solver",
-                        json_pack("{s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:b, s:i}", "method",
-                                  run->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
-                                  run->solver.max_order, "rtol",
-                                  run->solver.rtol, "atol", run->solver.atol, "newton_tol", run->newton.tol,
-                                  "fd_step", sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
-                                  "stability_fd_step", sm_stability_fd_step(run->newton.fd_step, run->solver.rtol),
-                                  "central_differences", run->newton.central, "max_iter",
-                                  run->newton.max_iter));
+    json_t *solver = cli_solver_json(&run->solver);
+    json_t *newton = json_pack("{s:f, s:f, s:f, s:b, s:i}", "newton_tol", run->newton.tol, "fd_step",
+                               sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
+                               "stability_fd_step", sm_stability_fd_step(run->newton.fd_step, run->solver.rtol),
+                               "central_differences", run->newton.central, "max_iter", run->newton.max_iter);
+    json_object_update(solver, newton);
+    json_decref(newton);
+    json_object_set_new(doc, "solver", solver);
     json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
     return doc;
 }
@@ -170,7 +156,8 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     printf("params       ");
     cli_print_params(stdout, m, run->params);
     printf("\nperiod       %d\n", run->newton.period);
-    printf("status       %s: %s\n", sm_status_name(r->status), sm_strerror(r->status));
+    char msg[512];
+    printf("status       %s: %s\n", sm_status_name(r->status), cli_strerror(r->status, msg, sizeof msg));
     printf("newton       %d iterations, %ld strides, residual %.3g\n", r->iterations, r->stride_evals,
            r->residual);
     if (r->family) printf("family       %s\n", r->family);
@@ -270,5 +257,5 @@ int cmd_fixed(int argc, char **argv)
     if (r.status != SM_OK)
         cli_fail(&run, CLI_EXIT_NO_GAIT, "gait found but its stability could not be computed: %s",
                  sm_strerror(r.status));
-    return r.status == SM_OK ? 0 : CLI_EXIT_NO_GAIT;
+    return cli_exit_code(r.status, EX_IOERR);
 }

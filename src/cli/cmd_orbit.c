@@ -174,9 +174,11 @@ int cmd_orbit(int argc, char **argv)
     sm_sweep_axis axis;
     sm_status ast = sm_sweep_axis_parse(m, s.range, &axis, why, sizeof why);
     if (ast != SM_OK) {
-        const bool grid = strncmp(why, "--grid", 6) == 0;
-        return cli_fail(&run, ast == SM_BAD_PARAM ? EX_DATAERR : EX_USAGE, "%s%s", grid ? "--param" : "--param: ",
-                        grid ? why + 6 : why);
+        /* The axis is --param here, not sweep's --grid. */
+        const size_t axis_len = strlen("sm_sweep_axis");
+        const bool grid = strncmp(why, "sm_sweep_axis", axis_len) == 0;
+        return cli_fail(&run, cli_exit_code(ast, EX_IOERR), "%s%s", grid ? "--param" : "--param: ",
+                        grid ? why + axis_len : why);
     }
     if (sm_orbit_options_check(&s.oo, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     for (long k = 0; k < n; k++) { /* e.g. a whole-number parameter between whole numbers */
@@ -227,12 +229,8 @@ int cmd_orbit(int argc, char **argv)
     char sidecar[4096] = "";
     if (s.sidecar) {
         snprintf(sidecar, sizeof sidecar, "%s", s.sidecar);
-    } else if (s.out && strcmp(s.out, "-") != 0) {
-        size_t len = strlen(s.out);
-        if (len > 4 && strcmp(s.out + len - 4, ".csv") == 0)
-            snprintf(sidecar, sizeof sidecar, "%.*s.json", (int)(len - 4), s.out);
-        else
-            snprintf(sidecar, sizeof sidecar, "%s.json", s.out);
+    } else {
+        cli_sidecar_path(s.out, sidecar, sizeof sidecar);
     }
     if (sidecar[0]) {
         json_t *cmdline = json_array(), *params = json_object(), *names = json_array();
@@ -247,11 +245,7 @@ int cmd_orbit(int argc, char **argv)
             (json_int_t)falls, "values", values, "version", STRIDEMAP_VERSION);
         json_object_set_new(doc, "solver_failures", json_integer(failures));
         json_object_set_new(doc, "first_fall", isfinite(first_fall) ? json_real(first_fall) : json_null());
-        json_object_set_new(doc, "solver",
-                            json_pack("{s:s, s:i, s:f, s:f, s:f, s:f}", "method",
-                                      run.solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order",
-                                      run.solver.max_order, "rtol", run.solver.rtol, "atol", run.solver.atol,
-                                      "max_step", run.solver.max_step, "t_max", run.solver.t_max));
+        json_object_set_new(doc, "solver", cli_solver_json(&run.solver));
         int bad = json_dump_file(doc, sidecar, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0;
         json_decref(doc);
         if (bad) return cli_fail(&run, EX_CANTCREAT, "cannot write the sidecar '%s'", sidecar);

@@ -141,27 +141,15 @@ static int on_progress(void *ctx, const sm_search_progress *pr)
 static json_t *gait_json(const cli_run *run, const sm_fixed_result *r, int period, size_t hits)
 {
     const sm_model *m = run->model;
-    json_t *x = json_array(), *eig = json_array();
+    json_t *x = json_array();
     for (size_t k = 0; k < m->n_state; k++) json_array_append_new(x, cli_json_number(r->x[k]));
-    for (size_t k = 0; k < r->n_free; k++)
-        json_array_append_new(eig, json_pack("[o, o]", cli_json_number(r->eig_re[k]), cli_json_number(r->eig_im[k])));
-    json_t *g = json_pack("{s:i, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:I}", "period", period, "fixed_point", x,
-                          "eigenvalues", eig, "max_abs_eigenvalue", cli_json_number(r->max_abs_eig), "stable",
-                          r->stable, "step_period", cli_json_number(r->metrics.period), "step_length",
-                          cli_json_number(r->metrics.step_length), "speed", cli_json_number(r->metrics.speed),
-                          "starts_found", (json_int_t)hits);
-    /* As in 'fixed --json': a conservation law pins one multiplier at 1. */
-    if (r->trivial_index >= 0) {
-        json_object_set_new(g, "trivial_multiplier",
-                            json_pack("[o, o]", cli_json_number(r->eig_re[r->trivial_index]),
-                                      cli_json_number(r->eig_im[r->trivial_index])));
-        json_object_set_new(g, "stability_note",
-                            json_string("one multiplier is 1 because the model conserves a quantity (its gaits "
-                                        "form a family); stability is judged on the others"));
-    } else {
-        json_object_set_new(g, "trivial_multiplier", json_null());
-        json_object_set_new(g, "stability_note", json_null());
-    }
+    json_t *g = json_pack("{s:i, s:o, s:o, s:o, s:b}", "period", period, "fixed_point", x, "eigenvalues",
+                          cli_eigenvalues_json(r->n_free, r->eig_re, r->eig_im), "max_abs_eigenvalue",
+                          cli_json_number(r->max_abs_eig), "stable", r->stable);
+    /* The table's first three: step_period, step_length, speed. */
+    cli_json_metrics(g, &r->metrics, 3);
+    json_object_set_new(g, "starts_found", json_integer((json_int_t)hits));
+    cli_json_trivial(g, r->eig_re, r->eig_im, r->trivial_index, true);
     return g;
 }
 

@@ -226,7 +226,7 @@ int cmd_sweep(int argc, char **argv)
         sm_sweep_axis a;
         sm_status st = sm_sweep_axis_parse(m, o.grids[i], &a, why, sizeof why);
         if (st == SM_OK) st = sm_sweep_grid_add(&c.grid, &a, why, sizeof why);
-        if (st != SM_OK) return cli_fail(&run, st == SM_BAD_PARAM ? EX_DATAERR : EX_USAGE, "%s", why);
+        if (st != SM_OK) return cli_fail(&run, cli_exit_code(st, EX_IOERR), "%s", why);
         for (size_t k = 0; k < run.n_sets; k++) {
             size_t len = strlen(a.name);
             if (strncmp(run.sets[k], a.name, len) == 0 && run.sets[k][len] == '=')
@@ -268,7 +268,12 @@ int cmd_sweep(int argc, char **argv)
     sm_sweep *s = NULL;
     if (!rc) {
         sm_status st = sm_sweep_open(&c, o.out, tag, o.resume, &s, why, sizeof why);
-        if (st != SM_OK) rc = cli_fail(&run, st == SM_NO_MEMORY ? EX_OSERR : EX_CANTCREAT, "%s", why);
+        /* The help promises 73 for every DIR that cannot take this sweep
+         * (not writable, another sweep in it, in use): the refusals of a
+         * bad DIR are output failures here, whatever their status. */
+        if (st != SM_OK)
+            rc = cli_fail(&run, sm_status_kind(st) == SM_KIND_INPUT ? EX_CANTCREAT : cli_exit_code(st, EX_CANTCREAT),
+                          "%s", why);
     }
     if (!rc) rc = sweep_write_sidecar(&run, o.out, tag, sidecar, NULL, 0);
     if (rc) {

@@ -30,11 +30,9 @@ static json_t *signature(const cli_run *run, const sm_sweep_config *c)
         for (size_t i = 0; i < m->n_state; i++) json_array_append_new(guess, cli_json_number(c->guess[i]));
     }
     return json_pack(
-        "{s:s, s:o, s:o, s:o, s:i, s:{s:s, s:i, s:o, s:o, s:o, s:o}, s:{s:o, s:i, s:o, s:b}}", "model", m->name,
-        "fixed_params", params, "grid", grid, "guess", guess, "period", c->newton.period, "solver", "method",
-        c->solver.method == SM_METHOD_BDF ? "bdf" : "adams", "max_order", c->solver.max_order, "rtol",
-        cli_json_number(c->solver.rtol), "atol", cli_json_number(c->solver.atol), "max_step", cli_json_number(c->solver.max_step), "tmax",
-        cli_json_number(c->solver.t_max), "newton", "tol", cli_json_number(c->newton.tol), "max_iter", c->newton.max_iter,
+        "{s:s, s:o, s:o, s:o, s:i, s:o, s:{s:o, s:i, s:o, s:b}}", "model", m->name,
+        "fixed_params", params, "grid", grid, "guess", guess, "period", c->newton.period, "solver",
+        cli_solver_json(&c->solver), "newton", "tol", cli_json_number(c->newton.tol), "max_iter", c->newton.max_iter,
         "fd_step", cli_json_number(c->newton.fd_step > 0 ? c->newton.fd_step : sqrt(c->solver.rtol)), "central",
         c->newton.central);
 }
@@ -234,7 +232,7 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
     snprintf(out, sizeof out, "%s/sweep.csv", dir);
     if (!rc) {
         sm_status st = sm_sweep_merge(dir, out, total, &rows, &missing, why, sizeof why);
-        if (st != SM_OK) rc = cli_fail(run, st == SM_IO_ERROR ? EX_IOERR : EX_DATAERR, "%s", why);
+        if (st != SM_OK) rc = cli_fail(run, cli_exit_code(st, EX_IOERR), "%s", why);
     }
     if (!rc) {
         json_object_set_new(merged, "parts", parts);
