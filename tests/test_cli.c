@@ -632,6 +632,21 @@ static void solver_object_is_the_same_everywhere(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A stiff walker under Adams stops in milliseconds and the one line says
+ * what to do (it used to grind for 2.5 minutes). */
+static void a_stiff_walker_says_use_bdf(void **state)
+{
+    (void)state;
+    cli_result *r = cli_run("fixed", SM_SOURCE_DIR "/models/kneed_hsu.yaml", "--set", "knee.damping=1e6", NULL);
+    cli_expect_error(r, 1, "stiff");
+    assert_non_null(strstr(r->err, "--method bdf"));
+    /* BDF integrates it: what stops the walker then is the walker (so
+     * damped a knee stays straight and the foot scuffs), not the solver. */
+    r = cli_run("fixed", SM_SOURCE_DIR "/models/kneed_hsu.yaml", "--set", "knee.damping=1e6", "--method", "bdf", NULL);
+    cli_expect_error(r, 1, "last failed stride: scuffed");
+    assert_null(strstr(r->err, "stiff"));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -664,6 +679,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(search_json_has_the_trivial_multiplier),
         cmocka_unit_test(search_refuses_an_absurd_cost_and_shows_progress),
         cmocka_unit_test(search_box_needs_one_range_per_coordinate),
+        cmocka_unit_test(a_stiff_walker_says_use_bdf),
         cmocka_unit_test(library_messages_read_as_flags),
         cmocka_unit_test(solver_object_is_the_same_everywhere),
     };

@@ -249,9 +249,13 @@ int cmd_fixed(int argc, char **argv)
     sm_workspace_free(ws);
     if (fflush(stdout) != 0) return cli_fail(&run, EX_IOERR, "could not write the result");
     if (!r.converged) {
-        cli_fail(&run, CLI_EXIT_NO_GAIT, "no gait found: %s%s%s", sm_strerror(r.status),
+        /* A stride the solver could not integrate (stiff, failed) needs its
+         * remedy said; a walker's failure (a fall) is its name alone. */
+        const bool solver_stride = sm_status_kind(r.stride_status) == SM_KIND_SOLVER;
+        cli_fail(&run, CLI_EXIT_NO_GAIT, "no gait found: %s%s%s%s%s%s", sm_strerror(r.status),
                  r.stride_status != SM_OK ? "; last failed stride: " : "",
-                 r.stride_status != SM_OK ? sm_status_name(r.stride_status) : "");
+                 r.stride_status != SM_OK ? sm_status_name(r.stride_status) : "", solver_stride ? " (" : "",
+                 solver_stride ? sm_strerror(r.stride_status) : "", solver_stride ? ")" : "");
         return CLI_EXIT_NO_GAIT;
     }
     if (r.status != SM_OK)
