@@ -7,7 +7,7 @@
  * SIGTERM and kill -9 of the process.  The file is fsync'ed every
  * SWEEP_FSYNC_SECONDS and at the end, which bounds what a crash of the
  * whole node (or a power cut) can take to the last few seconds of rows; a
- * row cut short by such a crash is found and redone by --resume. */
+ * row cut short by such a crash is found and redone on resume. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -526,11 +526,11 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     snprintf(s->path, sizeof s->path, "%s/part-%s.csv", dir, tag);
 
     /* One writer per part file, for the whole run: a second run of the same
-     * command (with or without --resume) would compute the same points again
+     * command (resuming or not) would compute the same points again
      * and interleave its rows with the first one's.  The lock is per part
      * file, not per directory, because the shards of a job array and the MPI
      * ranks share DIR with a part file each.  Taken before anything is read,
-     * so the rows loaded for --resume cannot grow behind our back. */
+     * so the rows loaded to resume cannot grow behind our back. */
     s->fd = open(s->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (s->fd < 0) {
         fail(why, why_len, SM_IO_ERROR, "cannot open '%s': %s", s->path, strerror(errno));

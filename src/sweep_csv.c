@@ -1,5 +1,5 @@
 /* The sweep's CSV: one column table, rows written whole, rows read back for
- * --resume, part files merged into one sorted table. */
+ * a resume, part files merged into one sorted table. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -2,7 +2,7 @@
  * section's free coordinates, duplicates dropped.
  *
  * The starts are the first points of a Halton sequence scaled to the box, so
- * a search is deterministic and a larger --starts only adds points.  A gait
+ * a search is deterministic and a larger number of starts only adds points.  A gait
  * with a small basin needs many starts to be hit at all, and nothing tells in
  * advance how many: so the search can go on past its first starts while new
  * gaits keep appearing (max_starts), and it counts how many starts ended on

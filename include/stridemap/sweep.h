@@ -22,7 +22,7 @@
  * Output: DIR/part-TAG.csv, one CSV row per point, appended with one write()
  * per row in whatever order points finish; header names are quoted as
  * RFC 4180 asks when they hold a comma, a quote or a line break.  A point whose row is in any
- * part-*.csv of DIR is not computed again (--resume).  sm_sweep_merge joins
+ * part-*.csv of DIR is not computed again (config.resume).  sm_sweep_merge joins
  * the parts into one table sorted by index. */
 #ifndef STRIDEMAP_SWEEP_H
 #define STRIDEMAP_SWEEP_H
