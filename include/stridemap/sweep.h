@@ -132,7 +132,7 @@ typedef struct {
     long failed;     /* of those, rows without a gait */
     long spine;      /* spine points solved so far (seeds, written with their line) */
     bool finished;   /* every worker has stopped */
-    bool stopped;    /* stopped early (signal, --stop-after or an error) */
+    bool stopped;    /* stopped early (signal, stop_after or an error) */
 } sm_sweep_stats;
 
 /* Prepares a sweep into dir: creates dir if missing, proves it writable
