@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "stridemap/fixedpoint.h"
+#include "stridemap/poincare.h"
 
 sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals)
 {

@@ -65,4 +65,7 @@ bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g,
  * many were filled: period, or fewer if a stride fails. */
 int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit);
 
+/* Eigenvalues of the n x n row-major matrix A, sorted by decreasing modulus. */
+sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im);
+
 #endif
