@@ -1,10 +1,12 @@
 /* The rigid-body core (src/rigid/): ns per evaluation of M, C v + G, two site
  * Jacobians and two J̇v at one random state, for the 7-DOF planar biped and the
- * 12-DOF 3-D tree of tests/rigid_trees.h, beside MuJoCo's time for the same
+ * 12-DOF 3-D tree of tests/rigid_trees.h (the biped by the planar fast path
+ * and by the 3-D sweeps), beside MuJoCo's time for the same
  * quantities when it is installed (mj_kinematics, mj_comPos, mj_crb, mj_fullM,
  * mj_comVel, mj_rne, two mj_jacSite, mj_rnePostConstraint, two
  * mj_objectAcceleration).  Best of 5 runs of 100000. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,7 +27,8 @@ static double now(void)
 static volatile double sink;
 enum { RUNS = 5, N = 100000 };
 
-static void bench(const char *what, const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns)
+static void bench(const char *what, const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns,
+                  bool planar)
 {
     const double g[3] = {0, 0, -9.81};
     sm_rigid_model *m = NULL;
@@ -34,6 +37,7 @@ static void bench(const char *what, const sm_rigid_body_def *b, size_t nb, const
         fprintf(stderr, "bench_rigid: %s\n", msg);
         exit(70);
     }
+    sm_rigid_use_planar(m, planar);
     sm_rigid_data *d = sm_rigid_data_create(m);
     size_t nq = sm_rigid_nq(m), nv = sm_rigid_nv(m);
     double *q = malloc(nq * sizeof *q), *v = malloc(nv * sizeof *v), *w = malloc(nv * sizeof *w);
@@ -57,7 +61,7 @@ static void bench(const char *what, const sm_rigid_body_def *b, size_t nb, const
         }
         best = fmin(best, (now() - t0) / N * 1e9);
     }
-    printf("%-18s %3zu DOF  stridemap %7.0f ns", what, nv, best);
+    printf("%-20s %3zu DOF  stridemap %7.0f ns", what, nv, best);
 #ifdef SM_HAVE_MUJOCO
     char err[500] = "";
     mjModel *mm = rigid_mjcf_load(b, nb, s, ns, g, err, sizeof err);
@@ -119,8 +123,9 @@ int main(void)
     sm_rigid_body_def b[8];
     sm_rigid_site_def s[8];
     biped(b, s);
-    bench("planar biped", b, BIPED_N, s, 4);
+    bench("biped, planar path", b, BIPED_N, s, 4, true);
+    bench("biped, 3-D sweeps", b, BIPED_N, s, 4, false);
     tree3d(b, s);
-    bench("3-D tree", b, TREE_N, s, 3);
+    bench("3-D tree", b, TREE_N, s, 3, true);
     return 0;
 }

@@ -142,7 +142,9 @@ static void test_single_pendulum(void **state)
     sm_rigid_site_def s = {"tip", 0, {0, 0, -1.0}};
     sm_rigid_model *m = build(&b, 1, &s, 1, gz);
     sm_rigid_data *d = sm_rigid_data_create(m);
-    for (int k = 0; k < 20; k++) {
+    assert_true(sm_rigid_is_planar(m));
+    for (int k = 0; k < 40; k++) {
+        sm_rigid_use_planar(m, k % 2 == 0); /* both paths */
         double q = urand(-3, 3), v = urand(-3, 3), M, bias, p[3], acc[3];
         assert_status(sm_rigid_forward(m, d, &q, &v), SM_OK);
         sm_rigid_mass(m, d, &M);
@@ -179,7 +181,9 @@ static void test_double_pendulum(void **state)
     set_inertia(b[1].inertia, 0.2, I2, 0.05, -0.01, 0.01, 0.02);
     sm_rigid_model *m = build(b, 2, NULL, 0, gz);
     sm_rigid_data *d = sm_rigid_data_create(m);
-    for (int k = 0; k < 50; k++) {
+    assert_true(sm_rigid_is_planar(m));
+    for (int k = 0; k < 100; k++) {
+        sm_rigid_use_planar(m, k % 2 == 0); /* both paths */
         double q[2] = {urand(-3, 3), urand(-3, 3)}, v[2] = {urand(-4, 4), urand(-4, 4)}, M[4], bias[2];
         assert_status(sm_rigid_forward(m, d, q, v), SM_OK);
         sm_rigid_mass(m, d, M);
@@ -562,6 +566,142 @@ static void test_rotated_tree3d(void **state)
     check_rotated(tree3d, TREE_N, 3);
 }
 
+/* ---- the planar fast path ---------------------------------------------- */
+
+/* The biped with a slide across the plane on the torso, a fixed body tilted
+ * out of the plane on it and a hinge on that whose axis, in its own frame, is
+ * the plane's normal seen from the tilt; the whole turned by Q.  The fast path
+ * must take it and give the 3-D sweeps' results to 1e-12. */
+static void test_planar_equals_3d(void **state)
+{
+    (void)state;
+    sm_rigid_body_def b[BIPED_N + 3];
+    sm_rigid_site_def s[6];
+    biped(b, s);
+    const double c35 = cos(0.35), s35 = sin(0.35);
+    b[7] = (sm_rigid_body_def){"sled", 0, SM_RIGID_SLIDE, {0.1, 0.02, 0.3}, {c35, 0, s35, 0}, {1, 0, 0.5}, 0.7,
+                               {0.03, 0.01, 0.02}, {0}};
+    set_inertia(b[7].inertia, 0.01, 0.012, 0.009, 0.001, 0.0, -0.002);
+    const double tq[4] = {0.8, 0.4, -0.3, 0.33}; /* a tilt out of the plane */
+    b[8] = (sm_rigid_body_def){"tilted", 7, SM_RIGID_FIXED, {0.05, 0.0, 0.1}, {tq[0], tq[1], tq[2], tq[3]},
+                               {0, 0, 0}, 0.5, {0.02, -0.03, 0.01}, {0}};
+    set_inertia(b[8].inertia, 0.004, 0.005, 0.006, 0.0005, -0.0004, 0.0003);
+    /* y in the tilted frame: Rᵀ y, R = rotation of tq */
+    double n2 = tq[0] * tq[0] + tq[1] * tq[1] + tq[2] * tq[2] + tq[3] * tq[3];
+    double w = tq[0] / sqrt(n2), x = tq[1] / sqrt(n2), y = tq[2] / sqrt(n2), z = tq[3] / sqrt(n2);
+    double ax[3] = {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)}; /* row 2 of R */
+    b[9] = (sm_rigid_body_def){"flap", 8, SM_RIGID_HINGE, {0.1, 0.05, -0.02}, {1, 0, 0, 0},
+                               {ax[0], ax[1], ax[2]}, 0.3, {0.05, 0.01, 0.0}, {0}};
+    set_inertia(b[9].inertia, 0.002, 0.003, 0.0025, 0.0002, 0.0001, -0.0003);
+    s[4] = (sm_rigid_site_def){"sled_tip", 7, {0.1, 0.05, 0.0}};
+    s[5] = (sm_rigid_site_def){"flap_tip", 9, {0.12, -0.04, 0.03}};
+    /* turn the roots by Q */
+    const double Qq[4] = {0.6 / 0.8544, -0.3 / 0.8544, 0.5 / 0.8544, 0.2 / 0.8544};
+    double Q[9];
+    {
+        double qw = Qq[0], qx = Qq[1], qy = Qq[2], qz = Qq[3], l = sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
+        qw /= l, qx /= l, qy /= l, qz /= l;
+        double R[9] = {1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qw * qz), 2 * (qx * qz + qw * qy),
+                       2 * (qx * qy + qw * qz), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qw * qx),
+                       2 * (qx * qz - qw * qy), 2 * (qy * qz + qw * qx), 1 - 2 * (qx * qx + qy * qy)};
+        memcpy(Q, R, sizeof Q);
+        double p[3], t[4];
+        for (int k = 0; k < 3; k++) p[k] = Q[3 * k] * b[0].pos[0] + Q[3 * k + 1] * b[0].pos[1] + Q[3 * k + 2] * b[0].pos[2];
+        memcpy(b[0].pos, p, sizeof p);
+        const double a[4] = {qw, qx, qy, qz}, *q0 = b[0].quat;
+        t[0] = a[0] * q0[0] - a[1] * q0[1] - a[2] * q0[2] - a[3] * q0[3];
+        t[1] = a[0] * q0[1] + a[1] * q0[0] + a[2] * q0[3] - a[3] * q0[2];
+        t[2] = a[0] * q0[2] - a[1] * q0[3] + a[2] * q0[0] + a[3] * q0[1];
+        t[3] = a[0] * q0[3] + a[1] * q0[2] - a[2] * q0[1] + a[3] * q0[0];
+        memcpy(b[0].quat, t, sizeof t);
+    }
+    const double g[3] = {0.5, -2.0, -9.5}; /* with a component along the normal */
+    const size_t nb = BIPED_N + 3, ns = 6;
+    sm_rigid_model *m = build(b, nb, s, ns, g);
+    assert_true(sm_rigid_is_planar(m));
+    size_t nv = sm_rigid_nv(m);
+    assert_int_equal(nv, 9);
+    sm_rigid_data *d = sm_rigid_data_create(m);
+    double q[9], v[9], M[81], M3[81], c[9], c3[9], Jp[27], Jr[27], Jp3[27], Jr3[27];
+    for (int k = 0; k < 100; k++) {
+        random_state(m, q, v);
+        assert_true(sm_rigid_use_planar(m, true));
+        assert_status(sm_rigid_forward(m, d, q, v), SM_OK);
+        sm_rigid_mass(m, d, M);
+        sm_rigid_bias(m, d, c);
+        double pos[6][3], acc[6][3], st[10][12];
+        for (size_t i = 0; i < nb; i++) sm_rigid_body_state(m, d, i, st[i], NULL, st[i] + 9, NULL);
+        for (size_t i = 0; i < ns; i++) {
+            sm_rigid_site_pos(m, d, i, pos[i]);
+            sm_rigid_site_jdotv(m, d, i, acc[i]);
+        }
+        assert_false(sm_rigid_use_planar(m, false));
+        assert_status(sm_rigid_forward(m, d, q, v), SM_OK);
+        sm_rigid_mass(m, d, M3);
+        sm_rigid_bias(m, d, c3);
+        double sM = 0, sc = 0;
+        for (size_t i = 0; i < nv * nv; i++) sM = fmax(sM, fabs(M3[i]));
+        for (size_t i = 0; i < nv; i++) sc = fmax(sc, fabs(c3[i]));
+        for (size_t i = 0; i < nv * nv; i++) assert_close(M[i], M3[i], 1e-12 * sM);
+        for (size_t i = 0; i < nv; i++) assert_close(c[i], c3[i], 1e-12 * sc);
+        for (size_t i = 0; i < nb; i++) {
+            double R[9], vc[3], om[3], om3[3];
+            sm_rigid_body_state(m, d, i, R, NULL, vc, om3);
+            for (int j = 0; j < 9; j++) assert_close(st[i][j], R[j], 1e-13);
+            for (int j = 0; j < 3; j++) assert_close(st[i][9 + j], vc[j], 1e-12);
+            (void)om;
+        }
+        for (size_t i = 0; i < ns; i++) {
+            double p3[3], a3[3];
+            sm_rigid_site_pos(m, d, i, p3);
+            sm_rigid_site_jdotv(m, d, i, a3);
+            sm_rigid_site_jac(m, d, i, Jp3, Jr3);
+            sm_rigid_use_planar(m, true);
+            sm_rigid_forward(m, d, q, v);
+            sm_rigid_site_jac(m, d, i, Jp, Jr);
+            sm_rigid_use_planar(m, false);
+            sm_rigid_forward(m, d, q, v);
+            for (int j = 0; j < 3; j++) {
+                assert_close(pos[i][j], p3[j], 1e-13);
+                assert_close(acc[i][j], a3[j], 1e-12 * fmax(1.0, fabs(a3[j])));
+            }
+            for (size_t j = 0; j < 3 * nv; j++) {
+                assert_close(Jp[j], Jp3[j], 1e-13);
+                assert_close(Jr[j], Jr3[j], 1e-13);
+            }
+        }
+    }
+    sm_rigid_data_free(d);
+    sm_rigid_model_free(m);
+}
+
+/* Trees that leave the plane take the 3-D sweeps. */
+static void test_planar_detection(void **state)
+{
+    (void)state;
+    sm_rigid_body_def b[BIPED_N > TREE_N ? BIPED_N : TREE_N];
+    sm_rigid_site_def s[4];
+    tree3d(b, s);
+    sm_rigid_model *m = build(b, TREE_N, s, 3, gz);
+    assert_false(sm_rigid_is_planar(m));
+    assert_false(sm_rigid_use_planar(m, true));
+    sm_rigid_model_free(m);
+    biped(b, s);
+    b[5].axis[0] = 1e-6; /* one knee a little out of parallel */
+    m = build(b, BIPED_N, s, 4, gz);
+    assert_false(sm_rigid_is_planar(m));
+    sm_rigid_model_free(m);
+    biped(b, s);
+    b[5].joint = SM_RIGID_SLIDE; /* a slide along the normal */
+    m = build(b, BIPED_N, s, 4, gz);
+    assert_false(sm_rigid_is_planar(m));
+    sm_rigid_model_free(m);
+    biped(b, s);
+    m = build(b, BIPED_N, s, 4, gz);
+    assert_true(sm_rigid_is_planar(m));
+    sm_rigid_model_free(m);
+}
+
 /* ---- validation -------------------------------------------------------- */
 
 static void expect_refused(const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns,
@@ -635,6 +775,8 @@ int main(void)
         cmocka_unit_test(test_energy_3d_chain),
         cmocka_unit_test(test_rotated_biped),
         cmocka_unit_test(test_rotated_tree3d),
+        cmocka_unit_test(test_planar_equals_3d),
+        cmocka_unit_test(test_planar_detection),
         cmocka_unit_test(test_bad_trees_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

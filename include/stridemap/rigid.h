@@ -32,6 +32,7 @@
 #ifndef STRIDEMAP_RIGID_H
 #define STRIDEMAP_RIGID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "stridemap/status.h"
@@ -91,6 +92,14 @@ void sm_rigid_q_neutral(const sm_rigid_model *m, double *q);
  * (ω in the body's frame).  qout may alias q. */
 void sm_rigid_integrate_q(const sm_rigid_model *m, const double *q, const double *v, double h,
                           double *qout);
+
+/* A tree whose joints are all hinges about axes parallel in the reference pose
+ * (and slides across them; fixed joints anywhere) moves in parallel planes and
+ * takes a planar fast path with the same results (to round-off).  It is chosen
+ * at creation; sm_rigid_use_planar(m, false) forces the 3-D sweeps (returns
+ * whether the fast path is in use; data made for m stays valid). */
+bool sm_rigid_is_planar(const sm_rigid_model *m);
+bool sm_rigid_use_planar(sm_rigid_model *m, bool on);
 
 sm_rigid_data *sm_rigid_data_create(const sm_rigid_model *m);
 void sm_rigid_data_free(sm_rigid_data *d);

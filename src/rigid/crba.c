@@ -24,6 +24,10 @@ static void add_transformed(const double *E, const double *r, const double *Ic, 
 
 void sm_rigid_mass(const sm_rigid_model *m, sm_rigid_data *d, double *M)
 {
+    if (m->use_planar) {
+        sm_rigid_planar_mass(m, d, M);
+        return;
+    }
     size_t nv = m->nv;
     memset(M, 0, nv * nv * sizeof *M);
     memcpy(d->Ic, m->I6, 36 * m->nlink * sizeof(double));

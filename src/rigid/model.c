@@ -147,6 +147,13 @@ void sm_rigid_model_free(sm_rigid_model *m)
     free(m->site_link);
     free(m->site_pos);
     free(m->site_name);
+    free(m->pl_R0);
+    free(m->pl_sgn);
+    free(m->pl_rT);
+    free(m->pl_dir);
+    free(m->pl_com);
+    free(m->pl_In);
+    free(m->pl_site);
     free(m);
 }
 
@@ -201,9 +208,17 @@ sm_status sm_rigid_model_create(const sm_rigid_body_def *bodies, size_t nbody,
     m->site_link = calloc(ns, sizeof *m->site_link);
     m->site_pos = calloc(3 * ns, sizeof *m->site_pos);
     m->site_name = calloc(ns, sizeof *m->site_name);
+    m->pl_R0 = calloc(9 * nl, sizeof *m->pl_R0);
+    m->pl_sgn = calloc(nl, sizeof *m->pl_sgn);
+    m->pl_rT = calloc(3 * nl, sizeof *m->pl_rT);
+    m->pl_dir = calloc(2 * nl, sizeof *m->pl_dir);
+    m->pl_com = calloc(3 * nl, sizeof *m->pl_com);
+    m->pl_In = calloc(nl, sizeof *m->pl_In);
+    m->pl_site = calloc(3 * ns, sizeof *m->pl_site);
     if (!m->parent || !m->kind || !m->qadr || !m->vadr || !m->nd || !m->ET || !m->rT || !m->S || !m->I6
         || !m->mass || !m->com || !m->Icom || !m->body_link || !m->body_name || !m->site_link
-        || !m->site_pos || !m->site_name) {
+        || !m->site_pos || !m->site_name || !m->pl_R0 || !m->pl_sgn || !m->pl_rT || !m->pl_dir || !m->pl_com
+        || !m->pl_In || !m->pl_site) {
         sm_rigid_model_free(m);
         return SM_NO_MEMORY;
     }
@@ -280,8 +295,17 @@ sm_status sm_rigid_model_create(const sm_rigid_body_def *bodies, size_t nbody,
             return SM_NO_MEMORY;
         }
     }
+    sm_rigid_planar_setup(m);
     *out = m;
     return SM_OK;
+}
+
+bool sm_rigid_is_planar(const sm_rigid_model *m) { return m->planar; }
+
+bool sm_rigid_use_planar(sm_rigid_model *m, bool on)
+{
+    m->use_planar = on && m->planar;
+    return m->use_planar;
 }
 
 size_t sm_rigid_nq(const sm_rigid_model *m) { return m->nq; }
@@ -354,7 +378,7 @@ sm_rigid_data *sm_rigid_data_create(const sm_rigid_model *m)
     if (!d) return NULL;
     size_t n = m->nlink ? m->nlink : 1;
     /* one block: every array is a multiple of doubles */
-    double *blk = calloc(n * (9 + 3 + 9 + 3 + 6 + 6 + 6 + 36), sizeof(double));
+    double *blk = calloc(n * (9 + 3 + 9 + 3 + 6 + 6 + 6 + 36 + 1 + 1 + 3 + 2 + 2), sizeof(double));
     if (!blk) {
         free(d);
         return NULL;
@@ -367,6 +391,11 @@ sm_rigid_data *sm_rigid_data_create(const sm_rigid_model *m)
     d->a0 = d->v + 6 * n;
     d->f = d->a0 + 6 * n;
     d->Ic = d->f + 6 * n;
+    d->th = d->Ic + 36 * n;
+    d->thd = d->th + n;
+    d->pp = d->thd + n;
+    d->pv = d->pp + 3 * n;
+    d->pa = d->pv + 2 * n;
     return d;
 }
 

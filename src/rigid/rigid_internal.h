@@ -14,6 +14,7 @@
 #ifndef STRIDEMAP_RIGID_INTERNAL_H
 #define STRIDEMAP_RIGID_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "stridemap/rigid.h"
@@ -39,6 +40,20 @@ struct sm_rigid_model {
     size_t *site_link;
     double *site_pos;
     char **site_name;
+    /* The planar fast path (planar.c), when every joint is a hinge about axes
+     * parallel in the reference pose or a slide across them.  World vectors
+     * are split along the basis (e1, e2, n); body-frame constants are stored
+     * as their reference-pose world images R0 u, which the motion only turns
+     * about n by the link's angle θ. */
+    bool planar, use_planar;
+    double pl_e1[3], pl_e2[3], pl_n[3];
+    double *pl_R0;   /* 9 per link: reference orientation, link to world */
+    double *pl_sgn;  /* hinge: +1 or −1 (axis along or against n) */
+    double *pl_rT;   /* 3 per link: R0_parent rT in (e1, e2, n) */
+    double *pl_dir;  /* 2 per link: slide direction R0 axis in (e1, e2) */
+    double *pl_com;  /* 3 per link: R0 com in (e1, e2, n) */
+    double *pl_In;   /* moment of inertia about n through the centre of mass */
+    double *pl_site; /* 3 per site: R0 s in (e1, e2, n) */
 };
 
 struct sm_rigid_data {
@@ -48,6 +63,9 @@ struct sm_rigid_data {
     double *v, *a0;  /* 6, 6: spatial velocity, acceleration at v̇ = 0 without gravity */
     double *f;       /* 6: RNEA forces */
     double *Ic;      /* 36: composite inertias */
+    /* planar fast path, per link: angle from the reference pose, its rate, the
+     * origin in (e1, e2, n), its in-plane velocity and acceleration at v̇ = 0 */
+    double *th, *thd, *pp, *pv, *pa;
 };
 
 /* 3-vectors and 3x3 row-major matrices. */
@@ -87,6 +105,16 @@ static inline void m3_mul_bt(const double *A, const double *B, double *C)
             t[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
     for (int i = 0; i < 9; i++) C[i] = t[i];
 }
+
+/* The planar fast path (planar.c): detection at model creation (false and
+ * nothing set when the tree is not planar) and its versions of the sweeps. */
+bool sm_rigid_planar_setup(sm_rigid_model *m);
+void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v);
+void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, double *M);
+void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *bias);
+void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
+                              double *jacr);
+void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3]);
 
 /* Rotation matrix (body to parent) of the quaternion (w, x, y, z), normalised first. */
 void sm_rigid_quat_to_mat(const double *q, double *R);

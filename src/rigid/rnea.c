@@ -10,6 +10,10 @@
 
 void sm_rigid_bias(const sm_rigid_model *m, sm_rigid_data *d, double *bias)
 {
+    if (m->use_planar) {
+        sm_rigid_planar_bias(m, d, bias);
+        return;
+    }
     for (size_t L = 0; L < m->nlink; L++) {
         double a[6], gl[3], Iv[6], vIv[6];
         memcpy(a, d->a0 + 6 * L, sizeof a);

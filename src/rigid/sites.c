@@ -21,6 +21,10 @@ void sm_rigid_site_pos(const sm_rigid_model *m, const sm_rigid_data *d, size_t s
 void sm_rigid_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
                        double *jacr)
 {
+    if (m->use_planar) {
+        sm_rigid_planar_site_jac(m, d, site, jacp, jacr);
+        return;
+    }
     size_t nv = m->nv;
     if (jacp) memset(jacp, 0, 3 * nv * sizeof *jacp);
     if (jacr) memset(jacr, 0, 3 * nv * sizeof *jacr);
@@ -62,6 +66,10 @@ static void point_motion(const double *v, const double *a, const double *s, doub
 
 void sm_rigid_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3])
 {
+    if (m->use_planar) {
+        sm_rigid_planar_site_jdotv(m, d, site, acc);
+        return;
+    }
     size_t L = m->site_link[site];
     double al[3];
     point_motion(d->v + 6 * L, d->a0 + 6 * L, m->site_pos + 3 * site, al);
@@ -77,6 +85,19 @@ void sm_rigid_body_state(const sm_rigid_model *m, const sm_rigid_data *d, size_t
     if (pcom) {
         m3_mul_v(RL, c, pcom);
         for (int k = 0; k < 3; k++) pcom[k] += d->p[3 * L + k];
+    }
+    if (m->use_planar && (vcom || omega)) {
+        /* in the plane: ṗ + θ̇ perp(c − p), with c − p = R com */
+        double cw[3], a, b;
+        m3_mul_v(RL, c, cw);
+        a = cw[0] * m->pl_e1[0] + cw[1] * m->pl_e1[1] + cw[2] * m->pl_e1[2];
+        b = cw[0] * m->pl_e2[0] + cw[1] * m->pl_e2[1] + cw[2] * m->pl_e2[2];
+        double w = d->thd[L], v1 = d->pv[2 * L] - w * b, v2 = d->pv[2 * L + 1] + w * a;
+        for (int k = 0; k < 3; k++) {
+            if (vcom) vcom[k] = v1 * m->pl_e1[k] + v2 * m->pl_e2[k];
+            if (omega) omega[k] = w * m->pl_n[k];
+        }
+        return;
     }
     if (vcom) {
         double vl[3];
