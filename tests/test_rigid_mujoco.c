@@ -61,12 +61,14 @@ static double max_abs(const double *x, size_t n)
     return a;
 }
 
-static void cross_check(const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns, double *worst)
+static void cross_check(const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns, bool planar,
+                        double *worst)
 {
     const double g[3] = {0.4, -0.3, -9.81};
     sm_rigid_model *rm = NULL;
     char msg[200];
     assert_status(sm_rigid_model_create(b, nb, s, ns, g, &rm, msg, sizeof msg), SM_OK);
+    assert_int_equal(sm_rigid_use_planar(rm, planar), planar);
     sm_rigid_data *rd = sm_rigid_data_create(rm);
     mjModel *mm = load_mjcf(b, nb, s, ns, g);
     mjData *md = mj_makeData(mm);
@@ -240,8 +242,11 @@ static void test_biped_against_mujoco(void **state)
     sm_rigid_site_def s[4];
     biped(b, s);
     double worst[4] = {0, 0, 0, 0};
-    cross_check(b, BIPED_N, s, 4, worst);
-    report("7-DOF biped", worst);
+    cross_check(b, BIPED_N, s, 4, true, worst);
+    report("7-DOF biped, planar path", worst);
+    memset(worst, 0, sizeof worst);
+    cross_check(b, BIPED_N, s, 4, false, worst);
+    report("7-DOF biped, 3-D sweeps", worst);
 }
 
 static void test_tree3d_against_mujoco(void **state)
@@ -251,7 +256,7 @@ static void test_tree3d_against_mujoco(void **state)
     sm_rigid_site_def s[3];
     tree3d(b, s);
     double worst[4] = {0, 0, 0, 0};
-    cross_check(b, TREE_N, s, 3, worst);
+    cross_check(b, TREE_N, s, 3, false, worst);
     report("12-DOF 3-D tree", worst);
 }
 
