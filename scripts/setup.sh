@@ -9,6 +9,7 @@ packages=(
   libcmocka-dev libjansson-dev
   libcyaml-dev               # model files (models/*.yaml)
   libgsl-dev                 # bench/ baseline only
+  libmujoco-dev              # tests/test_rigid_mujoco.c, an independent check of src/rigid/ (optional)
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
   libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
 )

@@ -1,0 +1,256 @@
+/* The planar fast path: a tree whose joints are all hinges about axes that
+ * are parallel (to a unit n) in the reference pose, or slides across n, moves
+ * in planes normal to n, every body turned about n by its angle
+ *     θ_i = θ_λ(i) + s_i q_i   (hinge; s_i = ±1 the axis along or against n)
+ * and a body-frame vector u showing in the world as Rot_n(θ_i) R0_i u.  In the
+ * plane (basis e1, e2, with perp(x) = n × x) the origin offset of link i from
+ * its parent is d_i = Rot(θ_λ) r_i + Rot(θ_λ) a_i q_i (a slide's direction
+ * turns with the parent), so
+ *     ṗ_i = ṗ_λ + θ̇_λ perp(d_i) + a_i q̇_i
+ *     p̈⁰_i = p̈⁰_λ − θ̇_λ² d_i + 2 θ̇_λ perp(a_i) q̇_i      (v̇ = 0)
+ * and a point x of link i moves with ẋ = ṗ_i + θ̇_i perp(x − p_i),
+ * ẍ⁰ = p̈⁰_i − θ̇_i² (x − p_i).  A joint k above i moves x by
+ * s_k perp(x − p_k) (hinge) or a_k (slide), which gives the Jacobians; then
+ *     M = Σ_i m_i J_ciᵀ J_ci + I_n,i J_θiᵀ J_θi,   bias = Σ_i m_i J_ciᵀ (ẍ⁰_ci − g)
+ * (d'Alembert: the gyroscopic ω × Iω has no component along n when ω ∥ n, and
+ * gravity along n does no work).  It equals the 3-D sweeps (test_rigid.c holds
+ * it to 1e-12) at a fraction of their cost.  Reference: Featherstone, Rigid
+ * Body Dynamics Algorithms, 2008, §2.16 (planar vectors). */
+#include <math.h>
+#include <string.h>
+
+#include "rigid_internal.h"
+
+#define MAX_DEPTH 64
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void split(const sm_rigid_model *m, const double *w, double *out, int k)
+{
+    out[0] = dot3(w, m->pl_e1);
+    out[1] = dot3(w, m->pl_e2);
+    if (k == 3) out[2] = dot3(w, m->pl_n);
+}
+
+bool sm_rigid_planar_setup(sm_rigid_model *m)
+{
+    m->planar = m->use_planar = false;
+    int first = -1;
+    for (size_t L = 0; L < m->nlink; L++) {
+        if (m->kind[L] != LINK_HINGE && m->kind[L] != LINK_SLIDE && m->kind[L] != LINK_FIXED) return false;
+        if (first < 0 && m->kind[L] == LINK_HINGE) first = (int)L;
+    }
+    if (first < 0) return false;
+    static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    for (size_t L = 0; L < m->nlink; L++) {
+        const double *Rp = m->parent[L] < 0 ? I3 : m->pl_R0 + 9 * m->parent[L];
+        m3_mul(Rp, (double[9]){m->ET[9 * L], m->ET[9 * L + 3], m->ET[9 * L + 6], m->ET[9 * L + 1],
+                               m->ET[9 * L + 4], m->ET[9 * L + 7], m->ET[9 * L + 2], m->ET[9 * L + 5],
+                               m->ET[9 * L + 8]},
+               m->pl_R0 + 9 * L);
+    }
+    const double *S = m->S + 18 * first;
+    double a[3] = {S[0], S[3], S[6]};
+    m3_mul_v(m->pl_R0 + 9 * first, a, m->pl_n);
+    double *n = m->pl_n, t[3] = {0, 0, 0};
+    int k = fabs(n[0]) < fabs(n[1]) ? (fabs(n[0]) < fabs(n[2]) ? 0 : 2) : (fabs(n[1]) < fabs(n[2]) ? 1 : 2);
+    t[k] = 1.0;
+    v3_cross(n, t, m->pl_e1);
+    double l = sqrt(dot3(m->pl_e1, m->pl_e1));
+    for (int i = 0; i < 3; i++) m->pl_e1[i] /= l;
+    v3_cross(n, m->pl_e1, m->pl_e2);
+
+    for (size_t L = 0; L < m->nlink; L++) {
+        const double *R0 = m->pl_R0 + 9 * L, *SL = m->S + 18 * L;
+        double w[3], c[3];
+        if (m->kind[L] == LINK_HINGE) {
+            m3_mul_v(R0, (double[3]){SL[0], SL[3], SL[6]}, w);
+            v3_cross(w, n, c);
+            if (sqrt(dot3(c, c)) > 1e-12) return false;
+            m->pl_sgn[L] = dot3(w, n) > 0 ? 1.0 : -1.0;
+        } else if (m->kind[L] == LINK_SLIDE) {
+            m3_mul_v(R0, (double[3]){SL[9], SL[12], SL[15]}, w);
+            if (fabs(dot3(w, n)) > 1e-12) return false;
+            split(m, w, m->pl_dir + 2 * L, 2);
+        }
+        const double *Rp = m->parent[L] < 0 ? I3 : m->pl_R0 + 9 * m->parent[L];
+        m3_mul_v(Rp, m->rT + 3 * L, w);
+        split(m, w, m->pl_rT + 3 * L, 3);
+        m3_mul_v(R0, m->com + 3 * L, w);
+        split(m, w, m->pl_com + 3 * L, 3);
+        double nb[3], In[3];
+        m3t_mul_v(R0, n, nb);
+        m3_mul_v(m->Icom + 9 * L, nb, In);
+        m->pl_In[L] = dot3(nb, In);
+    }
+    for (size_t s = 0; s < m->nsite; s++) {
+        double w[3];
+        m3_mul_v(m->pl_R0 + 9 * m->site_link[s], m->site_pos + 3 * s, w);
+        split(m, w, m->pl_site + 3 * s, 3);
+    }
+    /* the depth bounds the stack arrays of the sweeps below */
+    for (size_t L = 0; L < m->nlink; L++) {
+        int depth = 0;
+        for (int j = (int)L; j >= 0; j = m->parent[j]) depth++;
+        if (depth > MAX_DEPTH) return false;
+    }
+    m->planar = m->use_planar = true;
+    return true;
+}
+
+static inline void rot2(double c, double s, const double *x, double *y)
+{
+    double a = c * x[0] - s * x[1], b = s * x[0] + c * x[1];
+    y[0] = a;
+    y[1] = b;
+}
+
+void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v)
+{
+    const double *n = m->pl_n;
+    for (size_t L = 0; L < m->nlink; L++) {
+        int P = m->parent[L];
+        double thP = P < 0 ? 0.0 : d->th[P], thdP = P < 0 ? 0.0 : d->thd[P];
+        const double *pP = P < 0 ? (const double[3]){0, 0, 0} : d->pp + 3 * P;
+        const double *vP = P < 0 ? (const double[2]){0, 0} : d->pv + 2 * P;
+        const double *aP = P < 0 ? (const double[2]){0, 0} : d->pa + 2 * P;
+        double qi = m->nd[L] ? q[m->qadr[L]] : 0.0, vi = m->nd[L] ? v[m->vadr[L]] : 0.0;
+        double cP = cos(thP), sP = sin(thP), off[2], dir[2] = {0, 0};
+        rot2(cP, sP, m->pl_rT + 3 * L, off);
+        d->th[L] = thP;
+        d->thd[L] = thdP;
+        if (m->kind[L] == LINK_HINGE) {
+            d->th[L] += m->pl_sgn[L] * qi;
+            d->thd[L] += m->pl_sgn[L] * vi;
+        } else if (m->kind[L] == LINK_SLIDE) {
+            rot2(cP, sP, m->pl_dir + 2 * L, dir);
+            off[0] += dir[0] * qi;
+            off[1] += dir[1] * qi;
+        }
+        double *p = d->pp + 3 * L, *pv = d->pv + 2 * L, *pa = d->pa + 2 * L;
+        p[0] = pP[0] + off[0];
+        p[1] = pP[1] + off[1];
+        p[2] = pP[2] + m->pl_rT[3 * L + 2];
+        pv[0] = vP[0] - thdP * off[1] + dir[0] * vi;
+        pv[1] = vP[1] + thdP * off[0] + dir[1] * vi;
+        pa[0] = aP[0] - thdP * thdP * off[0] - 2.0 * thdP * dir[1] * vi;
+        pa[1] = aP[1] - thdP * thdP * off[1] + 2.0 * thdP * dir[0] * vi;
+        /* the 3-D pose, for site positions and body states */
+        for (int k = 0; k < 3; k++) d->p[3 * L + k] = p[0] * m->pl_e1[k] + p[1] * m->pl_e2[k] + p[2] * n[k];
+        double c = cos(d->th[L]), s = sin(d->th[L]), Rn[9];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                double nn = n[i] * n[j];
+                Rn[3 * i + j] = nn + c * ((i == j) - nn);
+            }
+        Rn[1] -= s * n[2];
+        Rn[2] += s * n[1];
+        Rn[3] += s * n[2];
+        Rn[5] -= s * n[0];
+        Rn[6] -= s * n[1];
+        Rn[7] += s * n[0];
+        m3_mul(Rn, m->pl_R0 + 9 * L, d->R + 9 * L);
+    }
+}
+
+/* In-plane position of a point given by its reference world image u on link L. */
+static void point2(const sm_rigid_data *d, size_t L, const double *u, double *x)
+{
+    double c = cos(d->th[L]), s = sin(d->th[L]), r[2];
+    rot2(c, s, u, r);
+    x[0] = d->pp[3 * L] + r[0];
+    x[1] = d->pp[3 * L + 1] + r[1];
+}
+
+/* Columns of the joints above link L moving the in-plane point x: dof index,
+ * in-plane column, rotation rate per unit rate.  Returns their count. */
+static int columns(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *x, size_t *dof,
+                   double *col, double *rot)
+{
+    int n = 0;
+    for (int j = (int)L; j >= 0; j = m->parent[j]) {
+        if (m->kind[j] == LINK_HINGE) {
+            double s = m->pl_sgn[j];
+            col[2 * n] = -s * (x[1] - d->pp[3 * j + 1]);
+            col[2 * n + 1] = s * (x[0] - d->pp[3 * j]);
+            rot[n] = s;
+        } else if (m->kind[j] == LINK_SLIDE) {
+            int P = m->parent[j];
+            double th = P < 0 ? 0.0 : d->th[P];
+            rot2(cos(th), sin(th), m->pl_dir + 2 * j, col + 2 * n);
+            rot[n] = 0.0;
+        } else {
+            continue;
+        }
+        dof[n++] = m->vadr[j];
+    }
+    return n;
+}
+
+/* Acceleration at v̇ = 0 of the in-plane point x on link L. */
+static void point_acc0(const sm_rigid_data *d, size_t L, const double *x, double *a)
+{
+    double w2 = d->thd[L] * d->thd[L];
+    a[0] = d->pa[2 * L] - w2 * (x[0] - d->pp[3 * L]);
+    a[1] = d->pa[2 * L + 1] - w2 * (x[1] - d->pp[3 * L + 1]);
+}
+
+void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, double *M)
+{
+    size_t nv = m->nv, dof[MAX_DEPTH];
+    double col[2 * MAX_DEPTH], rot[MAX_DEPTH];
+    memset(M, 0, nv * nv * sizeof *M);
+    for (size_t L = 0; L < m->nlink; L++) {
+        double x[2], mass = m->mass[L], In = m->pl_In[L];
+        point2(d, L, m->pl_com + 3 * L, x);
+        int n = columns(m, d, L, x, dof, col, rot);
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b <= a; b++) {
+                double t = mass * (col[2 * a] * col[2 * b] + col[2 * a + 1] * col[2 * b + 1]) + In * rot[a] * rot[b];
+                M[dof[a] * nv + dof[b]] += t;
+                if (a != b) M[dof[b] * nv + dof[a]] += t;
+            }
+    }
+}
+
+void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *bias)
+{
+    size_t dof[MAX_DEPTH];
+    double col[2 * MAX_DEPTH], rot[MAX_DEPTH], g[2];
+    split(m, m->gravity, g, 2);
+    memset(bias, 0, m->nv * sizeof *bias);
+    for (size_t L = 0; L < m->nlink; L++) {
+        double x[2], a[2];
+        point2(d, L, m->pl_com + 3 * L, x);
+        point_acc0(d, L, x, a);
+        a[0] = m->mass[L] * (a[0] - g[0]);
+        a[1] = m->mass[L] * (a[1] - g[1]);
+        int n = columns(m, d, L, x, dof, col, rot);
+        for (int k = 0; k < n; k++) bias[dof[k]] += col[2 * k] * a[0] + col[2 * k + 1] * a[1];
+    }
+}
+
+void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
+                              double *jacr)
+{
+    size_t nv = m->nv, L = m->site_link[site], dof[MAX_DEPTH];
+    double col[2 * MAX_DEPTH], rot[MAX_DEPTH], x[2];
+    if (jacp) memset(jacp, 0, 3 * nv * sizeof *jacp);
+    if (jacr) memset(jacr, 0, 3 * nv * sizeof *jacr);
+    point2(d, L, m->pl_site + 3 * site, x);
+    int n = columns(m, d, L, x, dof, col, rot);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < 3; i++) {
+            if (jacp) jacp[i * nv + dof[k]] = col[2 * k] * m->pl_e1[i] + col[2 * k + 1] * m->pl_e2[i];
+            if (jacr) jacr[i * nv + dof[k]] = rot[k] * m->pl_n[i];
+        }
+}
+
+void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3])
+{
+    size_t L = m->site_link[site];
+    double x[2], a[2];
+    point2(d, L, m->pl_site + 3 * site, x);
+    point_acc0(d, L, x, a);
+    for (int i = 0; i < 3; i++) acc[i] = a[0] * m->pl_e1[i] + a[1] * m->pl_e2[i];
+}
