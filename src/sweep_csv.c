@@ -38,15 +38,7 @@ sm_sweep_outcome sm_sweep_point_outcome(const sm_sweep_point *pt)
     return SM_OUTCOME_NOT_CONVERGED;
 }
 
-/* Appends to buf[*pos..len); false once it no longer fits. */
-typedef struct {
-    char *buf;
-    size_t len, pos;
-    bool ok;
-} out_buf;
-
-static void put(out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(out_buf *o, const char *fmt, ...)
+void sweep_put(sweep_out *o, const char *fmt, ...)
 {
     if (!o->ok) return;
     va_list ap;
@@ -62,25 +54,25 @@ static void put(out_buf *o, const char *fmt, ...)
 
 /* %.17g round-trips every double, so a row read back seeds exactly as the
  * point it came from did. */
-static void put_num(out_buf *o, double v) { put(o, ",%.17g", v); }
+static void put_num(sweep_out *o, double v) { sweep_put(o, ",%.17g", v); }
 
 /* ",PREFIXNAME" as one RFC 4180 field: names come from model files, and a
  * comma, quote or line break in one would otherwise shift every column
  * after it. */
-static void put_name(out_buf *o, const char *prefix, const char *name)
+static void put_name(sweep_out *o, const char *prefix, const char *name)
 {
     if (strpbrk(name, ",\"\r\n") == NULL) {
-        put(o, ",%s%s", prefix, name);
+        sweep_put(o, ",%s%s", prefix, name);
         return;
     }
-    put(o, ",\"%s", prefix);
+    sweep_put(o, ",\"%s", prefix);
     for (const char *c = name; *c; c++) {
         if (*c == '"')
-            put(o, "\"\"");
+            sweep_put(o, "\"\"");
         else
-            put(o, "%c", *c);
+            sweep_put(o, "%c", *c);
     }
-    put(o, "\"");
+    sweep_put(o, "\"");
 }
 
 size_t sweep_csv_header_len(const char *buf, size_t len)
@@ -106,15 +98,15 @@ size_t sweep_csv_fields(const char *line, size_t len)
 
 size_t sm_sweep_csv_header(const sm_model *m, const sm_sweep_grid *g, char *buf, size_t len)
 {
-    out_buf o = {buf, len, 0, true};
-    put(&o, "index");
+    sweep_out o = {buf, len, 0, true};
+    sweep_put(&o, "index");
     for (size_t k = 0; k < g->n_axes; k++) put_name(&o, "", g->axis[k].name);
-    put(&o, ",outcome,status,stride_status,converged,stable,max_abs_eig");
-    for (size_t k = 0; k < m->n_free; k++) put(&o, ",eig%zu_re,eig%zu_im", k + 1, k + 1);
-    put(&o, ",iterations,residual,stride_evals");
-    for (size_t k = 0; k < N_METRICS; k++) put(&o, ",%s", sm_metric_fields[k].output);
+    sweep_put(&o, ",outcome,status,stride_status,converged,stable,max_abs_eig");
+    for (size_t k = 0; k < m->n_free; k++) sweep_put(&o, ",eig%zu_re,eig%zu_im", k + 1, k + 1);
+    sweep_put(&o, ",iterations,residual,stride_evals");
+    for (size_t k = 0; k < N_METRICS; k++) sweep_put(&o, ",%s", sm_metric_fields[k].output);
     for (size_t k = 0; k < m->n_state; k++) put_name(&o, "x_", m->state_names[k]);
-    put(&o, ",seed,wall_s,trivial_eig\n");
+    sweep_put(&o, ",seed,wall_s,trivial_eig\n");
     return o.ok ? o.pos : 0;
 }
 
@@ -123,10 +115,10 @@ size_t sm_sweep_csv_row(const sm_model *m, const sm_sweep_grid *g, const sm_swee
 {
     const sm_fixed_result *r = &pt->r;
     const bool have_eig = r->converged && r->status == SM_OK;
-    out_buf o = {buf, len, 0, true};
-    put(&o, "%ld", pt->index);
+    sweep_out o = {buf, len, 0, true};
+    sweep_put(&o, "%ld", pt->index);
     for (size_t k = 0; k < g->n_axes; k++) put_num(&o, pt->values[k]);
-    put(&o, ",%s,%s,%s,%d,%d", sm_sweep_outcome_name(sm_sweep_point_outcome(pt)),
+    sweep_put(&o, ",%s,%s,%s,%d,%d", sm_sweep_outcome_name(sm_sweep_point_outcome(pt)),
         sm_status_name(r->status), sm_status_name(r->stride_status), r->converged ? 1 : 0,
         have_eig && r->stable ? 1 : 0);
     put_num(&o, have_eig ? r->max_abs_eig : NAN);
@@ -134,15 +126,15 @@ size_t sm_sweep_csv_row(const sm_model *m, const sm_sweep_grid *g, const sm_swee
         put_num(&o, have_eig ? r->eig_re[k] : NAN);
         put_num(&o, have_eig ? r->eig_im[k] : NAN);
     }
-    put(&o, ",%d", r->iterations);
+    sweep_put(&o, ",%d", r->iterations);
     put_num(&o, r->residual);
-    put(&o, ",%ld", r->stride_evals);
+    sweep_put(&o, ",%ld", r->stride_evals);
     for (size_t k = 0; k < N_METRICS; k++) put_num(&o, r->converged ? sm_metric_value(&r->metrics, k) : NAN);
     for (size_t k = 0; k < m->n_state; k++) put_num(&o, r->x[k]);
     /* Which eigK is 1 by a conservation law (and so left out of max_abs_eig
      * and stable): K, or 0 for none.  Last, so older columns keep their places. */
     const int trivial = have_eig && r->trivial_index >= 0 ? r->trivial_index + 1 : 0;
-    put(&o, ",%s,%.6f,%d\n", seed_names[pt->seed], pt->wall, trivial);
+    sweep_put(&o, ",%s,%.6f,%d\n", seed_names[pt->seed], pt->wall, trivial);
     return o.ok ? o.pos : 0;
 }
 

@@ -7,6 +7,16 @@
 
 #include "stridemap/sweep.h"
 
+/* Text appended to buf[pos..len); ok turns false once it no longer fits. */
+typedef struct {
+    char *buf;
+    size_t len, pos;
+    bool ok;
+} sweep_out;
+
+/* printf into o (sweep_csv.c); does nothing once o is full. */
+void sweep_put(sweep_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Column positions of a sweep CSV for a model and grid. */
 typedef struct {
     size_t n_cols;

@@ -5,7 +5,6 @@
  * resumes with another rtol cannot mix rows computed at two tolerances.  One
  * "key<TAB>value" line per setting; the key is the sm_sweep_config field. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,52 +12,31 @@
 
 #include "sweep_internal.h"
 
-typedef struct {
-    char *buf;
-    size_t len, pos;
-    bool ok;
-} sig_out;
-
-static void line(sig_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void line(sig_out *o, const char *fmt, ...)
-{
-    if (!o->ok) return;
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->pos, o->len - o->pos, fmt, ap);
-    va_end(ap);
-    if (n < 0 || (size_t)n >= o->len - o->pos) {
-        o->ok = false;
-        return;
-    }
-    o->pos += (size_t)n;
-}
-
 size_t sweep_signature(const sm_sweep_config *c, char *buf, size_t len)
 {
     const sm_model *m = c->model;
-    sig_out o = {buf, len, 0, len > 0};
-    line(&o, "model\t%s\n", m->name);
+    sweep_out o = {buf, len, 0, len > 0};
+    sweep_put(&o, "model\t%s\n", m->name);
     for (size_t i = 0; i < m->n_params; i++) {
         bool swept = false;
         for (size_t k = 0; k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
-        if (!swept) line(&o, "params[%s]\t%.17g\n", m->params[i].name, c->params[i]);
+        if (!swept) sweep_put(&o, "params[%s]\t%.17g\n", m->params[i].name, c->params[i]);
     }
     for (size_t k = 0; k < c->grid.n_axes; k++) {
         const sm_sweep_axis *a = &c->grid.axis[k];
-        line(&o, "grid.axis[%zu]\t%s=%.17g:%.17g:%ld\n", k, a->name, a->lo, a->hi, a->n);
+        sweep_put(&o, "grid.axis[%zu]\t%s=%.17g:%.17g:%ld\n", k, a->name, a->lo, a->hi, a->n);
     }
-    line(&o, "have_guess\t%d\n", c->have_guess);
-    for (size_t i = 0; c->have_guess && i < m->n_state; i++) line(&o, "guess[%zu]\t%.17g\n", i, c->guess[i]);
+    sweep_put(&o, "have_guess\t%d\n", c->have_guess);
+    for (size_t i = 0; c->have_guess && i < m->n_state; i++) sweep_put(&o, "guess[%zu]\t%.17g\n", i, c->guess[i]);
     const sm_solver_options *s = &c->solver;
-    line(&o, "solver.rtol\t%.17g\nsolver.atol\t%.17g\nsolver.method\t%d\nsolver.max_step\t%.17g\n", s->rtol, s->atol,
+    sweep_put(&o, "solver.rtol\t%.17g\nsolver.atol\t%.17g\nsolver.method\t%d\nsolver.max_step\t%.17g\n", s->rtol, s->atol,
          (int)s->method, s->max_step);
-    line(&o, "solver.t_max\t%.17g\nsolver.max_num_steps\t%ld\nsolver.max_order\t%d\n", s->t_max, (long)s->max_num_steps,
+    sweep_put(&o, "solver.t_max\t%.17g\nsolver.max_num_steps\t%ld\nsolver.max_order\t%d\n", s->t_max, (long)s->max_num_steps,
          s->max_order);
     const sm_newton_options *n = &c->newton;
-    line(&o, "newton.period\t%d\nnewton.tol\t%.17g\nnewton.max_iter\t%d\nnewton.fd_step\t%.17g\n", n->period, n->tol,
+    sweep_put(&o, "newton.period\t%d\nnewton.tol\t%.17g\nnewton.max_iter\t%d\nnewton.fd_step\t%.17g\n", n->period, n->tol,
          n->max_iter, n->fd_step);
-    line(&o, "newton.central\t%d\nnewton.max_backtracks\t%d\n", n->central, n->max_backtracks);
+    sweep_put(&o, "newton.central\t%d\nnewton.max_backtracks\t%d\n", n->central, n->max_backtracks);
     return o.ok ? o.pos : 0;
 }
 
