@@ -19,7 +19,7 @@
 typedef struct sm_workspace sm_workspace; /* hybrid.h */
 
 /* Upper bounds that let the engine keep its scratch on the stack. */
-#define SM_MAX_STATE 32
+#define SM_MAX_STATE 64
 #define SM_MAX_PARAMS 256
 
 /* Every callback gets the parameter values p[n_params] and the model's own

@@ -93,6 +93,10 @@ void sm_rigid_q_neutral(const sm_rigid_model *m, double *q);
 void sm_rigid_integrate_q(const sm_rigid_model *m, const double *q, const double *v, double h,
                           double *qout);
 
+/* qdot[nq] = the time derivative of q for the velocity v (hinges, slides and
+ * translations: v itself; quaternions: ½ q ⊗ (0, ω) with ω in the body frame). */
+void sm_rigid_qdot(const sm_rigid_model *m, const double *q, const double *v, double *qdot);
+
 /* A tree whose joints are all hinges about axes parallel in the reference pose
  * (and slides across them; fixed joints anywhere) moves in parallel planes and
  * takes a planar fast path with the same results (to round-off).  It is chosen

@@ -1,0 +1,180 @@
+/* A body-walker model file as read (docs/body-walkers.md): plain data the
+ * loader (load.c) fills and the model assembly (model.c) turns into an
+ * sm_model on the rigid-body core.  Names are resolved to indices by the
+ * loader, which also checks every cross-reference and reports file:line:column.
+ *
+ * Every numeric field is a body_num: the value of an expression of the
+ * parameters p (a lone parameter in the common case).  body_num_eval gives it. */
+#ifndef STRIDEMAP_BODY_DEF_H
+#define STRIDEMAP_BODY_DEF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stridemap/model.h"
+#include "stridemap/rigid.h"
+#include "stridemap/rigid_contact.h"
+#include "stridemap/status.h"
+
+#define BODY_MAX_BODIES 40
+#define BODY_MAX_SITES 40
+#define BODY_MAX_CONTACTS 24
+#define BODY_MAX_FORCES 16
+#define BODY_MAX_PHASES 12
+#define BODY_MAX_EVENTS 12
+#define BODY_MAX_GUARDS 6
+#define BODY_MAX_COORDS 48
+
+/* An expression compiled to a stack program (expr.c). */
+typedef struct body_expr body_expr;
+typedef struct {
+    int param;        /* >= 0: the value is p[param] */
+    body_expr *expr;  /* else: an expression of p (owned by the body_file) */
+} body_num;
+double body_num_eval(const body_num *n, const double *p);
+
+typedef struct {
+    char *name;
+    int parent;            /* body index or -1 */
+    sm_rigid_joint joint;  /* planar already expanded into slide, slide, hinge */
+    double quat[4], axis[3];
+    body_num pos[3], mass, com[3], inertia[6]; /* ixx iyy izz ixy ixz iyz */
+} body_body;
+
+typedef struct {
+    char *name;
+    int body;
+    body_num pos[3];
+} body_site;
+
+/* Where a definition sits in its file, for messages found after loading
+ * (e.g. dependent constraints): "path:line:col". */
+typedef struct {
+    int line, col;
+} body_pos;
+
+typedef struct {
+    char *name;
+    body_pos at_pos;
+    sm_contact_kind kind;
+    int site;          /* PIN, SLIDE, ROLL */
+    body_num radius;   /* ROLL */
+    double axis[3];    /* ROLL */
+    body_num mu;       /* SLIDE; PIN (optional, NaN-valued param absent: param = -1, expr = NULL) */
+    bool has_mu;
+    int body;          /* LOCK: the body whose 1-DOF coordinate is held */
+    body_num at;       /* LOCK */
+} body_contact;
+
+typedef struct {
+    char *name;
+    size_t n;
+    int body[8];
+    double coef[8];
+    body_num stiffness, damping, rest, torque;
+} body_force;
+
+typedef enum {
+    BODY_WHEN_GAP,    /* contact */
+    BODY_WHEN_HEIGHT, /* site */
+    BODY_WHEN_COORD,  /* coord (q index) */
+    BODY_WHEN_RATE,   /* coord (v index) */
+    BODY_WHEN_FORCE,  /* contact (must be in the phase) */
+    BODY_WHEN_SLIP,   /* contact (pin with mu, in the phase) */
+    BODY_WHEN_STICK,  /* contact (slide, in the phase) */
+} body_when_kind;
+
+typedef enum {
+    BODY_GUARD_AHEAD,  /* site a's x minus site b's x > value */
+    BODY_GUARD_BEHIND, /* < -value */
+    BODY_GUARD_COORD_ABOVE, BODY_GUARD_COORD_BELOW,
+    BODY_GUARD_RATE_ABOVE, BODY_GUARD_RATE_BELOW,
+    BODY_GUARD_FORCE_ABOVE, BODY_GUARD_FORCE_BELOW,
+} body_guard_kind;
+
+typedef struct {
+    body_guard_kind kind;
+    int a, b;          /* sites (AHEAD/BEHIND), coord index (COORD: q index, RATE: v index), contact (FORCE) */
+    body_num value;
+} body_guard;
+
+typedef struct {
+    char *name;
+    body_pos at_pos;
+    body_when_kind when;
+    int target;        /* contact, site, or coordinate index as the kind says */
+    body_num value;    /* COORD/RATE: the level */
+    int direction;     /* +1 up, -1 down, 0 either */
+    size_t n_guards;
+    body_guard guards[BODY_MAX_GUARDS];
+    sm_event_outcome outcome;
+    int next_phase;    /* TO_PHASE */
+    sm_status failure; /* FAIL */
+    bool impact, relabel;
+} body_event;
+
+typedef struct {
+    char *name;
+    body_pos at_pos, contacts_pos;
+    size_t n_contacts;
+    int contacts[BODY_MAX_CONTACTS];
+    size_t n_events;
+    body_event events[BODY_MAX_EVENTS];
+} body_phase;
+
+typedef struct {
+    /* identity */
+    char *name, *title, *reference, *path;
+    /* parameters: every p index used by a body_num */
+    size_t n_params;
+    sm_param_def params[SM_MAX_PARAMS]; /* names owned (char * cast) */
+    body_expr *exprs;                    /* the list of owned expressions */
+
+    body_num gravity, slope;
+    size_t n_bodies;
+    body_body bodies[BODY_MAX_BODIES];
+    size_t n_sites;
+    body_site sites[BODY_MAX_SITES];
+    size_t n_contacts;
+    body_contact contacts[BODY_MAX_CONTACTS];
+    size_t n_forces;
+    body_force forces[BODY_MAX_FORCES];
+    size_t n_phases;                     /* phase 0 starts a stride */
+    body_phase phases[BODY_MAX_PHASES];
+
+    /* coordinates: nq positions, nv rates, named as docs/body-walkers.md */
+    size_t nq, nv;
+    char *q_names[BODY_MAX_COORDS], *v_names[BODY_MAX_COORDS];
+
+    /* relabel: q' [i] = sign[i] * q[perm[i]]; v the same with vperm/vsign
+     * (identity when absent; a permutation, checked by the loader) */
+    bool has_relabel;
+    int qperm[BODY_MAX_COORDS], vperm[BODY_MAX_COORDS];
+    double qsign[BODY_MAX_COORDS], vsign[BODY_MAX_COORDS];
+
+    /* section */
+    body_pos section_pos;
+    int section_event_phase, section_event; /* the event that ends the stride */
+    size_t n_touching;
+    int touching[BODY_MAX_CONTACTS];
+    int origin;                          /* contact */
+    size_t n_free;
+    size_t free_index[2 * BODY_MAX_COORDS]; /* into the state (q then v) */
+
+    double guess[2 * BODY_MAX_COORDS];   /* full state */
+    double time_limit;
+
+    int clearance_contact;               /* -1: none */
+    int hip_site;                        /* -1: none */
+} body_file;
+
+/* Reads a file.  On a bad file: SM_BAD_MODEL_FILE and "path:line:col: what is
+ * wrong and what to change" in why.  *out is heap memory for body_file_free. */
+sm_status body_file_load(const char *path, body_file **out, char *why, size_t why_len);
+void body_file_free(body_file *f);
+
+/* Builds the sm_model (model.c); the model owns f from then on and frees it
+ * in its release hook. */
+sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_t why_len);
+
+#endif
