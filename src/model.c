@@ -69,6 +69,11 @@ sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len)
             snprintf(why, why_len, "model '%s': free index %zu is outside the state", m->name, k);
             return SM_BAD_OPTION;
         }
+    if (m->n_sample > SM_MAX_SAMPLE || (m->n_sample && (!m->sample || !m->sample_names))) {
+        snprintf(why, why_len, "model '%s': %zu per-sample measures without names or function (at most %d)",
+                 m->name, m->n_sample, SM_MAX_SAMPLE);
+        return SM_BAD_OPTION;
+    }
     if (m->map) return SM_OK;
     bool has_section = false;
     for (size_t ph = 0; ph < m->n_phases; ph++) {

@@ -77,6 +77,23 @@ static void test_every_model_validates(void **state)
     }
 }
 
+/* Per-sample measures need names and a function to fill them: a model
+ * declaring measures it cannot produce is refused, not printed as garbage. */
+static void test_sample_measures_validated(void **state)
+{
+    (void)state;
+    sm_model m = *sm_registry_at(0);
+    char why[256] = "";
+    m.n_sample = 2;
+    assert_int_equal(sm_model_validate(&m, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "per-sample"));
+    static const char *const names[] = {"a", "b"};
+    m.sample_names = names;
+    assert_int_equal(sm_model_validate(&m, why, sizeof why), SM_BAD_OPTION);
+    m.n_sample = SM_MAX_SAMPLE + 1;
+    assert_int_equal(sm_model_validate(&m, why, sizeof why), SM_BAD_OPTION);
+}
+
 static void test_param_index(void **state)
 {
     (void)state;
@@ -206,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_registry_lookup),
         cmocka_unit_test(test_every_model_validates),
         cmocka_unit_test(test_param_index),
+        cmocka_unit_test(test_sample_measures_validated),
         cmocka_unit_test(test_check_param),
         cmocka_unit_test(test_simplest_lift),
     };

@@ -21,6 +21,7 @@ typedef struct sm_workspace sm_workspace; /* hybrid.h */
 /* Upper bounds that let the engine keep its scratch on the stack. */
 #define SM_MAX_STATE 64
 #define SM_MAX_PARAMS 256
+#define SM_MAX_SAMPLE 64 /* per-sample measures (sm_model.n_sample) */
 
 /* Every callback gets the parameter values p[n_params] and the model's own
  * `data` (NULL for closed-form walkers; the linkage of a walker read from a
@@ -144,6 +145,16 @@ typedef struct sm_model {
     const char *const *extra_names;   /* [n_extra] */
     const char *const *extra_labels;  /* [n_extra] */
     sm_status (*extra_measures)(sm_workspace *ws, const double *p, const double *x, double *values);
+
+    /* Optional quantities a family reports at every sample of a trajectory
+     * (e.g. each contact's ground force, the centre of pressure): n_sample
+     * values named sample_names[i] for the state x in phase `phase`, NaN
+     * where one does not apply (the force of a contact the phase does not
+     * hold).  simulate writes them as columns after the state.  Returns 0,
+     * or non-zero when the state cannot be evaluated (the values are NaN). */
+    size_t n_sample;
+    const char *const *sample_names;  /* [n_sample] */
+    int (*sample)(double t, size_t phase, const double *x, const double *p, const void *data, double *values);
 
     /* Optional: a quantity the flow conserves (e.g. the total energy of a
      * lossless walker).  Its level sets make the gaits a family, so Newton

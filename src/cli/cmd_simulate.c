@@ -14,9 +14,11 @@ static const char help[] =
     "every DT time units (default: the model's time limit / 2000; at most\n"
     "1000000 samples per step: DT >= the step time limit / 1e6, see --tmax) and\n"
     "a row before and after every event:\n"
-    "  kind,step,time,phase,event,<state names...>\n"
+    "  kind,step,time,phase,event,<state names...>[,<sample measures...>]\n"
     "where kind is start, sample, pre (just before an event), post (just after\n"
-    "its reset) or fail.  time runs on across steps.  A one-line summary per step\n"
+    "its reset) or fail.  A model that reports measures per sample (a walker\n"
+    "built from bodies: each contact's ground force) adds them as columns after\n"
+    "the state, NaN where one does not apply.  time runs on across steps.  A one-line summary per step\n"
     "(period, length, speed and the other gait measures) goes to standard error;\n"
     "its sampled measures (clearance, ground forces) come from 1000 samples over\n"
     "the step, as in 'fixed', whatever DT is.  If the walker falls, every\n"
@@ -28,14 +30,22 @@ static const char help[] =
 typedef struct {
     FILE *f;
     const sm_model *m;
+    const double *p;
     double t0;
     long step;
 } csv_sink;
 
 static void row(csv_sink *s, const char *kind, double t, size_t phase, const char *event, const double *x)
 {
-    fprintf(s->f, "%s,%ld,%.12g,%s,%s", kind, s->step, s->t0 + t, s->m->phases[phase].name, event);
-    for (size_t i = 0; i < s->m->n_state; i++) fprintf(s->f, ",%.15g", x[i]);
+    const sm_model *m = s->m;
+    fprintf(s->f, "%s,%ld,%.12g,%s,%s", kind, s->step, s->t0 + t, m->phases[phase].name, event);
+    for (size_t i = 0; i < m->n_state; i++) fprintf(s->f, ",%.15g", x[i]);
+    if (m->n_sample) {
+        double v[SM_MAX_SAMPLE];
+        if (m->sample(t, phase, x, s->p, m->data, v) != 0)
+            for (size_t i = 0; i < m->n_sample; i++) v[i] = NAN;
+        for (size_t i = 0; i < m->n_sample; i++) fprintf(s->f, ",%.15g", v[i]);
+    }
     fputc('\n', s->f);
 }
 
@@ -148,11 +158,12 @@ int cmd_simulate(int argc, char **argv)
         if (f != stdout) fclose(f);
         return cli_fail(&run, EX_SOFTWARE, "cannot set up the integrator: %s", sm_strerror(st));
     }
-    csv_sink sink = {.f = f, .m = m};
+    csv_sink sink = {.f = f, .m = m, .p = run.params};
     sm_observer obs = {.dt = dt, .sample = on_sample, .event = on_event, .ctx = &sink};
 
     fprintf(f, "kind,step,time,phase,event");
     for (size_t i = 0; i < m->n_state; i++) fprintf(f, ",%s", m->state_names[i]);
+    for (size_t i = 0; i < m->n_sample; i++) fprintf(f, ",%s", m->sample_names[i]);
     fputc('\n', f);
     row(&sink, "start", 0.0, m->start_phase, "", run.x0);
 
