@@ -59,7 +59,9 @@
     X(SM_KNEE_UNLOCKED, "knee_unlocked", SM_KIND_WALKER, \
       "the stance knee unlocked: its locking torque went negative") \
     X(SM_BAD_DATA, "bad_data", SM_KIND_INPUT, \
-      "an input file holds other data than the call expects (see the message)")
+      "an input file holds other data than the call expects (see the message)") \
+    X(SM_SINGULAR_CONSTRAINTS, "singular_constraints", SM_KIND_WALKER, \
+      "the contacts of a phase are dependent (e.g. two pins on one rigid foot in a planar model: use a pin and a slide)")
 
 /* What a status says went wrong, which decides how it is reported: the
  * walker's own motion (fell, scuffed: a result, not an error), the numerics

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rigid_internal.h"
+#include "stridemap/rigid_contact.h"
 
 void sm_rigid_quat_to_mat(const double *q, double *R)
 {
@@ -59,15 +60,6 @@ static bool inertia_ok(const double *I)
     if (m01 < -tol * s || m02 < -tol * s || m12 < -tol * s) return false;
     double det = I[0] * m12 - I[1] * (I[3] * I[8] - I[5] * I[6]) + I[2] * (I[3] * I[7] - I[4] * I[6]);
     return det >= -tol * s * s;
-}
-
-static char *dup_name(const char *s)
-{
-    if (!s) s = "";
-    size_t n = strlen(s) + 1;
-    char *c = malloc(n);
-    if (c) memcpy(c, s, n);
-    return c;
 }
 
 static const char *body_label(const sm_rigid_body_def *b, size_t i, char *buf, size_t n)
@@ -123,39 +115,9 @@ static sm_status validate(const sm_rigid_body_def *bodies, size_t nbody, const s
     return SM_OK;
 }
 
-void sm_rigid_model_free(sm_rigid_model *m)
-{
-    if (!m) return;
-    if (m->body_name)
-        for (size_t i = 0; i < m->nbody; i++) free(m->body_name[i]);
-    if (m->site_name)
-        for (size_t i = 0; i < m->nsite; i++) free(m->site_name[i]);
-    free(m->parent);
-    free(m->kind);
-    free(m->qadr);
-    free(m->vadr);
-    free(m->nd);
-    free(m->ET);
-    free(m->rT);
-    free(m->S);
-    free(m->I6);
-    free(m->mass);
-    free(m->com);
-    free(m->Icom);
-    free(m->body_link);
-    free(m->body_name);
-    free(m->site_link);
-    free(m->site_pos);
-    free(m->site_name);
-    free(m->pl_R0);
-    free(m->pl_sgn);
-    free(m->pl_rT);
-    free(m->pl_dir);
-    free(m->pl_com);
-    free(m->pl_In);
-    free(m->pl_site);
-    free(m);
-}
+/* The model is one block (struct, arrays, names) so that a copy is a memcpy
+ * and a fix-up of its pointers (memory.c). */
+void sm_rigid_model_free(sm_rigid_model *m) { free(m); }
 
 static void spatial_inertia(double mass, const double *c, const double *Ic, double *I6)
 {
@@ -185,43 +147,17 @@ sm_status sm_rigid_model_create(const sm_rigid_body_def *bodies, size_t nbody,
     size_t nlink = nbody;
     for (size_t i = 0; i < nbody; i++)
         if (bodies[i].joint == SM_RIGID_FREE) nlink++;
-    sm_rigid_model *m = calloc(1, sizeof *m);
+    size_t namelen = 0;
+    for (size_t i = 0; i < nbody; i++) namelen += (bodies[i].name ? strlen(bodies[i].name) : 0) + 1;
+    for (size_t i = 0; i < nsite; i++) namelen += (sites[i].name ? strlen(sites[i].name) : 0) + 1;
+    size_t bytes = sm_rigid_model_layout(NULL, nlink, nbody, nsite, namelen);
+    sm_rigid_model *m = calloc(1, bytes);
     if (!m) return SM_NO_MEMORY;
+    sm_rigid_model_layout(m, nlink, nbody, nsite, namelen);
     m->nbody = nbody;
     m->nlink = nlink;
     m->nsite = nsite;
-    size_t nl = nlink ? nlink : 1, nb = nbody ? nbody : 1, ns = nsite ? nsite : 1;
-    m->parent = calloc(nl, sizeof *m->parent);
-    m->kind = calloc(nl, sizeof *m->kind);
-    m->qadr = calloc(nl, sizeof *m->qadr);
-    m->vadr = calloc(nl, sizeof *m->vadr);
-    m->nd = calloc(nl, sizeof *m->nd);
-    m->ET = calloc(9 * nl, sizeof *m->ET);
-    m->rT = calloc(3 * nl, sizeof *m->rT);
-    m->S = calloc(18 * nl, sizeof *m->S);
-    m->I6 = calloc(36 * nl, sizeof *m->I6);
-    m->mass = calloc(nl, sizeof *m->mass);
-    m->com = calloc(3 * nl, sizeof *m->com);
-    m->Icom = calloc(9 * nl, sizeof *m->Icom);
-    m->body_link = calloc(nb, sizeof *m->body_link);
-    m->body_name = calloc(nb, sizeof *m->body_name);
-    m->site_link = calloc(ns, sizeof *m->site_link);
-    m->site_pos = calloc(3 * ns, sizeof *m->site_pos);
-    m->site_name = calloc(ns, sizeof *m->site_name);
-    m->pl_R0 = calloc(9 * nl, sizeof *m->pl_R0);
-    m->pl_sgn = calloc(nl, sizeof *m->pl_sgn);
-    m->pl_rT = calloc(3 * nl, sizeof *m->pl_rT);
-    m->pl_dir = calloc(2 * nl, sizeof *m->pl_dir);
-    m->pl_com = calloc(3 * nl, sizeof *m->pl_com);
-    m->pl_In = calloc(nl, sizeof *m->pl_In);
-    m->pl_site = calloc(3 * ns, sizeof *m->pl_site);
-    if (!m->parent || !m->kind || !m->qadr || !m->vadr || !m->nd || !m->ET || !m->rT || !m->S || !m->I6
-        || !m->mass || !m->com || !m->Icom || !m->body_link || !m->body_name || !m->site_link
-        || !m->site_pos || !m->site_name || !m->pl_R0 || !m->pl_sgn || !m->pl_rT || !m->pl_dir || !m->pl_com
-        || !m->pl_In || !m->pl_site) {
-        sm_rigid_model_free(m);
-        return SM_NO_MEMORY;
-    }
+    char *pool = m->names;
     memcpy(m->gravity, gravity, sizeof m->gravity);
 
     size_t L = 0, nq = 0, nv = 0;
@@ -277,11 +213,8 @@ sm_status sm_rigid_model_create(const sm_rigid_body_def *bodies, size_t nbody,
         memcpy(m->Icom + 9 * L, b->inertia, 9 * sizeof(double));
         spatial_inertia(b->mass, b->com, b->inertia, m->I6 + 36 * L);
         m->body_link[i] = L;
-        m->body_name[i] = dup_name(b->name);
-        if (!m->body_name[i]) {
-            sm_rigid_model_free(m);
-            return SM_NO_MEMORY;
-        }
+        m->body_name[i] = pool;
+        pool = stpcpy(pool, b->name ? b->name : "") + 1;
         L++;
     }
     m->nq = nq;
@@ -289,11 +222,8 @@ sm_status sm_rigid_model_create(const sm_rigid_body_def *bodies, size_t nbody,
     for (size_t s = 0; s < nsite; s++) {
         m->site_link[s] = m->body_link[sites[s].body];
         memcpy(m->site_pos + 3 * s, sites[s].pos, 3 * sizeof(double));
-        m->site_name[s] = dup_name(sites[s].name);
-        if (!m->site_name[s]) {
-            sm_rigid_model_free(m);
-            return SM_NO_MEMORY;
-        }
+        m->site_name[s] = pool;
+        pool = stpcpy(pool, sites[s].name ? sites[s].name : "") + 1;
     }
     sm_rigid_planar_setup(m);
     *out = m;
@@ -374,34 +304,9 @@ void sm_rigid_integrate_q(const sm_rigid_model *m, const double *q, const double
 
 sm_rigid_data *sm_rigid_data_create(const sm_rigid_model *m)
 {
-    sm_rigid_data *d = calloc(1, sizeof *d);
-    if (!d) return NULL;
-    size_t n = m->nlink ? m->nlink : 1;
-    /* one block: every array is a multiple of doubles */
-    double *blk = calloc(n * (9 + 3 + 9 + 3 + 6 + 6 + 6 + 36 + 1 + 1 + 3 + 2 + 2), sizeof(double));
-    if (!blk) {
-        free(d);
-        return NULL;
-    }
-    d->E = blk;
-    d->r = d->E + 9 * n;
-    d->R = d->r + 3 * n;
-    d->p = d->R + 9 * n;
-    d->v = d->p + 3 * n;
-    d->a0 = d->v + 6 * n;
-    d->f = d->a0 + 6 * n;
-    d->Ic = d->f + 6 * n;
-    d->th = d->Ic + 36 * n;
-    d->thd = d->th + n;
-    d->pp = d->thd + n;
-    d->pv = d->pp + 3 * n;
-    d->pa = d->pv + 2 * n;
-    return d;
+    size_t bytes = sm_rigid_data_bytes(m);
+    void *mem = malloc(bytes);
+    return mem ? sm_rigid_data_init(m, mem, bytes) : NULL;
 }
 
-void sm_rigid_data_free(sm_rigid_data *d)
-{
-    if (!d) return;
-    free(d->E);
-    free(d);
-}
+void sm_rigid_data_free(sm_rigid_data *d) { free(d); }

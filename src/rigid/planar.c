@@ -230,14 +230,14 @@ void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, doubl
     }
 }
 
-void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
-                              double *jacr)
+void sm_rigid_planar_point_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u,
+                               double *jacp, double *jacr)
 {
-    size_t nv = m->nv, L = m->site_link[site], dof[MAX_DEPTH];
+    size_t nv = m->nv, dof[MAX_DEPTH];
     double col[2 * MAX_DEPTH], rot[MAX_DEPTH], x[2];
     if (jacp) memset(jacp, 0, 3 * nv * sizeof *jacp);
     if (jacr) memset(jacr, 0, 3 * nv * sizeof *jacr);
-    point2(d, L, m->pl_site + 3 * site, x);
+    point2(d, L, u, x);
     int n = columns(m, d, L, x, dof, col, rot);
     for (int k = 0; k < n; k++)
         for (int i = 0; i < 3; i++) {
@@ -246,11 +246,30 @@ void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, s
         }
 }
 
-void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3])
+void sm_rigid_planar_point_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u,
+                                 double acc[3])
 {
-    size_t L = m->site_link[site];
     double x[2], a[2];
-    point2(d, L, m->pl_site + 3 * site, x);
+    point2(d, L, u, x);
     point_acc0(d, L, x, a);
     for (int i = 0; i < 3; i++) acc[i] = a[0] * m->pl_e1[i] + a[1] * m->pl_e2[i];
+}
+
+void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
+                              double *jacr)
+{
+    sm_rigid_planar_point_jac(m, d, m->site_link[site], m->pl_site + 3 * site, jacp, jacr);
+}
+
+void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3])
+{
+    sm_rigid_planar_point_jdotv(m, d, m->site_link[site], m->pl_site + 3 * site, acc);
+}
+
+/* The reference world image of the link-frame vector u, in (e1, e2, n). */
+void sm_rigid_planar_image(const sm_rigid_model *m, size_t L, const double *u, double out[3])
+{
+    double w[3];
+    m3_mul_v(m->pl_R0 + 9 * L, u, w);
+    split(m, w, out, 3);
 }

@@ -22,6 +22,7 @@
 typedef enum { LINK_FIXED, LINK_HINGE, LINK_SLIDE, LINK_BALL, LINK_TRANS } link_kind;
 
 struct sm_rigid_model {
+    size_t bytes; /* the whole block: this struct, its arrays and names (memory.c) */
     size_t nbody, nlink, nsite, nq, nv;
     double gravity[3];
     /* per link */
@@ -54,6 +55,7 @@ struct sm_rigid_model {
     double *pl_com;  /* 3 per link: R0 com in (e1, e2, n) */
     double *pl_In;   /* moment of inertia about n through the centre of mass */
     double *pl_site; /* 3 per site: R0 s in (e1, e2, n) */
+    char *names;     /* the body and site names, each NUL-terminated */
 };
 
 struct sm_rigid_data {
@@ -115,6 +117,41 @@ void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, doubl
 void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
                               double *jacr);
 void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3]);
+/* The same for a point given by its reference image u (sm_rigid_planar_image) on link L. */
+void sm_rigid_planar_image(const sm_rigid_model *m, size_t L, const double *u, double out[3]);
+void sm_rigid_planar_point_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u,
+                               double *jacp, double *jacr);
+void sm_rigid_planar_point_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u,
+                                 double acc[3]);
+
+/* The one-block layout of a model (memory.c): with m NULL returns the bytes
+ * a model of these sizes needs (namelen: the names with their NULs); else
+ * points m's arrays into the block that starts at m and sets m->bytes. */
+size_t sm_rigid_model_layout(sm_rigid_model *m, size_t nlink, size_t nbody, size_t nsite, size_t namelen);
+
+/* A point fixed on link L at u (link coordinates): its world position,
+ * Jacobians (3 x nv each, either may be NULL) and, at v̇ = 0 without gravity,
+ * its acceleration and the link's angular acceleration (points.c). */
+void sm_rigid_point_pos(const sm_rigid_data *d, size_t L, const double *u, double x[3]);
+void sm_rigid_point_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u,
+                        double *jacp, double *jacr);
+void sm_rigid_point_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u,
+                          double acc[3], double alpha[3]);
+
+/* Small dense solvers on caller memory (dense.c).  Cholesky in place
+ * (lower factor), false when a pivot is not positive relative to the
+ * largest diagonal; LU with complete pivoting in place, false when a pivot
+ * falls below rtol times the largest entry (the rows are dependent). */
+bool sm_rigid_chol(double *A, size_t n);
+void sm_rigid_chol_solve(const double *L, size_t n, double *b);
+bool sm_rigid_lu(double *A, size_t n, size_t *rp, size_t *cp, double rtol);
+void sm_rigid_lu_solve(const double *LU, size_t n, const size_t *rp, const size_t *cp, double *b);
+
+/* The contact rows' Schur complement (constrained.c): Y (rows x nv) = M⁻¹ J̃ᵀ
+ * by the Cholesky factor Lm of M, A = J Y (rows x rows) factored by
+ * sm_rigid_lu; Jtil NULL means J.  SM_SINGULAR_CONSTRAINTS when dependent. */
+sm_status sm_rigid_schur(const sm_rigid_model *m, const double *Lm, const double *J, const double *Jtil,
+                         size_t rows, double *Y, double *A, size_t *rp, size_t *cp);
 
 /* Rotation matrix (body to parent) of the quaternion (w, x, y, z), normalised first. */
 void sm_rigid_quat_to_mat(const double *q, double *R);
