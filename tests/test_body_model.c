@@ -1,0 +1,236 @@
+/* A body-walker file as an sm_model (src/body/): the compass gait as a tree
+ * of rigid bodies against the linkage engine's models/compass.yaml and the
+ * closed-form compass walker; a phase with dependent contacts refused at
+ * its line; a callback's own status ending the stride. */
+#include "linkage_util.h"
+#include "body_files.h"
+#include "stridemap/fixedpoint.h"
+#include "stridemap/stride.h"
+
+static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed_result *r)
+{
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = o.atol = 1e-13;
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-12;
+    /* the same stencil in every model, so only the integration noise / h
+     * differs between them: 1e-2 keeps it near 1e-11 at rtol 1e-13 */
+    no.fd_step = 1e-2;
+    no.central = true;
+    assert_status(sm_fixed_point(ws, p, x0, &no, r), SM_OK);
+    sm_workspace_free(ws);
+}
+
+static const sm_model *create_ok(body_file *f)
+{
+    const sm_model *m = NULL;
+    char why[512] = "";
+    const sm_status st = body_model_create(f, &m, why, sizeof why);
+    if (st != SM_OK) fail_msg("body_model_create: %s", why);
+    return m;
+}
+
+/* The compass as bodies gives the linkage file's gait: fixed point,
+ * multipliers, period and step length; and the closed-form walker's. */
+static void test_compass_matches_linkage_and_closed_form(void **state)
+{
+    const sm_model *b = create_ok(bf_compass());
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    const sm_model *c = test_model("compass");
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    sm_model_default_params(c, pc);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE], xc[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    c->guess(xc, pc, c->data);
+    static sm_fixed_result rb, rl, rc;
+    solve(b, pb, xb, &rb);
+    solve(l, pl, xl, &rl);
+    solve(c, pc, xc, &rc);
+
+    /* (hip.x, hip.z, leg_a, leg_b, rates) against (stance, swing, rates) */
+    const size_t map[4] = {2, 3, 6, 7};
+    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    const double gamma = pc[sm_model_param_index(c, "gamma")];
+    assert_close(rc.x[0], gamma - rb.x[2], 1e-10);
+    assert_close(rc.x[1], gamma - rb.x[3], 1e-10);
+    assert_close(rc.x[2], -rb.x[6], 1e-10);
+    assert_close(rc.x[3], -rb.x[7], 1e-10);
+    /* the lift puts the hip a leg's length above the stance foot */
+    assert_close(rb.x[1], cos(rb.x[2]), 1e-12);
+    assert_int_equal(rb.n_free, rl.n_free);
+    for (size_t i = 0; i < rb.n_free; i++) {
+        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-10);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-10);
+        assert_close(rb.eig_re[i], rc.eig_re[i], 1e-9);
+    }
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    assert_close(rb.metrics.period, rc.metrics.period, 1e-10);
+    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    assert_close(rb.metrics.impact_energy_loss, rl.metrics.impact_energy_loss, 1e-9);
+    assert_true(rb.stable);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* A parameter other than its default reaches the dynamics (the per-call
+ * copy of the rigid model): the gait at a steeper slope is the linkage's. */
+static void test_compass_other_slope(void **state)
+{
+    const sm_model *b = create_ok(bf_compass());
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    set_param(b, pb, "slope", 0.06);
+    set_param(l, pl, "slope", 0.06);
+    set_param(b, pb, "leg.mass", 4.5);
+    set_param(l, pl, "leg.mass", 4.5);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(b, pb, xb, &rb);
+    solve(l, pl, xl, &rl);
+    const size_t map[4] = {2, 3, 6, 7};
+    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* Round feet rolling on the ground and a hip spring and damper: the gait
+ * of models/compass_round_spring.yaml. */
+static void test_round_feet_spring_matches_linkage(void **state)
+{
+    const sm_model *b = create_ok(bf_compass_round_spring());
+    sm_linkage *lk = load_ok("models/compass_round_spring.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(b, pb, xb, &rb);
+    solve(l, pl, xl, &rl);
+    const size_t map[4] = {2, 3, 6, 7};
+    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    /* The multipliers agree to the finite differences' integration noise:
+     * each model's own move by up to 4e-10 from rtol 1e-12 to 1e-13. */
+    for (size_t i = 0; i < rb.n_free; i++) {
+        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-9);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-9);
+    }
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    /* the disk's centre is a radius above the ground at the section */
+    assert_close(rb.x[1], 0.2 + 0.8 * cos(rb.x[2]), 1e-12);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* McGeer's kneed walker: knee locks, a knee-strike impact, two phases. */
+static void test_kneed_matches_linkage(void **state)
+{
+    const sm_model *b = create_ok(bf_kneed_mcgeer());
+    sm_linkage *lk = load_ok("models/kneed_mcgeer.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(l, pl, xl, &rl);
+    solve(b, pb, xb, &rb);
+    /* (stance, thigh, shank, rates) from absolute thigh angles and knee flexions */
+    const double *x = rb.x;
+    const double mapped[6] = {x[2], x[4], x[4] - x[5], x[8], x[10], x[10] - x[11]};
+    for (size_t i = 0; i < 6; i++) assert_close(mapped[i], rl.x[i], 1e-10);
+    assert_close(x[3], 0.0, 1e-12);
+    assert_close(x[5], 0.0, 1e-12);
+    /* The multipliers agree to the finite differences' integration noise:
+     * each model's own move by up to 2.4e-9 from rtol 1e-12 to 1e-13 (the
+     * linkage's -0.4578045464 to -0.4578045489), as far as they differ. */
+    for (size_t i = 0; i < rb.n_free; i++) {
+        assert_close(rb.eig_re[i], rl.eig_re[i], 3e-9);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 3e-9);
+    }
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* Two pins on one site constrain the same point twice: refused at the
+ * phase's line, not as a failed stride. */
+static void test_dependent_contacts_refused(void **state)
+{
+    body_file *f = bf_compass();
+    const int again = bf_pin(f, "foot_a_again", f->contacts[0].site);
+    f->phases[0].contacts[f->phases[0].n_contacts++] = again;
+    const sm_model *m = NULL;
+    char why[512] = "";
+    assert_status(body_model_create(f, &m, why, sizeof why), SM_BAD_MODEL_FILE);
+    assert_null(m);
+    assert_non_null(strstr(why, "tests/data/body_models/test.yaml:20:5: phase 'swing'"));
+    assert_non_null(strstr(why, "dependent"));
+}
+
+/* A model's rhs that returns SM_CALLBACK_STATUS(s) ends the stride with s
+ * (model.h); other negative values stay rhs_failed. */
+static int rhs_status;
+static int status_rhs(double t, const double *x, double *xd, const double *p, const void *data)
+{
+    xd[0] = 1;
+    return t > 0.5 ? rhs_status : 0;
+}
+static double never(double t, const double *x, const double *p, const void *data) { return 1.0; }
+static void lift_none(double *x, const double *p, const void *data) {}
+static void guess_zero(double *x, const double *p, const void *data) { x[0] = 0; }
+static double limit_one(const double *p, const void *data) { return 1.0; }
+
+static void test_callback_status(void **state)
+{
+    static const char *const names[] = {"x"};
+    static const size_t free_index[] = {0};
+    static const sm_event ev = {.name = "end", .value = never, .outcome = SM_EVENT_SECTION};
+    static const sm_phase ph = {.name = "run", .rhs = status_rhs, .n_events = 1, .events = &ev};
+    static const sm_model m = {.name = "status_toy", .n_state = 1, .state_names = names, .n_phases = 1,
+                               .phases = &ph, .n_free = 1, .free_index = free_index, .lift = lift_none,
+                               .guess = guess_zero, .time_limit = limit_one};
+    sm_workspace *ws = test_workspace(&m, 1e-8, SM_METHOD_ADAMS);
+    const double x0[1] = {0};
+    double y[1];
+    rhs_status = SM_CALLBACK_STATUS(SM_SINGULAR_CONSTRAINTS);
+    assert_status(sm_stride(ws, NULL, x0, y, NULL, NULL), SM_SINGULAR_CONSTRAINTS);
+    for (int r = -1; r > -20; r--) {
+        rhs_status = r;
+        assert_status(sm_stride(ws, NULL, x0, y, NULL, NULL), SM_RHS_FAILED);
+    }
+    sm_workspace_free(ws);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compass_matches_linkage_and_closed_form),
+        cmocka_unit_test(test_compass_other_slope),
+        cmocka_unit_test(test_round_feet_spring_matches_linkage),
+        cmocka_unit_test(test_kneed_matches_linkage),
+        cmocka_unit_test(test_dependent_contacts_refused),
+        cmocka_unit_test(test_callback_status),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
