@@ -75,7 +75,24 @@ static void test_compass_matches_linkage_and_closed_form(void **state)
     assert_close(rb.metrics.period, rc.metrics.period, 1e-10);
     assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
     assert_close(rb.metrics.impact_energy_loss, rl.metrics.impact_energy_loss, 1e-9);
+    /* the ground reaction from the constrained solve's forces, against the
+     * linkage's Newton-Euler one, sampled alike */
+    assert_close(rb.metrics.min_normal_force, rl.metrics.min_normal_force, 1e-8);
+    assert_close(rb.metrics.max_friction_ratio, rl.metrics.max_friction_ratio, 1e-10);
     assert_true(rb.stable);
+
+    /* the ground measures: the stance pin carries the whole reaction in
+     * single support, and the integration keeps it on its anchor */
+    assert_string_equal(b->extra_group, "ground");
+    sm_workspace *ws = test_workspace(b, 1e-12, SM_METHOD_ADAMS);
+    double g[SM_MAX_EXTRA];
+    assert_status(b->extra_measures(ws, pb, rb.x, g), SM_OK);
+    sm_workspace_free(ws);
+    assert_close(g[0], rb.metrics.min_normal_force, 1e-3 * rb.metrics.min_normal_force);
+    assert_true(g[0] > 0 && g[1] > g[0]);
+    assert_close(g[2], rb.metrics.max_friction_ratio, 1e-3 * rb.metrics.max_friction_ratio);
+    print_message("compass: pin drift over a stride at rtol 1e-12: %.3g m\n", g[3]);
+    assert_true(g[3] < 1e-9);
     sm_linkage_free(lk);
     b->release(b);
 }

@@ -89,8 +89,10 @@ void body_guess(double *x, const double *p, const void *data);
  * sites are, on the ground); *drift the largest violation before. */
 sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift);
 
-/* Measures (measures.c): fills the model's measure hooks. */
+/* Measures (measures.c): fills the model's measure hooks; ground.c the
+ * extra ones (ground forces, constraint drift). */
 void body_set_measures(body_model *bm);
+void body_set_ground_measures(body_model *bm);
 
 /* A contact's normal force (pin/slide/roll: world z; lock: the torque) and
  * its tangential magnitude, from the solve's lambda. */
