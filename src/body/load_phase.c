@@ -587,7 +587,7 @@ bool bl_read_section(bl_ctx *c)
     const body_phase *p0 = &f->phases[0];
     for (size_t k = 0; k < p0->n_contacts; k++) rows += bl_contact_rows(f, p0->contacts[k], planar);
     if (unknown_v != rows)
-        return bl_fail_at(c, fm, "section: %zu rates are not free but phase '%s''s contacts give %zu velocity "
+        return bl_fail_at(c, fm, "section: %zu rates are not free but the contacts of phase '%s' give %zu velocity "
                           "constraints (%s model); %s", unknown_v, p0->name, rows, planar ? "a planar" : "a 3-D",
                           unknown_v > rows ? "free more rates" : "free fewer rates");
     return true;
