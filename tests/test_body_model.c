@@ -1,10 +1,18 @@
 /* A body-walker file as an sm_model (src/body/): the compass gait as a tree
  * of rigid bodies against the linkage engine's models/compass.yaml and the
- * closed-form compass walker; a phase with dependent contacts refused at
- * its line; a callback's own status ending the stride. */
+ * closed-form compass walker, round feet with a hip spring and McGeer's
+ * kneed walker against their linkage files (built in C and read from
+ * models/bodies/); a phase with dependent contacts refused at its line; a
+ * callback's own status ending the stride. */
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
 #include "linkage_util.h"
+#include "cli_run.h"
 #include "body_files.h"
 #include "stridemap/fixedpoint.h"
+#include "stridemap/registry.h"
 #include "stridemap/stride.h"
 
 static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed_result *r)
@@ -25,6 +33,15 @@ static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed
     sm_workspace_free(ws);
 }
 
+static const sm_model *open_ok(const char *rel)
+{
+    const sm_model *m = NULL;
+    char why[512] = "";
+    const sm_status st = sm_registry_open(src_path(rel), &m, why, sizeof why);
+    if (st != SM_OK) fail_msg("%s: %s", rel, why);
+    return m;
+}
+
 static const sm_model *create_ok(body_file *f)
 {
     const sm_model *m = NULL;
@@ -36,9 +53,8 @@ static const sm_model *create_ok(body_file *f)
 
 /* The compass as bodies gives the linkage file's gait: fixed point,
  * multipliers, period and step length; and the closed-form walker's. */
-static void test_compass_matches_linkage_and_closed_form(void **state)
+static void check_compass(const sm_model *b)
 {
-    const sm_model *b = create_ok(bf_compass());
     sm_linkage *lk = load_ok("models/compass.yaml");
     const sm_model *l = sm_linkage_model(lk);
     const sm_model *c = test_model("compass");
@@ -126,9 +142,8 @@ static void test_compass_other_slope(void **state)
 
 /* Round feet rolling on the ground and a hip spring and damper: the gait
  * of models/compass_round_spring.yaml. */
-static void test_round_feet_spring_matches_linkage(void **state)
+static void check_round_feet_spring(const sm_model *b)
 {
-    const sm_model *b = create_ok(bf_compass_round_spring());
     sm_linkage *lk = load_ok("models/compass_round_spring.yaml");
     const sm_model *l = sm_linkage_model(lk);
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
@@ -157,9 +172,8 @@ static void test_round_feet_spring_matches_linkage(void **state)
 }
 
 /* McGeer's kneed walker: knee locks, a knee-strike impact, two phases. */
-static void test_kneed_matches_linkage(void **state)
+static void check_kneed(const sm_model *b)
 {
-    const sm_model *b = create_ok(bf_kneed_mcgeer());
     sm_linkage *lk = load_ok("models/kneed_mcgeer.yaml");
     const sm_model *l = sm_linkage_model(lk);
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
@@ -189,6 +203,22 @@ static void test_kneed_matches_linkage(void **state)
     sm_linkage_free(lk);
     b->release(b);
 }
+
+static void test_compass_matches_linkage_and_closed_form(void **state) { check_compass(create_ok(bf_compass())); }
+static void test_round_feet_spring_matches_linkage(void **state)
+{
+    check_round_feet_spring(create_ok(bf_compass_round_spring()));
+}
+static void test_kneed_matches_linkage(void **state) { check_kneed(create_ok(bf_kneed_mcgeer())); }
+
+/* The same through the files of models/bodies/ (the loader's), as the
+ * program opens them. */
+static void test_compass_file(void **state) { check_compass(open_ok("models/bodies/compass.yaml")); }
+static void test_round_feet_spring_file(void **state)
+{
+    check_round_feet_spring(open_ok("models/bodies/compass_round_spring.yaml"));
+}
+static void test_kneed_file(void **state) { check_kneed(open_ok("models/bodies/kneed_mcgeer.yaml")); }
 
 /* Two pins on one site constrain the same point twice: refused at the
  * phase's line, not as a failed stride. */
@@ -239,15 +269,49 @@ static void test_callback_status(void **state)
     sm_workspace_free(ws);
 }
 
-int main(void)
+/* The program refuses such a file in one line at the phase's contacts, with
+ * exit 65 (EX_DATAERR). */
+static void cli_refuses_dependent_contacts(void **state)
 {
+    cli_result *r = cli_run("fixed", SM_SOURCE_DIR "/tests/data/body_models/dependent.yaml", NULL);
+    cli_expect_error(r, 65, "tests/data/body_models/dependent.yaml:33:5: phase 'swing': its contacts are dependent");
+}
+
+/* fixed, simulate and continue over the slope take a body file as any model. */
+static void cli_runs_the_compass_file(void **state)
+{
+    const char *file = SM_SOURCE_DIR "/models/bodies/compass.yaml";
+    cli_result *r = cli_run("fixed", file, NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "leg_a=0.2710286"));
+    assert_non_null(strstr(r->out, "stable       yes"));
+    r = cli_run("simulate", file, "--steps", "10", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "step 9:"));
+    r = cli_run("continue", file, "--param", "slope", "--to", "0.06", NULL);
+    assert_int_equal(r->status, 0);
+    assert_true(cli_count_lines(r->out) > 3);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_body_model PATH-TO-STRIDEMAP\n");
+        return 2;
+    }
+    cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compass_matches_linkage_and_closed_form),
         cmocka_unit_test(test_compass_other_slope),
         cmocka_unit_test(test_round_feet_spring_matches_linkage),
         cmocka_unit_test(test_kneed_matches_linkage),
+        cmocka_unit_test(test_compass_file),
+        cmocka_unit_test(test_round_feet_spring_file),
+        cmocka_unit_test(test_kneed_file),
         cmocka_unit_test(test_dependent_contacts_refused),
         cmocka_unit_test(test_callback_status),
+        cmocka_unit_test(cli_refuses_dependent_contacts),
+        cmocka_unit_test(cli_runs_the_compass_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
