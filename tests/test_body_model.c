@@ -11,6 +11,7 @@
 #include "linkage_util.h"
 #include "cli_run.h"
 #include "body_files.h"
+#include "../src/body/body_model.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/registry.h"
 #include "stridemap/stride.h"
@@ -220,6 +221,64 @@ static void test_round_feet_spring_file(void **state)
 }
 static void test_kneed_file(void **state) { check_kneed(open_ok("models/bodies/kneed_mcgeer.yaml")); }
 
+/* Ten strides of a model in double support (both pins holding through three
+ * phases, tests/data/body_models/double_support.yaml), stride after stride
+ * as simulate runs them: the pinned feet stay where the first section put
+ * them, to 1e-9 m, at every event. */
+typedef struct {
+    const sm_rigid_model *rm;
+    sm_rigid_data *d;
+    size_t nq, foot[2];
+    double anchor[2][3], drift;
+    int events;
+} pin_watch;
+
+static void feet_at(pin_watch *w, const double *x, double pos[2][3])
+{
+    assert_status(sm_rigid_forward(w->rm, w->d, x, x + w->nq), SM_OK);
+    for (int k = 0; k < 2; k++) sm_rigid_site_pos(w->rm, w->d, w->foot[k], pos[k]);
+}
+
+static int watch_pins(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
+{
+    pin_watch *w = ctx;
+    double pos[2][3];
+    feet_at(w, xm, pos);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3; i++) w->drift = fmax(w->drift, fabs(pos[k][i] - w->anchor[k][i]));
+    w->events++;
+    return 0;
+}
+
+static void test_double_support_pins_hold(void **state)
+{
+    const sm_model *m = open_ok("tests/data/body_models/double_support.yaml");
+    pin_watch w = {.rm = body_model_rigid(m), .nq = body_model_file(m)->nq};
+    assert_non_null(w.rm);
+    w.d = sm_rigid_data_create(w.rm);
+    w.foot[0] = (size_t)sm_rigid_site_index(w.rm, "foot_a");
+    w.foot[1] = (size_t)sm_rigid_site_index(w.rm, "foot_b");
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    feet_at(&w, x, w.anchor);
+    assert_close(w.anchor[0][0], 0.0, 1e-14); /* the origin */
+    assert_close(w.anchor[0][2], 0.0, 1e-14);
+    assert_close(w.anchor[1][2], 0.0, 1e-14);
+    sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+    sm_observer obs = {.event = watch_pins, .ctx = &w};
+    for (int k = 0; k < 10; k++) {
+        assert_status(sm_stride(ws, p, x, y, NULL, &obs), SM_OK);
+        memcpy(x, y, sizeof x);
+    }
+    print_message("double support: pins' largest drift over 10 strides (%d events): %.3g m\n", w.events, w.drift);
+    assert_int_equal(w.events, 30);
+    assert_true(w.drift < 1e-9);
+    sm_workspace_free(ws);
+    sm_rigid_data_free(w.d);
+    m->release(m);
+}
+
 /* Two pins on one site constrain the same point twice: refused at the
  * phase's line, not as a failed stride. */
 static void test_dependent_contacts_refused(void **state)
@@ -308,6 +367,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compass_file),
         cmocka_unit_test(test_round_feet_spring_file),
         cmocka_unit_test(test_kneed_file),
+        cmocka_unit_test(test_double_support_pins_hold),
         cmocka_unit_test(test_dependent_contacts_refused),
         cmocka_unit_test(test_callback_status),
         cmocka_unit_test(cli_refuses_dependent_contacts),
