@@ -108,8 +108,9 @@ static void check_compass(const sm_model *b)
     assert_close(g[0], rb.metrics.min_normal_force, 1e-3 * rb.metrics.min_normal_force);
     assert_true(g[0] > 0 && g[1] > g[0]);
     assert_close(g[2], rb.metrics.max_friction_ratio, 1e-3 * rb.metrics.max_friction_ratio);
-    print_message("compass: pin drift over a stride at rtol 1e-12: %.3g m\n", g[3]);
-    assert_true(g[3] < 1e-9);
+    print_message("compass: pin drift over a stride at rtol 1e-12: %.3g m\n", g[4]);
+    assert_true(g[4] < 1e-9);
+    assert_true(isnan(g[3])); /* no lock */
     sm_linkage_free(lk);
     b->release(b);
 }
@@ -201,6 +202,22 @@ static void check_kneed(const sm_model *b)
     }
     assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
     assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    /* the stance knee's smallest locking torque (Garcia's Table 2.1), from
+     * the locks' forces, against the linkage's knee measures */
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = o.atol = 1e-12;
+    double lock = NAN, imp = NAN;
+    assert_status(sm_linkage_knee_measures(l, &o, pl, rl.x, &lock, &imp), SM_OK);
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(b, &o, &ws), SM_OK);
+    double g[SM_MAX_EXTRA];
+    assert_status(b->extra_measures(ws, pb, rb.x, g), SM_OK);
+    sm_workspace_free(ws);
+    assert_close(g[3], lock, 1e-6);
+    assert_true(g[0] > 0);
+    print_message("kneed: drift off the contacts over a phase: %.3g m\n", g[4]);
+    assert_true(g[4] < 1e-9);
     sm_linkage_free(lk);
     b->release(b);
 }

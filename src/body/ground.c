@@ -1,7 +1,10 @@
 /* The extra measures of a body walker (extra_group "ground"): over a stride
  * through the gait, the smallest and largest normal force of any ground
  * contact in use (the unilateral check F_n > 0), the largest |F_t| / F_n
- * (the friction check), and the constraints' drift: how far the pins'
+ * (the friction check), the smallest torque of a lock held in every phase
+ * (a stance knee, which must stay locked: Garcia's minimum locking torque;
+ * a swing knee locked only after knee-strike is not one), and the
+ * constraints' drift: how far the pins'
  * sites moved from where their phase began (and the other contacts' gaps)
  * by the end of each phase, before the section's projection removes it. */
 #include <math.h>
@@ -11,13 +14,14 @@
 #include "stridemap/hybrid.h"
 #include "stridemap/stride.h"
 
-enum { G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_DRIFT, G_COUNT };
+enum { G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COUNT };
 
 static const char *const ground_names[G_COUNT] = {"min_normal_force", "max_normal_force", "max_friction_ratio",
-                                                  "constraint_drift"};
+                                                  "min_lock_torque", "constraint_drift"};
 static const char *const ground_labels[G_COUNT] = {
     "smallest normal force of a ground contact", "largest normal force of a ground contact",
-    "largest |F_t|/F_n of a ground contact", "largest drift off the contacts over a phase (m)"};
+    "largest |F_t|/F_n of a ground contact", "smallest torque of a lock held through the stride",
+    "largest drift off the contacts over a phase (m)"};
 
 typedef struct {
     const body_model *bm;
@@ -65,6 +69,14 @@ static void end_phase(ground_watch *w, const double *x)
     }
 }
 
+/* Whether contact k is switched on in every phase. */
+static bool in_every_phase(const body_file *f, int k)
+{
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        if (body_phase_contact_slot(f, ph, k) < 0) return false;
+    return true;
+}
+
 static int on_sample(void *ctx, double t, size_t phase, const double *x)
 {
     ground_watch *w = ctx;
@@ -78,9 +90,12 @@ static int on_sample(void *ctx, double t, size_t phase, const double *x)
     size_t nc = 0;
     if (body_phase_solve(&e, phase, x, NULL, lambda, c, &nc) != SM_OK) return 0;
     for (size_t k = 0; k < nc; k++) {
-        if (c[k].kind == SM_CONTACT_LOCK) continue;
         double n, tan;
         body_contact_force(&e, c, nc, lambda, k, &n, &tan);
+        if (c[k].kind == SM_CONTACT_LOCK) {
+            if (in_every_phase(bm->f, bm->f->phases[phase].contacts[k])) w->v[G_MIN_LOCK] = fmin(w->v[G_MIN_LOCK], n);
+            continue;
+        }
         w->v[G_MIN_NORMAL] = fmin(w->v[G_MIN_NORMAL], n);
         w->v[G_MAX_NORMAL] = fmax(w->v[G_MAX_NORMAL], n);
         if (n > 0) w->v[G_MAX_FRICTION] = fmax(w->v[G_MAX_FRICTION], tan / n);
@@ -106,7 +121,7 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
 {
     const sm_model *m = sm_workspace_model(ws);
     const body_model *bm = m->data;
-    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, 0}};
+    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0}};
     start_phase(&w, m->start_phase, x);
     on_sample(&w, 0, m->start_phase, x);
     sm_observer obs = {.dt = 1e-3 * m->time_limit(p, m->data), .sample = on_sample, .event = on_event, .ctx = &w};
