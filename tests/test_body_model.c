@@ -296,6 +296,26 @@ static void test_double_support_pins_hold(void **state)
     m->release(m);
 }
 
+/* The step length is measured between ground contacts: a lock listed first
+ * among the touching contacts (a knee held straight on the section) is not
+ * a foot. */
+static void test_step_length_skips_locks(void **state)
+{
+    const sm_model *a = create_ok(bf_kneed_mcgeer());
+    body_file *f = bf_kneed_mcgeer();
+    const int t[4] = {f->touching[2], f->touching[3], f->touching[0], f->touching[1]};
+    memcpy(f->touching, t, sizeof t);
+    const sm_model *b = create_ok(f);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(a, p);
+    a->guess(x, p, a->data);
+    const double len = a->step_length(x, p, a->data);
+    assert_true(len < -0.2); /* the trailing foot is behind the origin on the section */
+    assert_close(b->step_length(x, p, b->data), len, 1e-15);
+    a->release(a);
+    b->release(b);
+}
+
 /* Two pins on one site constrain the same point twice: refused at the
  * phase's line, not as a failed stride. */
 static void test_dependent_contacts_refused(void **state)
@@ -385,6 +405,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_round_feet_spring_file),
         cmocka_unit_test(test_kneed_file),
         cmocka_unit_test(test_double_support_pins_hold),
+        cmocka_unit_test(test_step_length_skips_locks),
         cmocka_unit_test(test_dependent_contacts_refused),
         cmocka_unit_test(test_callback_status),
         cmocka_unit_test(cli_refuses_dependent_contacts),

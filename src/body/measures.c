@@ -41,8 +41,9 @@ static double contact_point_x(const body_eval *e, const double *q, int k)
     return point[0];
 }
 
-/* Just before the section event: the touching contact that is not the
- * origin, measured from the origin. */
+/* Just before the section event: the touching ground contact that is not
+ * the origin (a touching lock is a joint, not a foot), measured from the
+ * origin. */
 static double step_length(const double *x, const double *p, const void *data)
 {
     const body_model *bm = data;
@@ -50,7 +51,7 @@ static double step_length(const double *x, const double *p, const void *data)
     BODY_EVAL_AT(e, bm, p, return NAN);
     if (f->origin < 0 || sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
     for (size_t i = 0; i < f->n_touching; i++)
-        if (f->touching[i] != f->origin)
+        if (f->touching[i] != f->origin && f->contacts[f->touching[i]].kind != SM_CONTACT_LOCK)
             return contact_point_x(&e, x, f->touching[i]) - contact_point_x(&e, x, f->origin);
     return NAN;
 }
