@@ -12,7 +12,7 @@
 #define WORK_DOUBLES 8192
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static double urand(double lo, double hi)
+static inline double urand(double lo, double hi)
 {
     rng_state ^= rng_state << 13;
     rng_state ^= rng_state >> 7;
@@ -21,7 +21,7 @@ static double urand(double lo, double hi)
 }
 
 /* A body with a 1-DOF joint along/about axis (x, y or z: 0, 1, 2). */
-static sm_rigid_body_def body1(const char *name, int parent, sm_rigid_joint j, int axis, double px, double pz,
+static inline sm_rigid_body_def body1(const char *name, int parent, sm_rigid_joint j, int axis, double px, double pz,
                                double mass, double cx, double cz, double iyy)
 {
     sm_rigid_body_def b;
@@ -45,7 +45,7 @@ static sm_rigid_body_def body1(const char *name, int parent, sm_rigid_joint j, i
 
 /* Three bodies: massless slides along x and z, then a hinge about y carrying
  * the mass: a planar floating base (docs/body-walkers.md, joint: planar). */
-static size_t planar_base(sm_rigid_body_def *b, const char *name, double mass, double iyy)
+static inline size_t planar_base(sm_rigid_body_def *b, const char *name, double mass, double iyy)
 {
     b[0] = body1("base.x", -1, SM_RIGID_SLIDE, 0, 0, 0, 0, 0, 0, 0);
     b[1] = body1("base.z", 0, SM_RIGID_SLIDE, 2, 0, 0, 0, 0, 0, 0);
@@ -74,7 +74,7 @@ typedef struct {
 } sys;
 
 /* y = (q, v, W): W the work of the springs' dampers and torques. */
-static void deriv(sys *S, const double *y, double *yd)
+static inline void deriv(sys *S, const double *y, double *yd)
 {
     size_t nq = sm_rigid_nq(S->m), nv = sm_rigid_nv(S->m);
     const double *q = y, *v = y + nq;
@@ -89,7 +89,7 @@ static void deriv(sys *S, const double *y, double *yd)
     yd[nq + nv] = sm_rigid_spring_power(S->m, S->s, S->ns, q, v);
 }
 
-static void rk4(sys *S, double *y, double h)
+static inline void rk4(sys *S, double *y, double h)
 {
     size_t n = sm_rigid_nq(S->m) + sm_rigid_nv(S->m) + 1;
     double k1[128], k2[128], k3[128], k4[128], t[128];
@@ -104,7 +104,7 @@ static void rk4(sys *S, double *y, double h)
 }
 
 /* Total mechanical energy: kinetic + gravity + springs. */
-static double total_energy(sys *S, const double *q, const double *v)
+static inline double total_energy(sys *S, const double *q, const double *v)
 {
     double T, V;
     assert_status(sm_rigid_forward(S->m, S->d, q, v), SM_OK);

@@ -67,7 +67,8 @@ double sm_contact_gap(const sm_rigid_model *m, const sm_rigid_data *d, const dou
                       double point[3]);
 
 /* Velocity-level rows J (rows x nv, row-major) and J̇v (rows) of a contact
- * set, in the order of the contacts.  Returns the number of rows.  For
+ * set, in the order of the contacts.  Returns the number of rows (0 for a
+ * model with more than SM_RIGID_MAX_V velocities).  For
  * SLIDE also the tangential row along x goes to Jt (nc x nv, one row per
  * contact; zero rows for the others) when Jt is not NULL. */
 size_t sm_contact_jacobian(const sm_rigid_model *m, const sm_rigid_data *d, const sm_contact *c, size_t nc,
@@ -91,7 +92,8 @@ double sm_rigid_spring_energy(const sm_rigid_model *m, const sm_rigid_spring *s,
 double sm_rigid_spring_power(const sm_rigid_model *m, const sm_rigid_spring *s, size_t ns, const double *q,
                              const double *v);
 
-/* Kinetic energy ½ vᵀ M v and potential energy −Σ m_i g·p_i (zero at the world origin). */
+/* Kinetic energy ½ vᵀ M v and potential energy −Σ m_i g·p_i (zero at the world origin),
+ * summed body by body at the (q, v) of the last sm_rigid_forward (v must be that v). */
 void sm_rigid_energy(const sm_rigid_model *m, sm_rigid_data *d, const double *v, double *kinetic,
                      double *potential);
 
@@ -133,7 +135,8 @@ bool sm_rigid_cop(const sm_rigid_model *m, const sm_rigid_data *d, const sm_cont
 /* Zero-moment point from the whole-body motion (v̇ from the solve): the point
  * on the ground about which the moment of gravity and inertia forces has no
  * horizontal component.  Equals the CoP when every force comes from ground
- * contacts.  false when the vertical force is <= 0. */
+ * contacts.  v must be the v of the last sm_rigid_forward.  false when the
+ * vertical force is <= 0. */
 bool sm_rigid_zmp(const sm_rigid_model *m, sm_rigid_data *d, const double *v, const double *vdot,
                   double zmp[3]);
 

@@ -153,6 +153,7 @@ size_t sm_contact_jacobian(const sm_rigid_model *m, const sm_rigid_data *d, cons
 {
     size_t nv = m->nv, row = 0;
     double jp[3 * SM_RIGID_MAX_V], acc[3];
+    if (nv > SM_RIGID_MAX_V) return 0; /* beyond the stack bounds the header promises */
     for (size_t i = 0; i < nc; i++) {
         const sm_contact *ci = &c[i];
         double *Ji = J ? J + row * nv : NULL, *Ai = Jdotv ? Jdotv + row : NULL;

@@ -73,6 +73,7 @@ bool sm_rigid_zmp(const sm_rigid_model *m, sm_rigid_data *d, const double *v, co
     double jp[3 * SM_RIGID_MAX_V], jr[3 * SM_RIGID_MAX_V];
     double F[3] = {0, 0, 0}, N[3] = {0, 0, 0};
     const double *g = m->gravity;
+    if (nv > SM_RIGID_MAX_V) return false;
     for (size_t b = 0; b < m->nbody; b++) {
         size_t L = m->body_link[b];
         const double *c = m->com + 3 * L;
