@@ -344,6 +344,8 @@ static void test_bad_files(void **state)
         {"lock_ball", 11, 37, "not a 1-DOF"},
         {"force_ball", 8, 25, "not a 1-DOF"},
         {"relabel_ball_hinge", 14, 18, "different kinds"},
+        {"too_many_coords", 4, 1, "more than 64 entries"},
+        {"too_many_rows", 48, 5, "38 constraint rows, more than 36"},
         {"too_many_bodies", 18, 12, "more than 40 bodies"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
