@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body_check.h"
 #include "body_def.h"
 #include "expr.h"
 #include "linkage_util.h"
@@ -385,6 +386,37 @@ static void test_registry_dispatch(void **state)
     sm_registry_close(m);
 }
 
+/* The fuzzer's kept corpus (tests/fuzz/fuzz_body.c): every file loads or is
+ * refused with one line, and every file that loads is consistent
+ * (tests/body_check.h). */
+static int corpus_file(const struct dirent *e) { return e->d_name[0] != '.'; }
+
+static void test_fuzz_corpus(void **state)
+{
+    struct dirent **names = NULL;
+    const int n = scandir(src_path("tests/data/body_corpus"), &names, corpus_file, alphasort);
+    assert_true(n > 30);
+    int loaded = 0;
+    for (int i = 0; i < n; i++) {
+        char rel[600];
+        snprintf(rel, sizeof rel, "tests/data/body_corpus/%s", names[i]->d_name);
+        free(names[i]);
+        body_file *f = NULL;
+        char why[1024] = "";
+        const sm_status st = body_file_load(src_path(rel), &f, why, sizeof why);
+        if (st != SM_OK) {
+            if (f || strchr(why, '\n') || !why[0] || st != SM_BAD_MODEL_FILE)
+                fail_msg("%s: %s: %s", rel, sm_status_name(st), why);
+            continue;
+        }
+        loaded++;
+        if (!body_file_consistent(f)) fail_msg("%s loads but is not consistent", rel);
+        body_file_free(f);
+    }
+    free(names);
+    assert_true(loaded >= 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -395,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_expression_in_file),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_registry_dispatch),
+        cmocka_unit_test(test_fuzz_corpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
