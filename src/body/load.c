@@ -534,6 +534,9 @@ static bool name_coords(bl_ctx *c, yaml_mark_t at)
         if (f->nq + nq > BODY_MAX_COORDS || f->nv + nv > BODY_MAX_COORDS)
             return bl_fail_at(c, at, "more than %d coordinates; use fewer joints (a ball has 4, a free joint 7)",
                               BODY_MAX_COORDS);
+        if (f->nq + nq + f->nv + nv > SM_MAX_STATE)
+            return bl_fail_at(c, at, "the state (coordinates and rates) would have more than %d entries; use fewer "
+                              "joints (a ball adds 4 + 3, a free joint 7 + 6)", SM_MAX_STATE);
         for (size_t k = 0; k < nq; k++) qn[k] = qs[k];
         for (size_t k = 0; k < nv; k++) vn[k] = vs[k];
         for (size_t k = 0; k < nq; k++) {

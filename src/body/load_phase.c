@@ -310,6 +310,11 @@ bool bl_read_phases(bl_ctx *c)
         } else {
             ph->contacts_pos = ph->at_pos;
         }
+        size_t rows = 0;
+        for (size_t k = 0; k < ph->n_contacts; k++) rows += bl_contact_rows(f, ph->contacts[k], bl_is_planar(f));
+        if (rows > SM_RIGID_MAX_ROWS)
+            return bl_fail_at(c, ck->start_mark, "phase '%s' has %zu constraint rows, more than %d; use fewer contacts",
+                              ph->name, rows, SM_RIGID_MAX_ROWS);
         yaml_node_t *ev = bl_get(c, n, "events", NULL);
         if (ev) {
             if (!bl_want(c, ev, YAML_SEQUENCE_NODE, "a phase's events")) return false;

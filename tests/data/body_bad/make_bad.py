@@ -1,3 +1,8 @@
+#!/usr/bin/env python3
+# Writes the refused files of this folder, one defect each, from one good
+# compass (BASE) or a small file of its own (EXTRA), and prints each file's
+# expected "line, col" (where its marker text sits) for the table of
+# tests/test_body_load.c test_bad_files.  Run it here: python3 make_bad.py
 import re, sys
 BASE = """# {comment}
 name: bad
@@ -115,11 +120,12 @@ phases:
   - {{name: stand, contacts: [foot], events: [{{name: up, when: {{coord: hip_b}}, then: section}}]}}
 relabel: [{{swap: [hip_a, hip_b]}}]
 """, "[hip_a, hip_b]", "different kinds"),
+ "too_many_coords": ("five free joints: a state of 65 entries", "# {c}\ngravity: 9.81\nslope: 0\nbodies:\n" + "".join("  - {{name: b%d, parent: world, joint: free, mass: 1, inertia: [1, 1, 1]}}\n" % i for i in range(5)), "bodies:", "more than 64 entries"),
+ "too_many_rows": ("19 pins in one planar phase: 38 rows", "# {c}\ngravity: 9.81\nslope: 0\nbodies:\n  - {{name: b, parent: world, joint: planar, mass: 1, inertia: [0, 1, 0]}}\nsites:\n" + "".join("  - {{name: s%d, body: b, pos: [%d, 0, 0]}}\n" % (i, i) for i in range(19)) + "contacts:\n" + "".join("  - {{name: c%d, type: pin, site: s%d}}\n" % (i, i) for i in range(19)) + "phases:\n  - name: all\n    contacts: [" + ", ".join("c%d" % i for i in range(19)) + "]\n", "contacts: [c0", "38 constraint rows, more than 36"),
  "too_many_bodies": ("41 bodies: 14 planar joints make 42", "# {c}\ngravity: 9.81\nslope: 0\nbodies:\n" + "".join("  - {{name: b%d, parent: %s, joint: planar}}\n" % (i, "world" if i == 0 else "b%d" % (i-1)) for i in range(14)), "b13, parent", "more than 40 bodies"),
 }
 out = []
 for name, comment, old, new, marker, phrase in cases:
-    text = B.format(comment=comment).replace(old.replace("{{","{").replace("}}","}"), new, 1) if False else B.replace(old, new, 1).format(comment=comment) if False else None
     text = BASE.replace("{{", "\x01").replace("}}", "\x02").replace("{comment}", comment).replace("\x01", "{").replace("\x02", "}")
     if old not in text: sys.exit("no " + repr(old) + " for " + name)
     text = text.replace(old, new, 1)
