@@ -387,6 +387,11 @@ static void cli_runs_the_compass_file(void **state)
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "leg_a=0.2710286"));
     assert_non_null(strstr(r->out, "stable       yes"));
+    assert_non_null(strstr(r->out, "largest drift off the contacts over a phase"));
+    r = cli_run("fixed", file, "--json", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"ground\""));
+    assert_non_null(strstr(r->out, "\"min_normal_force\""));
     r = cli_run("simulate", file, "--steps", "10", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "step 9:"));
