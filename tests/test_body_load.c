@@ -543,6 +543,7 @@ static void test_bad_files(void **state)
         {"count_v", 45, 3, "3 rates are not free but the contacts of phase 'swing' give 2"},
         {"unknown_param", 18, 17, "unknown name 'leg_mass'"},
         {"event_force_absent", 38, 23, "does not have"},
+        {"guard_force_absent", 33, 61, "does not have"},
         {"no_relabel_table", 35, 18, "no relabel: table"},
         {"mass_negative", 12, 11, "bodies.leg_a.mass must lie in [0, 1e+06], not -5"},
         {"radius_zero", 26, 54, "contacts.foot_b.radius must lie in"},

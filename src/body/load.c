@@ -9,8 +9,31 @@
  * cross-reference are errors "path:line:col: what is wrong; what to change"
  * at the offending key or value.  The checks that need the whole file
  * (reachability of the section, the counts of the section's lift, the
- * relabelling being a permutation) run after everything is read
- * (load_check.c). */
+ * relabelling being a permutation) run once their parts are read
+ * (load_phase.c).
+ *
+ * Where docs/body-walkers.md leaves a choice, this loader reads:
+ * - names (model parts, parameters) are letters, digits and '_', not
+ *   starting with a digit: they become parts of dotted parameter names and
+ *   are read back by expressions, where '-' or '.' would mislead;
+ * - an optional field left out (mass, com, pos, inertia, rest, at, by,
+ *   value) is zero and no parameter; only a number written in the file is;
+ *   expressions may name the dotted parameters defined before them
+ *   (mass: bodies.leg_a.mass keeps two legs alike);
+ * - literal event levels and guard thresholds are parameters too:
+ *   phases.PHASE.EVENT.value, phases.PHASE.EVENT.ifK.by (.above, .below),
+ *   K counting the guards from 1;
+ * - joint: planar puts pos on NAME.x and quat on NAME (the hinge), whose
+ *   axis is the body's axis if given, else [0, 1, 0];
+ * - rate: and a rate guard take a coordinate's name (leg_a) or a rate's
+ *   (leg_a_dot); relabel takes 1-DOF and free-position coordinates one by
+ *   one and ball/free joints whole by their body's name (negate: the mirror
+ *   y -> -y of the joint);
+ * - every phase, not only the first, must have a way to the section; an
+ *   event that fails the stride takes no impact or relabel;
+ * - the section's origin is optional (no origin equations without it); a
+ *   ball or free joint with a position not free adds its unit length as
+ *   one more equation of the lift; free keeps the order written. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

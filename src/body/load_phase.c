@@ -91,7 +91,8 @@ static bool read_when(bl_ctx *c, const yaml_node_t *n, const body_phase *ph, bod
     return true;
 }
 
-static bool read_guard(bl_ctx *c, const yaml_node_t *n, body_event *e, const char *pbase, size_t k)
+static bool read_guard(bl_ctx *c, const yaml_node_t *n, const body_phase *ph, body_event *e, const char *pbase,
+                       size_t k)
 {
     static const char *const keys[] = {"ahead", "behind", "of", "by", "coord", "rate", "force", "above", "below", NULL};
     char what[128];
@@ -137,6 +138,10 @@ static bool read_guard(bl_ctx *c, const yaml_node_t *n, body_event *e, const cha
                   : kind == 1 ? bl_rate_ref(c, x, what, &g->a)
                               : bl_contact_ref(c, x, what, &g->a);
         if (!ok) return false;
+        if (kind == 2 && !in_phase(ph, g->a))
+            return bl_fail_at(c, x->start_mark, "a guard of event '%s' tests the force of contact '%s', which phase '%s' "
+                              "does not have; add it to the phase's contacts or test another", e->name,
+                              c->f->contacts[g->a].name, ph->name);
         static const body_guard_kind gk[3][2] = {{BODY_GUARD_COORD_ABOVE, BODY_GUARD_COORD_BELOW},
                                                  {BODY_GUARD_RATE_ABOVE, BODY_GUARD_RATE_BELOW},
                                                  {BODY_GUARD_FORCE_ABOVE, BODY_GUARD_FORCE_BELOW}};
@@ -182,7 +187,7 @@ static bool read_event(bl_ctx *c, const yaml_node_t *n, body_phase *ph)
         if (bl_len(x) > BODY_MAX_GUARDS)
             return bl_fail_at(c, x->start_mark, "event '%s' has more than %d guards; use fewer", name, BODY_MAX_GUARDS);
         for (size_t i = 0; i < bl_len(x); i++)
-            if (!read_guard(c, bl_item(c, x, i), e, pbase, i)) return false;
+            if (!read_guard(c, bl_item(c, x, i), ph, e, pbase, i)) return false;
         e->n_guards = bl_len(x);
     }
     if ((x = bl_get(c, n, "impact", NULL)) && !bl_bool(c, x, "impact", &e->impact)) return false;

@@ -72,6 +72,7 @@ cases = [
  ("count_v", "too few free rates for phase 0's pin", "free: [leg_a, leg_a_dot, leg_b_dot]", "free: [leg_a, leg_a_dot]", "free:", "3 rates are not free but the contacts of phase 'swing' give 2"),
  ("unknown_param", "an expression naming an unknown parameter", "    mass: bodies.leg_a.mass\n", "    mass: 1.5 * leg_mass\n", "leg_mass", "unknown name 'leg_mass'"),
  ("event_force_absent", "a force event on a contact the phase does not have", "when: {rate: leg_a, crosses: up}", "when: {force: foot_b, crosses: down}", "foot_b, crosses: down", "does not have"),
+ ("guard_force_absent", "a guard on the force of a contact the phase does not have", "{ahead: hip, of: foot_a}]", "{force: foot_b, above: 0}]", "foot_b, above", "does not have"),
  ("no_relabel_table", "relabel: true without a relabel table", "relabel: [{swap: [leg_a, leg_b]}]\n", "", "true\n        then: section", "no relabel: table"),
  ("mass_negative", "a negative mass", "    mass: 5\n", "    mass: -5\n", "-5", "bodies.leg_a.mass must lie in [0, 1e+06], not -5"),
  ("radius_zero", "a roll contact of radius zero", "{name: foot_b, type: pin, site: foot_b}", "{name: foot_b, type: roll, site: foot_b, radius: 0}", "0}", "contacts.foot_b.radius must lie in"),
