@@ -13,6 +13,10 @@ typedef struct {
     body_file *f;
     sm_rigid_model *tmpl;            /* built once from the default parameters */
     double defaults[SM_MAX_PARAMS];
+    /* the template's numbers, so that a copy at other p re-sets only the
+     * bodies and sites whose numbers changed (each set re-plans the tree) */
+    sm_rigid_body_def def0[BODY_MAX_BODIES];
+    double site0[BODY_MAX_SITES][3], gravity0[3];
     size_t nq, nv, n_state;
     bool planar;
     size_t scratch_words;            /* max_align_t units of a body_eval's memory */

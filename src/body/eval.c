@@ -43,6 +43,12 @@ void body_site_at(const body_file *f, size_t i, const double *p, double pos[3])
     for (int k = 0; k < 3; k++) pos[k] = body_num_eval(&f->sites[i].pos[k], p);
 }
 
+static bool same_numbers(const sm_rigid_body_def *a, const sm_rigid_body_def *b)
+{
+    return a->mass == b->mass && memcmp(a->pos, b->pos, sizeof a->pos) == 0 &&
+           memcmp(a->com, b->com, sizeof a->com) == 0 && memcmp(a->inertia, b->inertia, sizeof a->inertia) == 0;
+}
+
 size_t body_eval_words(const body_model *bm)
 {
     const size_t bytes = round_up(bm->model_bytes) + round_up(bm->data_bytes) + bm->work_doubles * sizeof(double);
@@ -65,17 +71,18 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
         for (size_t i = 0; i < f->n_bodies; i++) {
             sm_rigid_body_def def;
             body_def_at(f, i, p, &def);
+            if (same_numbers(&def, &bm->def0[i])) continue;
             const sm_status st = sm_rigid_body_set(m, i, &def, why, why_len);
             if (st != SM_OK) return st;
         }
         for (size_t i = 0; i < f->n_sites; i++) {
             double pos[3];
             body_site_at(f, i, p, pos);
-            sm_rigid_site_set(m, i, pos);
+            if (memcmp(pos, bm->site0[i], sizeof pos) != 0) sm_rigid_site_set(m, i, pos);
         }
         double g[3];
         body_gravity_at(f, p, g);
-        sm_rigid_gravity_set(m, g);
+        if (memcmp(g, bm->gravity0, sizeof g) != 0) sm_rigid_gravity_set(m, g);
         e->m = m;
     }
     e->d = sm_rigid_data_init(e->m, at, bm->data_bytes);

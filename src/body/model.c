@@ -48,14 +48,19 @@ static sm_status build_template(body_model *bm, char *why, size_t why_len)
     static_assert(BODY_MAX_BODIES <= 64 && BODY_MAX_SITES <= 64, "definitions on the stack");
     sm_rigid_body_def defs[BODY_MAX_BODIES];
     sm_rigid_site_def sites[BODY_MAX_SITES];
-    for (size_t i = 0; i < f->n_bodies; i++) body_def_at(f, i, bm->defaults, &defs[i]);
+    for (size_t i = 0; i < f->n_bodies; i++) {
+        body_def_at(f, i, bm->defaults, &defs[i]);
+        bm->def0[i] = defs[i];
+    }
     for (size_t i = 0; i < f->n_sites; i++) {
         sites[i].name = f->sites[i].name;
         sites[i].body = f->sites[i].body;
         body_site_at(f, i, bm->defaults, sites[i].pos);
+        memcpy(bm->site0[i], sites[i].pos, sizeof bm->site0[i]);
     }
     double g[3];
     body_gravity_at(f, bm->defaults, g);
+    memcpy(bm->gravity0, g, sizeof g);
     char msg[200] = "";
     const sm_status st = sm_rigid_model_create(defs, f->n_bodies, sites, f->n_sites, g, &bm->tmpl, msg, sizeof msg);
     if (st == SM_NO_MEMORY) {
