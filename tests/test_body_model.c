@@ -114,6 +114,11 @@ static void check_compass(const sm_model *b)
     print_message("compass: pin drift over a stride at rtol 1e-12: %.3g m\n", g[4]);
     assert_true(g[4] < 1e-9);
     assert_true(isnan(g[3])); /* no lock */
+    assert_true(isnan(g[5])); /* never two feet down: no centre of pressure between them */
+    /* foot_b never carries in this phase graph: only foot_a has its own */
+    assert_int_equal(b->n_extra, 7);
+    assert_string_equal(b->extra_names[6], "foot_a.min_normal_force");
+    assert_close(g[6], g[0], 0);
     sm_linkage_free(lk);
     b->release(b);
 }
@@ -297,6 +302,19 @@ static void test_double_support_pins_hold(void **state)
     print_message("double support: pins' largest drift over 10 strides (%d events): %.3g m\n", w.events, w.drift);
     assert_int_equal(w.events, 30);
     assert_true(w.drift < 1e-9);
+
+    /* both feet carry through the stride, so the centre of pressure stays
+     * between them: inside by at most half their spacing */
+    double g[SM_MAX_EXTRA];
+    assert_int_equal(m->n_extra, 8);
+    assert_status(m->extra_measures(ws, p, x, g), SM_OK);
+    assert_string_equal(m->extra_names[5], "cop_margin");
+    assert_string_equal(m->extra_names[7], "foot_b.min_normal_force");
+    assert_true(g[6] > 0 && g[7] > 0);
+    assert_close(fmin(g[6], g[7]), g[0], 0);
+    const double spacing = fabs(w.anchor[1][0] - w.anchor[0][0]);
+    print_message("double support: centre of pressure inside the feet by %.4g m of %.4g m\n", g[5], spacing);
+    assert_true(g[5] > 0 && g[5] <= 0.5 * spacing);
     sm_workspace_free(ws);
     sm_rigid_data_free(w.d);
     m->release(m);

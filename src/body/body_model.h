@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "body_def.h"
+#include "stridemap/gait.h"
 
 typedef struct {
     sm_model model;
@@ -27,6 +28,11 @@ typedef struct {
     sm_phase phases[BODY_MAX_PHASES];
     sm_event events[BODY_MAX_PHASES][BODY_MAX_EVENTS];
     int section_phase;               /* the phase the section's stride starts in: 0 */
+    /* the extra measures (ground.c): names, and each contact's slot among
+     * the per-contact ones (-1: none) */
+    const char *extra_names[SM_MAX_EXTRA], *extra_labels[SM_MAX_EXTRA];
+    char *owned_extra[2 * SM_MAX_EXTRA];
+    int ground_slot[BODY_MAX_CONTACTS];
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -96,7 +102,7 @@ sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift);
 /* Measures (measures.c): fills the model's measure hooks; ground.c the
  * extra ones (ground forces, constraint drift). */
 void body_set_measures(body_model *bm);
-void body_set_ground_measures(body_model *bm);
+sm_status body_set_ground_measures(body_model *bm);
 
 /* A contact's normal force (pin/slide/roll: world z; lock: the torque) and
  * its tangential magnitude, from the solve's lambda. */

@@ -3,30 +3,36 @@
  * contact in use (the unilateral check F_n > 0), the largest |F_t| / F_n
  * (the friction check), the smallest torque of a lock held in every phase
  * (a stance knee, which must stay locked: Garcia's minimum locking torque;
- * a swing knee locked only after knee-strike is not one), and the
- * constraints' drift: how far the pins'
- * sites moved from where their phase began (and the other contacts' gaps)
- * by the end of each phase, before the section's projection removes it. */
+ * a swing knee locked only after knee-strike is not one), the constraints'
+ * drift (how far the pins' sites moved from where their phase began, and
+ * the other contacts' gaps, by the end of each phase, before the section's
+ * projection removes it), the centre of pressure's margin (planar: its
+ * smallest distance inside the span of the ground contacts in use, where
+ * two or more are; negative: outside, the walker would tip), and each
+ * ground contact's own smallest normal force (NaN if it never carries). */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "body_model.h"
+#include "stridemap/gait.h"
 #include "stridemap/hybrid.h"
 #include "stridemap/stride.h"
 
-enum { G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COUNT };
+enum { G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COP_MARGIN, G_COUNT };
 
 static const char *const ground_names[G_COUNT] = {"min_normal_force", "max_normal_force", "max_friction_ratio",
-                                                  "min_lock_torque", "constraint_drift"};
+                                                  "min_lock_torque",  "constraint_drift", "cop_margin"};
 static const char *const ground_labels[G_COUNT] = {
     "smallest normal force of a ground contact", "largest normal force of a ground contact",
     "largest |F_t|/F_n of a ground contact", "smallest torque of a lock held through the stride",
-    "largest drift off the contacts over a phase (m)"};
+    "largest drift off the contacts over a phase (m)", "centre of pressure inside the contacts by at least (m)"};
 
 typedef struct {
     const body_model *bm;
     const double *p;
-    double v[G_COUNT];
+    double v[SM_MAX_EXTRA];
     size_t phase;
     double anchor[BODY_MAX_CONTACTS][3];
     sm_status failed;
@@ -69,6 +75,26 @@ static void end_phase(ground_watch *w, const double *x)
     }
 }
 
+/* Planar walkers: how far inside the span of the ground contacts in use
+ * the centre of pressure lies, where two or more are in use. */
+static void cop_margin(ground_watch *w, const body_eval *e, const double *q, const sm_contact *c, size_t nc,
+                       const double *lambda)
+{
+    if (!w->bm->planar) return;
+    double lo = INFINITY, hi = -INFINITY, cop[3];
+    size_t n = 0;
+    for (size_t k = 0; k < nc; k++) {
+        if (c[k].kind == SM_CONTACT_LOCK) continue;
+        double point[3];
+        sm_contact_gap(e->m, e->d, q, &c[k], point);
+        lo = fmin(lo, point[0]);
+        hi = fmax(hi, point[0]);
+        n++;
+    }
+    if (n < 2 || !sm_rigid_cop(e->m, e->d, c, nc, lambda, cop)) return;
+    w->v[G_COP_MARGIN] = fmin(w->v[G_COP_MARGIN], fmin(cop[0] - lo, hi - cop[0]));
+}
+
 /* Whether contact k is switched on in every phase. */
 static bool in_every_phase(const body_file *f, int k)
 {
@@ -99,7 +125,10 @@ static int on_sample(void *ctx, double t, size_t phase, const double *x)
         w->v[G_MIN_NORMAL] = fmin(w->v[G_MIN_NORMAL], n);
         w->v[G_MAX_NORMAL] = fmax(w->v[G_MAX_NORMAL], n);
         if (n > 0) w->v[G_MAX_FRICTION] = fmax(w->v[G_MAX_FRICTION], tan / n);
+        const int slot = bm->ground_slot[bm->f->phases[phase].contacts[k]];
+        if (slot >= 0) w->v[G_COUNT + slot] = fmin(w->v[G_COUNT + slot], n);
     }
+    cop_margin(w, &e, x, c, nc, lambda);
     return 0;
 }
 
@@ -121,23 +150,49 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
 {
     const sm_model *m = sm_workspace_model(ws);
     const body_model *bm = m->data;
-    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0}};
+    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY}};
+    for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
     start_phase(&w, m->start_phase, x);
     on_sample(&w, 0, m->start_phase, x);
     sm_observer obs = {.dt = 1e-3 * m->time_limit(p, m->data), .sample = on_sample, .event = on_event, .ctx = &w};
     double y[SM_MAX_STATE];
     const sm_status st = sm_stride(ws, p, x, y, NULL, &obs);
     if (st != SM_OK) return st;
-    for (int i = 0; i < G_COUNT; i++) values[i] = isfinite(w.v[i]) ? w.v[i] : NAN;
+    for (size_t i = 0; i < m->n_extra; i++) values[i] = isfinite(w.v[i]) ? w.v[i] : NAN;
     return SM_OK;
 }
 
-void body_set_ground_measures(body_model *bm)
+/* The fixed measures, then NAME.min_normal_force for each ground contact
+ * that some phase uses, as many as SM_MAX_EXTRA leaves room for. */
+sm_status body_set_ground_measures(body_model *bm)
 {
     sm_model *m = &bm->model;
+    const body_file *f = bm->f;
+    size_t n = 0;
+    for (size_t i = 0; i < G_COUNT; i++) {
+        bm->extra_names[n] = ground_names[i];
+        bm->extra_labels[n++] = ground_labels[i];
+    }
+    for (size_t k = 0; k < f->n_contacts; k++) {
+        bm->ground_slot[k] = -1;
+        bool used = false;
+        for (size_t ph = 0; ph < f->n_phases; ph++) used |= body_phase_contact_slot(f, ph, (int)k) >= 0;
+        if (!used || f->contacts[k].kind == SM_CONTACT_LOCK || n >= SM_MAX_EXTRA) continue;
+        const size_t len = strlen(f->contacts[k].name) + 24;
+        char *name = malloc(len), *label = malloc(len + 40);
+        bm->owned_extra[2 * (n - G_COUNT)] = name;
+        bm->owned_extra[2 * (n - G_COUNT) + 1] = label;
+        if (!name || !label) return SM_NO_MEMORY;
+        snprintf(name, len, "%s.min_normal_force", f->contacts[k].name);
+        snprintf(label, len + 40, "smallest normal force of contact %s", f->contacts[k].name);
+        bm->ground_slot[k] = (int)(n - G_COUNT);
+        bm->extra_names[n] = name;
+        bm->extra_labels[n++] = label;
+    }
     m->extra_group = "ground";
-    m->n_extra = G_COUNT;
-    m->extra_names = ground_names;
-    m->extra_labels = ground_labels;
+    m->n_extra = n;
+    m->extra_names = bm->extra_names;
+    m->extra_labels = bm->extra_labels;
     m->extra_measures = ground_extra;
+    return SM_OK;
 }

@@ -179,5 +179,4 @@ void body_set_measures(body_model *bm)
     m->momentum = momentum;
     m->weight = weight;
     m->check_params = check_params;
-    body_set_ground_measures(bm);
 }
