@@ -35,7 +35,6 @@ typedef struct {
     double v[SM_MAX_EXTRA];
     size_t phase;
     double anchor[BODY_MAX_CONTACTS][3];
-    sm_status failed;
 } ground_watch;
 
 /* The phase's pins' sites where the phase begins at x. */
