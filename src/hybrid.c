@@ -34,6 +34,7 @@ struct sm_workspace {
     const sm_phase *phase;
     size_t rooted_phase;       /* phase whose events CVODE currently watches */
     sm_status cb_status;       /* why a callback failed, if one did */
+    bool cb_fatal;             /* an rhs returned < 0 in this flow */
 
     sm_counters counters;
     char detail[256];
@@ -109,12 +110,13 @@ static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
     /* A fatal model error stays fatal for the rest of the flow: CVODE's
      * fixed-point solver treats a failed RHS as a convergence failure and
      * would otherwise creep up to the failure point with ever smaller steps. */
-    if (ws->cb_status == SM_RHS_FAILED) return -1;
+    if (ws->cb_fatal) return -1;
     ws->counters.rhs_evals++;
     double *d = N_VGetArrayPointer(ydot);
     int r = ws->phase->rhs(t, N_VGetArrayPointer(y), d, ws->p, ws->model->data);
     if (r < 0) {
-        ws->cb_status = SM_RHS_FAILED;
+        ws->cb_status = sm_callback_status(r);
+        ws->cb_fatal = true;
         return -1;
     }
     if (r > 0) return 1;
@@ -324,6 +326,7 @@ sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double
     ws->p = p;
     ws->phase = P;
     ws->cb_status = SM_OK;
+    ws->cb_fatal = false;
     ws->detail[0] = '\0';
     double *y = N_VGetArrayPointer(ws->y);
     memcpy(y, x, m->n_state * sizeof *y);

@@ -109,9 +109,10 @@ sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, doubl
         if (ev->reset) {
             /* SUNDIALS' >0 asks for a smaller step, and an impact has none
              * to take: recoverable or fatal, the stride ends here. */
-            if (ev->reset(x, x_plus, p, m->data) != 0) {
+            const int r = ev->reset(x, x_plus, p, m->data);
+            if (r != 0) {
                 memcpy(x_out, x, n * sizeof *x);
-                return SM_RHS_FAILED;
+                return r < 0 ? sm_callback_status(r) : SM_RHS_FAILED;
             }
             if (!all_finite(x_plus, n)) {
                 memcpy(x_out, x_plus, n * sizeof *x);

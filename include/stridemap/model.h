@@ -41,6 +41,18 @@ typedef bool (*sm_guard_fn)(double t, const double *x, const double *p, const vo
  * (SM_RHS_FAILED). */
 typedef int (*sm_reset_fn)(const double *x_minus, double *x_plus, const double *p, const void *data);
 
+/* A model whose callbacks can say why they failed (a rigid-body walker's
+ * singular_constraints) returns SM_CALLBACK_STATUS(s) from its rhs or reset
+ * to end the stride with status s; any other negative value stays
+ * SM_RHS_FAILED. */
+#define SM_CALLBACK_STATUS_BASE (-1000)
+#define SM_CALLBACK_STATUS(s) (SM_CALLBACK_STATUS_BASE - (int)(s))
+static inline sm_status sm_callback_status(int r)
+{
+    const int s = SM_CALLBACK_STATUS_BASE - r;
+    return s > 0 && s < (int)SM_STATUS_COUNT ? (sm_status)s : SM_RHS_FAILED;
+}
+
 /* Scalar function of the state, e.g. an energy or a step length. */
 typedef double (*sm_state_scalar_fn)(const double *x, const double *p, const void *data);
 

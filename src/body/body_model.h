@@ -1,0 +1,117 @@
+/* Shared by the body-walker model's files (model.c assembly, eval.c the
+ * per-call rigid model, phase.c, events.c, section.c, measures.c): the
+ * sm_model built from a body_file.  Private to the library. */
+#ifndef STRIDEMAP_BODY_MODEL_H
+#define STRIDEMAP_BODY_MODEL_H
+
+#include <stddef.h>
+
+#include "body_def.h"
+#include "stridemap/gait.h"
+
+typedef struct {
+    sm_model model;
+    body_file *f;
+    sm_rigid_model *tmpl;            /* built once from the default parameters */
+    double defaults[SM_MAX_PARAMS];
+    /* the template's numbers, so that a copy at other p re-sets only the
+     * bodies and sites whose numbers changed (each set re-plans the tree) */
+    sm_rigid_body_def def0[BODY_MAX_BODIES];
+    double site0[BODY_MAX_SITES][3], gravity0[3];
+    size_t nq, nv, n_state;
+    bool planar;
+    size_t scratch_words;            /* max_align_t units of a body_eval's memory */
+    size_t model_bytes, data_bytes, work_doubles;
+    const char *state_names[2 * BODY_MAX_COORDS];
+    char *owned_names[2 * BODY_MAX_COORDS]; /* the rates' names made here */
+    size_t free_index[2 * BODY_MAX_COORDS];
+    sm_phase phases[BODY_MAX_PHASES];
+    sm_event events[BODY_MAX_PHASES][BODY_MAX_EVENTS];
+    int section_phase;               /* the phase the section's stride starts in: 0 */
+    /* the extra measures (ground.c): names, and each contact's slot among
+     * the per-contact ones (-1: none) */
+    const char *extra_names[SM_MAX_EXTRA], *extra_labels[SM_MAX_EXTRA];
+    char *owned_extra[2 * SM_MAX_EXTRA];
+    int ground_slot[BODY_MAX_CONTACTS];
+} body_model;
+
+/* Everything one callback needs at parameters p, in caller (stack) memory:
+ * the rigid model (the template itself when p are the defaults, else a
+ * copy with p's masses, lengths and gravity), its data and the contact
+ * work array.  No malloc, no shared mutable state: models are shared by
+ * the threads of a sweep. */
+typedef struct {
+    const body_model *bm;
+    const double *p;
+    const sm_rigid_model *m;
+    sm_rigid_data *d;
+    double *work;
+} body_eval;
+
+/* Declares the memory of a body_eval in the calling function's frame. */
+#define BODY_EVAL_MEM(name, bm) max_align_t name[(bm)->scratch_words]
+
+/* SM_BAD_PARAM (why filled if not NULL) when p gives a body a negative mass
+ * or inertia. */
+sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, void *mem, char *why,
+                         size_t why_len);
+
+/* The file's definitions evaluated at p (the template is built from them at
+ * the defaults; body_eval_init sets a copy from them at other p). */
+void body_def_at(const body_file *f, size_t i, const double *p, sm_rigid_body_def *def);
+void body_gravity_at(const body_file *f, const double *p, double g[3]);
+void body_site_at(const body_file *f, size_t i, const double *p, double pos[3]);
+/* The max_align_t words of a body_eval's memory (scratch_words). */
+size_t body_eval_words(const body_model *bm);
+
+/* The rigid-core contacts of phase ph at p (slides take their sign from the
+ * state in e's last forward sweep; pins are anchored where their sites are,
+ * on the ground).  Returns their number. */
+size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c);
+/* One contact of the file as a rigid-core contact at p. */
+void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c);
+
+/* Applied generalized forces tau[nv] of the file's springs at (q, v). */
+void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau);
+double body_spring_energy(const body_eval *e, const double *q);
+
+/* The constrained solve of phase ph at x (forward sweep included): vdot
+ * and lambda (either may be NULL); c/nc receive the contact set if not
+ * NULL.  The library status of the solve. */
+sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
+                           sm_contact *c, size_t *nc);
+
+/* Index of contact k in phase ph's list, or -1. */
+int body_phase_contact_slot(const body_file *f, size_t ph, int k);
+/* Row offset of slot i in phase ph's constraint rows. */
+size_t body_phase_row_of(const body_eval *e, const sm_contact *c, size_t slot);
+
+/* The per-(phase, event) callbacks (events.c) and the rhs of each phase (phase.c). */
+sm_event_fn body_event_value_fn(size_t ph, size_t ev);
+sm_guard_fn body_event_guard_fn(size_t ph, size_t ev);
+sm_reset_fn body_event_reset_fn(size_t ph, size_t ev);
+sm_rhs_fn body_phase_rhs_fn(size_t ph);
+
+/* Section (section.c). */
+void body_lift(double *x, const double *p, const void *data);
+void body_guess(double *x, const double *p, const void *data);
+/* Projects x onto the constraints of phase ph (pins anchored where their
+ * sites are, on the ground); *drift the largest violation before. */
+sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift);
+
+/* Measures (measures.c): fills the model's measure hooks; ground.c the
+ * extra ones (ground forces, constraint drift). */
+void body_set_measures(body_model *bm);
+sm_status body_set_ground_measures(body_model *bm);
+
+/* A contact's normal force (pin/slide/roll: world z; lock: the torque) and
+ * its tangential magnitude, from the solve's lambda. */
+void body_contact_force(const body_eval *e, const sm_contact *c, size_t nc, const double *lambda, size_t slot,
+                        double *normal, double *tangential);
+
+/* The rigid template of a body model (tests: site positions, drift), or
+ * NULL if m is not one. */
+const sm_rigid_model *body_model_rigid(const sm_model *m);
+const body_file *body_model_file(const sm_model *m);
+
+#endif

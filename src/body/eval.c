@@ -1,0 +1,209 @@
+/* A body model at parameters p: the rigid model of the callback (the
+ * template, or a stack copy when p differ from the defaults), its contacts,
+ * springs and the constrained solve of a phase. */
+#include <math.h>
+#include <stdalign.h>
+#include <string.h>
+
+#include "body_model.h"
+
+static size_t round_up(size_t bytes) { return (bytes + alignof(max_align_t) - 1) / alignof(max_align_t) * alignof(max_align_t); }
+
+void body_def_at(const body_file *f, size_t i, const double *p, sm_rigid_body_def *def)
+{
+    const body_body *b = &f->bodies[i];
+    memset(def, 0, sizeof *def);
+    def->name = b->name;
+    def->parent = b->parent;
+    def->joint = b->joint;
+    memcpy(def->quat, b->quat, sizeof def->quat);
+    memcpy(def->axis, b->axis, sizeof def->axis);
+    for (int k = 0; k < 3; k++) {
+        def->pos[k] = body_num_eval(&b->pos[k], p);
+        def->com[k] = body_num_eval(&b->com[k], p);
+    }
+    def->mass = body_num_eval(&b->mass, p);
+    double in[6];
+    for (int k = 0; k < 6; k++) in[k] = body_num_eval(&b->inertia[k], p);
+    /* ixx iyy izz ixy ixz iyz into the symmetric tensor */
+    const double I[9] = {in[0], in[3], in[4], in[3], in[1], in[5], in[4], in[5], in[2]};
+    memcpy(def->inertia, I, sizeof I);
+}
+
+void body_gravity_at(const body_file *f, const double *p, double g[3])
+{
+    const double g0 = body_num_eval(&f->gravity, p), slope = body_num_eval(&f->slope, p);
+    g[0] = g0 * sin(slope);
+    g[1] = 0.0;
+    g[2] = -g0 * cos(slope);
+}
+
+void body_site_at(const body_file *f, size_t i, const double *p, double pos[3])
+{
+    for (int k = 0; k < 3; k++) pos[k] = body_num_eval(&f->sites[i].pos[k], p);
+}
+
+static bool same_numbers(const sm_rigid_body_def *a, const sm_rigid_body_def *b)
+{
+    return a->mass == b->mass && memcmp(a->pos, b->pos, sizeof a->pos) == 0 &&
+           memcmp(a->com, b->com, sizeof a->com) == 0 && memcmp(a->inertia, b->inertia, sizeof a->inertia) == 0;
+}
+
+size_t body_eval_words(const body_model *bm)
+{
+    const size_t bytes = round_up(bm->model_bytes) + round_up(bm->data_bytes) + bm->work_doubles * sizeof(double);
+    return bytes / sizeof(max_align_t) + 1;
+}
+
+sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, void *mem, char *why,
+                         size_t why_len)
+{
+    unsigned char *at = mem;
+    const body_file *f = bm->f;
+    e->bm = bm;
+    e->p = p;
+    if (memcmp(p, bm->defaults, f->n_params * sizeof *p) == 0) {
+        e->m = bm->tmpl;
+    } else {
+        sm_rigid_model *m = sm_rigid_model_copy(bm->tmpl, at, bm->model_bytes);
+        if (!m) return SM_NO_MEMORY;
+        at += round_up(bm->model_bytes);
+        for (size_t i = 0; i < f->n_bodies; i++) {
+            sm_rigid_body_def def;
+            body_def_at(f, i, p, &def);
+            if (same_numbers(&def, &bm->def0[i])) continue;
+            const sm_status st = sm_rigid_body_set(m, i, &def, why, why_len);
+            if (st != SM_OK) return st;
+        }
+        for (size_t i = 0; i < f->n_sites; i++) {
+            double pos[3];
+            body_site_at(f, i, p, pos);
+            if (memcmp(pos, bm->site0[i], sizeof pos) != 0) sm_rigid_site_set(m, i, pos);
+        }
+        double g[3];
+        body_gravity_at(f, p, g);
+        if (memcmp(g, bm->gravity0, sizeof g) != 0) sm_rigid_gravity_set(m, g);
+        e->m = m;
+    }
+    e->d = sm_rigid_data_init(e->m, at, bm->data_bytes);
+    if (!e->d) return SM_NO_MEMORY;
+    at += round_up(bm->data_bytes);
+    e->work = (double *)(void *)at;
+    return SM_OK;
+}
+
+void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c)
+{
+    const body_contact *bc = &e->bm->f->contacts[k];
+    memset(c, 0, sizeof *c);
+    c->kind = bc->kind;
+    c->site = bc->site >= 0 ? (size_t)bc->site : 0;
+    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, e->p) : 0.0;
+    memcpy(c->axis, bc->axis, sizeof c->axis);
+    c->mu = bc->has_mu || bc->kind == SM_CONTACT_SLIDE ? body_num_eval(&bc->mu, e->p) : 0.0;
+    c->body = bc->body >= 0 ? (size_t)bc->body : 0;
+    c->at = bc->kind == SM_CONTACT_LOCK ? body_num_eval(&bc->at, e->p) : 0.0;
+    c->slide_sign = 1;
+    if (bc->kind == SM_CONTACT_PIN) {
+        /* held where it is, on the ground: only the section's projection
+         * reads the anchor */
+        sm_rigid_site_pos(e->m, e->d, c->site, c->anchor);
+        c->anchor[2] = 0.0;
+    }
+    if (bc->kind == SM_CONTACT_SLIDE && v) {
+        /* the sign of the sliding velocity: it changes only where a stick
+         * event ends the sliding phase */
+        double jac[3 * SM_RIGID_MAX_V];
+        sm_rigid_site_jac(e->m, e->d, c->site, jac, NULL);
+        double vt = 0;
+        for (size_t i = 0; i < e->bm->nv; i++) vt += jac[i] * v[i];
+        c->slide_sign = vt < 0 ? -1 : 1;
+    }
+}
+
+size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c)
+{
+    const body_phase *P = &e->bm->f->phases[ph];
+    for (size_t i = 0; i < P->n_contacts; i++) body_contact_at(e, (size_t)P->contacts[i], v, &c[i]);
+    return P->n_contacts;
+}
+
+static void springs_at(const body_eval *e, sm_rigid_spring *s)
+{
+    const body_file *f = e->bm->f;
+    for (size_t i = 0; i < f->n_forces; i++) {
+        const body_force *bf = &f->forces[i];
+        s[i].n = bf->n;
+        for (size_t k = 0; k < bf->n; k++) {
+            s[i].body[k] = (size_t)bf->body[k];
+            s[i].coef[k] = bf->coef[k];
+        }
+        s[i].stiffness = body_num_eval(&bf->stiffness, e->p);
+        s[i].damping = body_num_eval(&bf->damping, e->p);
+        s[i].rest = body_num_eval(&bf->rest, e->p);
+        s[i].torque = body_num_eval(&bf->torque, e->p);
+    }
+}
+
+void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau)
+{
+    memset(tau, 0, e->bm->nv * sizeof *tau);
+    const size_t ns = e->bm->f->n_forces;
+    if (ns == 0) return;
+    sm_rigid_spring s[BODY_MAX_FORCES];
+    springs_at(e, s);
+    sm_rigid_spring_forces(e->m, s, ns, q, v, tau);
+}
+
+double body_spring_energy(const body_eval *e, const double *q)
+{
+    const size_t ns = e->bm->f->n_forces;
+    if (ns == 0) return 0.0;
+    sm_rigid_spring s[BODY_MAX_FORCES];
+    springs_at(e, s);
+    return sm_rigid_spring_energy(e->m, s, ns, q);
+}
+
+sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
+                           sm_contact *c, size_t *nc)
+{
+    const body_model *bm = e->bm;
+    const double *q = x, *v = x + bm->nq;
+    sm_status st = sm_rigid_forward(e->m, e->d, q, v);
+    if (st != SM_OK) return st;
+    sm_contact local[BODY_MAX_CONTACTS];
+    if (!c) c = local;
+    const size_t n = body_phase_contacts(e, ph, v, c);
+    if (nc) *nc = n;
+    double tau[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], lam[SM_RIGID_MAX_ROWS];
+    body_spring_forces(e, q, v, tau);
+    st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, vdot ? vdot : acc, lambda ? lambda : lam, e->work);
+    return st;
+}
+
+int body_phase_contact_slot(const body_file *f, size_t ph, int k)
+{
+    const body_phase *P = &f->phases[ph];
+    for (size_t i = 0; i < P->n_contacts; i++)
+        if (P->contacts[i] == k) return (int)i;
+    return -1;
+}
+
+size_t body_phase_row_of(const body_eval *e, const sm_contact *c, size_t slot)
+{
+    return sm_contact_set_rows(e->m, c, slot);
+}
+
+void body_contact_force(const body_eval *e, const sm_contact *c, size_t nc, const double *lambda, size_t slot,
+                        double *normal, double *tangential)
+{
+    double F[3];
+    sm_contact_force(e->m, e->d, c, nc, lambda, slot, F);
+    if (c[slot].kind == SM_CONTACT_LOCK) {
+        *normal = F[0];
+        if (tangential) *tangential = 0.0;
+        return;
+    }
+    *normal = F[2];
+    if (tangential) *tangential = e->bm->planar ? fabs(F[0]) : hypot(F[0], F[1]);
+}

@@ -1,0 +1,232 @@
+/* Events of a body walker: the when-kinds of docs/body-walkers.md, their
+ * guards and resets (impact onto the next phase's contacts, relabelling,
+ * the projection at the section).  sm_event has no per-event argument, so
+ * each (phase, event) gets its own trampolines (a table of
+ * BODY_MAX_PHASES x BODY_MAX_EVENTS). */
+#include <math.h>
+#include <string.h>
+
+#include "body_model.h"
+
+/* Every stride starts on the section, where the touching contacts' gaps
+ * are zero: CVODE refuses a root at and very near its initial time, so the
+ * position-like event functions start raised by a ramp that vanishes after
+ * START_TAU, as the linkage's do (a crossing it causes is a real one or is
+ * rejected by the guards), and the force-like ones by a ramp so large that
+ * a force already negative at the start is a crossing (an unlocking knee).
+ * The ramp is against the awaited direction: a value that starts at its
+ * level and moves the awaited way crosses just after the start. */
+#define START_TAU 1e-9
+
+static double ramp(double t, double height) { return t < START_TAU ? height * (START_TAU - t) / START_TAU : 0.0; }
+
+/* The normal force and tangential magnitude of contact k in phase ph. */
+static sm_status contact_force(const body_eval *e, size_t ph, int k, const double *x, double *normal,
+                               double *tangential)
+{
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc = 0;
+    const sm_status st = body_phase_solve(e, ph, x, NULL, lambda, c, &nc);
+    if (st != SM_OK) return st;
+    const int slot = body_phase_contact_slot(e->bm->f, ph, k);
+    if (slot < 0) return SM_BAD_MODEL_FILE; /* the loader allows force events only on the phase's contacts */
+    body_contact_force(e, c, nc, lambda, (size_t)slot, normal, tangential);
+    return SM_OK;
+}
+
+static double site_x(const body_eval *e, int site)
+{
+    double pos[3];
+    sm_rigid_site_pos(e->m, e->d, (size_t)site, pos);
+    return pos[0];
+}
+
+/* The x-velocity of a site (the sliding velocity of a slide). */
+static double site_xdot(const body_eval *e, int site, const double *v)
+{
+    double jac[3 * SM_RIGID_MAX_V];
+    sm_rigid_site_jac(e->m, e->d, (size_t)site, jac, NULL);
+    double s = 0;
+    for (size_t i = 0; i < e->bm->nv; i++) s += jac[i] * v[i];
+    return s;
+}
+
+static double event_value(size_t ph, size_t ev, double t, const double *x, const double *p, const body_model *bm)
+{
+    const body_file *f = bm->f;
+    const body_event *E = &f->phases[ph].events[ev];
+    const double level = body_num_eval(&E->value, p);
+    const double *q = x, *v = x + bm->nq;
+    /* raised against the direction of the crossing it waits for */
+    const double lift = E->direction > 0 ? -1e-6 : 1e-6;
+    if (E->when == BODY_WHEN_COORD) return q[E->target] - level + ramp(t, lift);
+    if (E->when == BODY_WHEN_RATE) return v[E->target] - level;
+
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return NAN;
+    if (E->when == BODY_WHEN_FORCE || E->when == BODY_WHEN_SLIP) {
+        double n, tan;
+        if (contact_force(&e, ph, E->target, x, &n, &tan) != SM_OK) return NAN;
+        if (E->when == BODY_WHEN_FORCE) return n - level + ramp(t, E->direction > 0 ? -1e9 : 1e9);
+        sm_contact c;
+        body_contact_at(&e, (size_t)E->target, NULL, &c);
+        return tan - c.mu * n - level;
+    }
+    if (sm_rigid_forward(e.m, e.d, q, v) != SM_OK) return NAN;
+    switch (E->when) {
+    case BODY_WHEN_GAP: {
+        sm_contact c;
+        body_contact_at(&e, (size_t)E->target, NULL, &c);
+        return sm_contact_gap(e.m, e.d, q, &c, NULL) - level + ramp(t, lift);
+    }
+    case BODY_WHEN_HEIGHT: {
+        double pos[3];
+        sm_rigid_site_pos(e.m, e.d, (size_t)E->target, pos);
+        return pos[2] - level + ramp(t, lift);
+    }
+    case BODY_WHEN_STICK:
+        return site_xdot(&e, f->contacts[E->target].site, v) - level;
+    default:
+        return NAN;
+    }
+}
+
+static bool guard_holds(const body_eval *e, size_t ph, const body_guard *g, const double *x, bool *swept)
+{
+    const double level = body_num_eval(&g->value, e->p);
+    const body_model *bm = e->bm;
+    switch (g->kind) {
+    case BODY_GUARD_COORD_ABOVE: return x[g->a] > level;
+    case BODY_GUARD_COORD_BELOW: return x[g->a] < level;
+    case BODY_GUARD_RATE_ABOVE: return x[bm->nq + (size_t)g->a] > level;
+    case BODY_GUARD_RATE_BELOW: return x[bm->nq + (size_t)g->a] < level;
+    case BODY_GUARD_FORCE_ABOVE:
+    case BODY_GUARD_FORCE_BELOW: {
+        double n;
+        if (contact_force(e, ph, g->a, x, &n, NULL) != SM_OK) return false;
+        *swept = true;
+        return g->kind == BODY_GUARD_FORCE_ABOVE ? n > level : n < level;
+    }
+    case BODY_GUARD_AHEAD:
+    case BODY_GUARD_BEHIND: {
+        if (!*swept && sm_rigid_forward(e->m, e->d, x, x + bm->nq) != SM_OK) return false;
+        *swept = true;
+        const double d = site_x(e, g->a) - site_x(e, g->b);
+        return g->kind == BODY_GUARD_AHEAD ? d > level : d < -level;
+    }
+    }
+    return false;
+}
+
+static bool event_guard(size_t ph, size_t ev, const double *x, const double *p, const body_model *bm)
+{
+    const body_event *E = &bm->f->phases[ph].events[ev];
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return false;
+    bool swept = false;
+    for (size_t i = 0; i < E->n_guards; i++) {
+        if (!guard_holds(&e, ph, &E->guards[i], x, &swept)) return false;
+        /* a force guard's solve leaves the forward sweep at x too */
+    }
+    return true;
+}
+
+static void relabel(const body_model *bm, const double *x, double *y)
+{
+    const body_file *f = bm->f;
+    const size_t nq = bm->nq;
+    for (size_t i = 0; i < nq; i++) y[i] = f->qsign[i] * x[f->qperm[i]];
+    for (size_t i = 0; i < bm->nv; i++) y[nq + i] = f->vsign[i] * x[nq + (size_t)f->vperm[i]];
+    for (size_t i = nq + bm->nv; i < bm->n_state; i++) y[i] = x[i];
+}
+
+/* impact: true and relabel: true: the impulse is applied after the
+ * relabelling, onto the next phase's contacts as the file names them
+ * (contacts are not renamed by a relabel, so the next phase's names hold
+ * for the relabelled walker).  For a walker the relabelling maps to itself
+ * (M(Rq) = R M(q) Rᵀ) that is the impact followed by the relabelling. */
+static int event_reset(size_t ph, size_t ev, const double *xm, double *xp, const double *p, const body_model *bm)
+{
+    const body_file *f = bm->f;
+    const body_event *E = &f->phases[ph].events[ev];
+    const bool section = E->outcome == SM_EVENT_SECTION;
+    if (E->relabel && f->has_relabel)
+        relabel(bm, xm, xp);
+    else
+        memcpy(xp, xm, bm->n_state * sizeof *xp);
+    if (!E->impact && !section) return 0;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    sm_status st = body_eval_init(&e, bm, p, mem, NULL, 0);
+    if (st != SM_OK) return SM_CALLBACK_STATUS(st);
+    const size_t next = section ? (size_t)bm->section_phase : E->next_phase >= 0 ? (size_t)E->next_phase : 0;
+    if (E->impact) {
+        double *q = xp, *v = xp + bm->nq;
+        if ((st = sm_rigid_forward(e.m, e.d, q, v)) != SM_OK) return SM_CALLBACK_STATUS(st);
+        sm_contact c[BODY_MAX_CONTACTS];
+        const size_t nc = body_phase_contacts(&e, next, v, c);
+        double vplus[SM_RIGID_MAX_V], Lambda[SM_RIGID_MAX_ROWS], lost = 0, res = 0;
+        st = sm_rigid_impact(e.m, e.d, c, nc, v, vplus, Lambda, &lost, &res, e.work);
+        if (st != SM_OK) return SM_CALLBACK_STATUS(st);
+        memcpy(v, vplus, bm->nv * sizeof *v);
+    }
+    if (section) {
+        /* the integration's drift off the constraints would otherwise
+         * accumulate over strides (simulate) */
+        double drift = 0;
+        st = body_project(&e, next, xp, &drift);
+        if (st != SM_OK) return SM_CALLBACK_STATUS(st);
+    }
+    return 0;
+}
+
+#define BODY_EV(ph, ev)                                                                                         \
+    static double value_##ph##_##ev(double t, const double *x, const double *p, const void *d)                  \
+    {                                                                                                           \
+        return event_value(ph, ev, t, x, p, d);                                                                 \
+    }                                                                                                           \
+    static bool guard_##ph##_##ev(double t, const double *x, const double *p, const void *d)                    \
+    {                                                                                                           \
+        (void)t;                                                                                                \
+        return event_guard(ph, ev, x, p, d);                                                                    \
+    }                                                                                                           \
+    static int reset_##ph##_##ev(const double *xm, double *xp, const double *p, const void *d)                  \
+    {                                                                                                           \
+        return event_reset(ph, ev, xm, xp, p, d);                                                               \
+    }
+#define BODY_PHASE_EVS(ph)                                                                                      \
+    BODY_EV(ph, 0) BODY_EV(ph, 1) BODY_EV(ph, 2) BODY_EV(ph, 3) BODY_EV(ph, 4) BODY_EV(ph, 5) BODY_EV(ph, 6)   \
+    BODY_EV(ph, 7) BODY_EV(ph, 8) BODY_EV(ph, 9) BODY_EV(ph, 10) BODY_EV(ph, 11)
+BODY_PHASE_EVS(0)
+BODY_PHASE_EVS(1)
+BODY_PHASE_EVS(2)
+BODY_PHASE_EVS(3)
+BODY_PHASE_EVS(4)
+BODY_PHASE_EVS(5)
+BODY_PHASE_EVS(6)
+BODY_PHASE_EVS(7)
+BODY_PHASE_EVS(8)
+BODY_PHASE_EVS(9)
+BODY_PHASE_EVS(10)
+BODY_PHASE_EVS(11)
+
+_Static_assert(BODY_MAX_PHASES == 12 && BODY_MAX_EVENTS == 12, "one set of trampolines per (phase, event)");
+
+#define BODY_ROW(kind, ph)                                                                                      \
+    {kind##_##ph##_0, kind##_##ph##_1, kind##_##ph##_2, kind##_##ph##_3, kind##_##ph##_4,  kind##_##ph##_5,     \
+     kind##_##ph##_6, kind##_##ph##_7, kind##_##ph##_8, kind##_##ph##_9, kind##_##ph##_10, kind##_##ph##_11}
+#define BODY_TABLE(kind)                                                                                        \
+    {BODY_ROW(kind, 0), BODY_ROW(kind, 1), BODY_ROW(kind, 2), BODY_ROW(kind, 3), BODY_ROW(kind, 4),             \
+     BODY_ROW(kind, 5), BODY_ROW(kind, 6), BODY_ROW(kind, 7), BODY_ROW(kind, 8), BODY_ROW(kind, 9),             \
+     BODY_ROW(kind, 10), BODY_ROW(kind, 11)}
+
+static const sm_event_fn value_table[BODY_MAX_PHASES][BODY_MAX_EVENTS] = BODY_TABLE(value);
+static const sm_guard_fn guard_table[BODY_MAX_PHASES][BODY_MAX_EVENTS] = BODY_TABLE(guard);
+static const sm_reset_fn reset_table[BODY_MAX_PHASES][BODY_MAX_EVENTS] = BODY_TABLE(reset);
+
+sm_event_fn body_event_value_fn(size_t ph, size_t ev) { return value_table[ph][ev]; }
+sm_guard_fn body_event_guard_fn(size_t ph, size_t ev) { return guard_table[ph][ev]; }
+sm_reset_fn body_event_reset_fn(size_t ph, size_t ev) { return reset_table[ph][ev]; }

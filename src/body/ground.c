@@ -1,0 +1,197 @@
+/* The extra measures of a body walker (extra_group "ground"): over a stride
+ * through the gait, the smallest and largest normal force of any ground
+ * contact in use (the unilateral check F_n > 0), the largest |F_t| / F_n
+ * (the friction check), the smallest torque of a lock held in every phase
+ * (a stance knee, which must stay locked: Garcia's minimum locking torque;
+ * a swing knee locked only after knee-strike is not one), the constraints'
+ * drift (how far the pins' sites moved from where their phase began, and
+ * the other contacts' gaps, by the end of each phase, before the section's
+ * projection removes it), the centre of pressure's margin (planar: its
+ * smallest distance inside the span of the ground contacts in use, where
+ * two or more are; negative: outside, the walker would tip), and each
+ * ground contact's own smallest normal force (NaN if it never carries). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "body_model.h"
+#include "stridemap/gait.h"
+#include "stridemap/hybrid.h"
+#include "stridemap/stride.h"
+
+enum { G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COP_MARGIN, G_COUNT };
+
+static const char *const ground_names[G_COUNT] = {"min_normal_force", "max_normal_force", "max_friction_ratio",
+                                                  "min_lock_torque",  "constraint_drift", "cop_margin"};
+static const char *const ground_labels[G_COUNT] = {
+    "smallest normal force of a ground contact", "largest normal force of a ground contact",
+    "largest |F_t|/F_n of a ground contact", "smallest torque of a lock held through the stride",
+    "largest drift off the contacts over a phase (m)", "centre of pressure inside the contacts by at least (m)"};
+
+typedef struct {
+    const body_model *bm;
+    const double *p;
+    double v[SM_MAX_EXTRA];
+    size_t phase;
+    double anchor[BODY_MAX_CONTACTS][3];
+} ground_watch;
+
+/* The phase's pins' sites where the phase begins at x. */
+static void start_phase(ground_watch *w, size_t ph, const double *x)
+{
+    const body_model *bm = w->bm;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    w->phase = ph;
+    if (body_eval_init(&e, bm, w->p, mem, NULL, 0) != SM_OK || sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK)
+        return;
+    const body_phase *P = &bm->f->phases[ph];
+    for (size_t i = 0; i < P->n_contacts; i++) {
+        const body_contact *c = &bm->f->contacts[P->contacts[i]];
+        if (c->kind == SM_CONTACT_PIN) sm_rigid_site_pos(e.m, e.d, (size_t)c->site, w->anchor[i]);
+    }
+}
+
+static void end_phase(ground_watch *w, const double *x)
+{
+    const body_model *bm = w->bm;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    if (body_eval_init(&e, bm, w->p, mem, NULL, 0) != SM_OK || sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK)
+        return;
+    const body_phase *P = &bm->f->phases[w->phase];
+    for (size_t i = 0; i < P->n_contacts; i++) {
+        sm_contact c;
+        body_contact_at(&e, (size_t)P->contacts[i], NULL, &c);
+        double d = fabs(sm_contact_gap(e.m, e.d, x, &c, NULL));
+        if (c.kind == SM_CONTACT_PIN) {
+            double pos[3];
+            sm_rigid_site_pos(e.m, e.d, c.site, pos);
+            d = fmax(d, hypot(hypot(pos[0] - w->anchor[i][0], pos[1] - w->anchor[i][1]), pos[2] - w->anchor[i][2]));
+        }
+        w->v[G_DRIFT] = fmax(w->v[G_DRIFT], d);
+    }
+}
+
+/* Planar walkers: how far inside the span of the ground contacts in use
+ * the centre of pressure lies, where two or more are in use. */
+static void cop_margin(ground_watch *w, const body_eval *e, const double *q, const sm_contact *c, size_t nc,
+                       const double *lambda)
+{
+    if (!w->bm->planar) return;
+    double lo = INFINITY, hi = -INFINITY, cop[3];
+    size_t n = 0;
+    for (size_t k = 0; k < nc; k++) {
+        if (c[k].kind == SM_CONTACT_LOCK) continue;
+        double point[3];
+        sm_contact_gap(e->m, e->d, q, &c[k], point);
+        lo = fmin(lo, point[0]);
+        hi = fmax(hi, point[0]);
+        n++;
+    }
+    if (n < 2 || !sm_rigid_cop(e->m, e->d, c, nc, lambda, cop)) return;
+    w->v[G_COP_MARGIN] = fmin(w->v[G_COP_MARGIN], fmin(cop[0] - lo, hi - cop[0]));
+}
+
+/* Whether contact k is switched on in every phase. */
+static bool in_every_phase(const body_file *f, int k)
+{
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        if (body_phase_contact_slot(f, ph, k) < 0) return false;
+    return true;
+}
+
+static int on_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    ground_watch *w = ctx;
+    const body_model *bm = w->bm;
+    (void)t; /* forces follow from the state */
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    if (body_eval_init(&e, bm, w->p, mem, NULL, 0) != SM_OK) return 0;
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc = 0;
+    if (body_phase_solve(&e, phase, x, NULL, lambda, c, &nc) != SM_OK) return 0;
+    for (size_t k = 0; k < nc; k++) {
+        double n, tan;
+        body_contact_force(&e, c, nc, lambda, k, &n, &tan);
+        if (c[k].kind == SM_CONTACT_LOCK) {
+            if (in_every_phase(bm->f, bm->f->phases[phase].contacts[k])) w->v[G_MIN_LOCK] = fmin(w->v[G_MIN_LOCK], n);
+            continue;
+        }
+        w->v[G_MIN_NORMAL] = fmin(w->v[G_MIN_NORMAL], n);
+        w->v[G_MAX_NORMAL] = fmax(w->v[G_MAX_NORMAL], n);
+        if (n > 0) w->v[G_MAX_FRICTION] = fmax(w->v[G_MAX_FRICTION], tan / n);
+        const int slot = bm->ground_slot[bm->f->phases[phase].contacts[k]];
+        if (slot >= 0) w->v[G_COUNT + slot] = fmin(w->v[G_COUNT + slot], n);
+    }
+    cop_margin(w, &e, x, c, nc, lambda);
+    return 0;
+}
+
+static int on_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
+{
+    ground_watch *w = ctx;
+    on_sample(ctx, t, phase, xm);
+    end_phase(w, xm);
+    const sm_phase *P = &w->bm->model.phases[phase];
+    for (size_t k = 0; k < P->n_events; k++)
+        if (strcmp(P->events[k].name, name) == 0 && P->events[k].outcome == SM_EVENT_TO_PHASE) {
+            start_phase(w, P->events[k].next_phase, xp);
+            on_sample(ctx, t, P->events[k].next_phase, xp);
+        }
+    return 0;
+}
+
+static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x, double *values)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    const body_model *bm = m->data;
+    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY}};
+    for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
+    start_phase(&w, m->start_phase, x);
+    on_sample(&w, 0, m->start_phase, x);
+    sm_observer obs = {.dt = 1e-3 * m->time_limit(p, m->data), .sample = on_sample, .event = on_event, .ctx = &w};
+    double y[SM_MAX_STATE];
+    const sm_status st = sm_stride(ws, p, x, y, NULL, &obs);
+    if (st != SM_OK) return st;
+    for (size_t i = 0; i < m->n_extra; i++) values[i] = isfinite(w.v[i]) ? w.v[i] : NAN;
+    return SM_OK;
+}
+
+/* The fixed measures, then NAME.min_normal_force for each ground contact
+ * that some phase uses, as many as SM_MAX_EXTRA leaves room for. */
+sm_status body_set_ground_measures(body_model *bm)
+{
+    sm_model *m = &bm->model;
+    const body_file *f = bm->f;
+    size_t n = 0;
+    for (size_t i = 0; i < G_COUNT; i++) {
+        bm->extra_names[n] = ground_names[i];
+        bm->extra_labels[n++] = ground_labels[i];
+    }
+    for (size_t k = 0; k < f->n_contacts; k++) {
+        bm->ground_slot[k] = -1;
+        bool used = false;
+        for (size_t ph = 0; ph < f->n_phases; ph++) used |= body_phase_contact_slot(f, ph, (int)k) >= 0;
+        if (!used || f->contacts[k].kind == SM_CONTACT_LOCK || n >= SM_MAX_EXTRA) continue;
+        const size_t len = strlen(f->contacts[k].name) + 24;
+        char *name = malloc(len), *label = malloc(len + 40);
+        bm->owned_extra[2 * (n - G_COUNT)] = name;
+        bm->owned_extra[2 * (n - G_COUNT) + 1] = label;
+        if (!name || !label) return SM_NO_MEMORY;
+        snprintf(name, len, "%s.min_normal_force", f->contacts[k].name);
+        snprintf(label, len + 40, "smallest normal force of contact %s", f->contacts[k].name);
+        bm->ground_slot[k] = (int)(n - G_COUNT);
+        bm->extra_names[n] = name;
+        bm->extra_labels[n++] = label;
+    }
+    m->extra_group = "ground";
+    m->n_extra = n;
+    m->extra_names = bm->extra_names;
+    m->extra_labels = bm->extra_labels;
+    m->extra_measures = ground_extra;
+    return SM_OK;
+}

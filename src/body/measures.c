@@ -1,0 +1,182 @@
+/* Gait measures of a body walker, as the linkage reports them: energies
+ * (the springs' in the potential), step length, swing-foot clearance,
+ * ground reaction, momentum, weight. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "body_model.h"
+
+#define BODY_EVAL_AT(e, bm, p, fail)                                                                         \
+    BODY_EVAL_MEM(e##_mem, bm);                                                                               \
+    body_eval e;                                                                                              \
+    if (body_eval_init(&e, bm, p, e##_mem, NULL, 0) != SM_OK) fail
+
+static double kinetic(const double *x, const double *p, const void *data)
+{
+    const body_model *bm = data;
+    BODY_EVAL_AT(e, bm, p, return NAN);
+    if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
+    double K, U;
+    sm_rigid_energy(e.m, e.d, x + bm->nq, &K, &U);
+    return K;
+}
+
+static double potential(const double *x, const double *p, const void *data)
+{
+    const body_model *bm = data;
+    BODY_EVAL_AT(e, bm, p, return NAN);
+    if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
+    double K, U;
+    sm_rigid_energy(e.m, e.d, x + bm->nq, &K, &U);
+    return U + body_spring_energy(&e, x);
+}
+
+static double contact_point_x(const body_eval *e, const double *q, int k)
+{
+    sm_contact c;
+    double point[3];
+    body_contact_at(e, (size_t)k, NULL, &c);
+    sm_contact_gap(e->m, e->d, q, &c, point);
+    return point[0];
+}
+
+/* Just before the section event: the touching ground contact that is not
+ * the origin (a touching lock is a joint, not a foot), measured from the
+ * origin. */
+static double step_length(const double *x, const double *p, const void *data)
+{
+    const body_model *bm = data;
+    const body_file *f = bm->f;
+    BODY_EVAL_AT(e, bm, p, return NAN);
+    if (f->origin < 0 || sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
+    for (size_t i = 0; i < f->n_touching; i++)
+        if (f->touching[i] != f->origin && f->contacts[f->touching[i]].kind != SM_CONTACT_LOCK)
+            return contact_point_x(&e, x, f->touching[i]) - contact_point_x(&e, x, f->origin);
+    return NAN;
+}
+
+static double clearance(const double *x, const double *p, const void *data)
+{
+    const body_model *bm = data;
+    BODY_EVAL_AT(e, bm, p, return NAN);
+    if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
+    sm_contact c;
+    body_contact_at(&e, (size_t)bm->f->clearance_contact, NULL, &c);
+    return sm_contact_gap(e.m, e.d, x, &c, NULL);
+}
+
+/* Straight legs (no knee locks in the file) pass the swing foot below the
+ * ground at mid-stance, the scuff every such model ignores, as the
+ * linkage's straight legs do. */
+static bool scuff_window(const double *x, const double *p, const void *data) { return clearance(x, p, data) < 0.0; }
+
+/* The phase x is in: the one with the most contacts whose position and
+ * velocity constraints hold at x (the hook has no phase argument). */
+static size_t phase_of(const body_eval *e, const double *x)
+{
+    const body_model *bm = e->bm;
+    const body_file *f = bm->f;
+    size_t best = 0, most = 0;
+    for (size_t ph = 0; ph < f->n_phases; ph++) {
+        sm_contact c[BODY_MAX_CONTACTS];
+        const size_t nc = body_phase_contacts(e, ph, x + bm->nq, c);
+        double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
+        const size_t rows = sm_contact_jacobian(e->m, e->d, c, nc, J, Jdv, NULL);
+        bool holds = true;
+        for (size_t k = 0; k < nc && holds; k++) holds = fabs(sm_contact_gap(e->m, e->d, x, &c[k], NULL)) < 1e-8;
+        for (size_t i = 0; i < rows && holds; i++) {
+            double s = 0;
+            for (size_t j = 0; j < bm->nv; j++) s += J[i * bm->nv + j] * x[bm->nq + j];
+            holds = fabs(s) < 1e-8;
+        }
+        if (holds && nc > most) best = ph, most = nc;
+    }
+    return best;
+}
+
+static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+{
+    const body_model *bm = data;
+    (void)t; /* the forces follow from the state alone */
+    R[0] = R[1] = NAN;
+    BODY_EVAL_AT(e, bm, p, return);
+    if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return;
+    const size_t ph = phase_of(&e, x);
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc = 0;
+    if (body_phase_solve(&e, ph, x, NULL, lambda, c, &nc) != SM_OK) return;
+    R[0] = R[1] = 0;
+    for (size_t k = 0; k < nc; k++) {
+        if (c[k].kind == SM_CONTACT_LOCK) continue;
+        double F[3];
+        sm_contact_force(e.m, e.d, c, nc, lambda, k, F);
+        R[0] += F[0];
+        R[1] += F[2];
+    }
+}
+
+static void momentum(const double *x, const double *p, const void *data, double P[2])
+{
+    const body_model *bm = data;
+    P[0] = P[1] = NAN;
+    BODY_EVAL_AT(e, bm, p, return);
+    if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return;
+    P[0] = P[1] = 0;
+    for (size_t i = 0; i < bm->f->n_bodies; i++) {
+        double vcom[3];
+        sm_rigid_body_state(e.m, e.d, i, NULL, NULL, vcom, NULL);
+        const double m = body_num_eval(&bm->f->bodies[i].mass, p);
+        P[0] += m * vcom[0];
+        P[1] += m * vcom[2];
+    }
+}
+
+static double weight(const double *p, const void *data)
+{
+    const body_model *bm = data;
+    double total = 0;
+    for (size_t i = 0; i < bm->f->n_bodies; i++) total += body_num_eval(&bm->f->bodies[i].mass, p);
+    return total * body_num_eval(&bm->f->gravity, p);
+}
+
+static double time_limit(const double *p, const void *data)
+{
+    const body_model *bm = data;
+    (void)p; /* a file's limit is not a parameter */
+    return bm->f->time_limit;
+}
+
+static bool check_params(const double *p, const void *data, char *why, size_t why_len)
+{
+    const body_model *bm = data;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    if (body_eval_init(&e, bm, p, mem, why, why_len) != SM_OK) return false;
+    double total = 0;
+    for (size_t i = 0; i < bm->f->n_bodies; i++) total += body_num_eval(&bm->f->bodies[i].mass, p);
+    if (!(total > 0)) {
+        snprintf(why, why_len, "the walker has no mass: give a body a positive mass");
+        return false;
+    }
+    return true;
+}
+
+void body_set_measures(body_model *bm)
+{
+    sm_model *m = &bm->model;
+    const body_file *f = bm->f;
+    m->time_limit = time_limit;
+    m->kinetic_energy = kinetic;
+    m->potential_energy = potential;
+    m->step_length = f->origin >= 0 && f->n_touching > 1 ? step_length : NULL;
+    m->foot_clearance = f->clearance_contact >= 0 ? clearance : NULL;
+    bool locks = false;
+    for (size_t k = 0; k < f->n_contacts; k++) locks |= f->contacts[k].kind == SM_CONTACT_LOCK;
+    m->in_scuff_window = m->foot_clearance && !locks ? scuff_window : NULL;
+    m->ground_reaction = ground_reaction;
+    m->momentum = momentum;
+    m->weight = weight;
+    m->check_params = check_params;
+}

@@ -1,0 +1,444 @@
+/* A body-walker file as an sm_model (src/body/): the compass gait as a tree
+ * of rigid bodies against the linkage engine's models/compass.yaml and the
+ * closed-form compass walker, round feet with a hip spring and McGeer's
+ * kneed walker against their linkage files (built in C and read from
+ * models/bodies/); a phase with dependent contacts refused at its line; a
+ * callback's own status ending the stride. */
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include "linkage_util.h"
+#include "cli_run.h"
+#include "body_files.h"
+#include "../src/body/body_model.h"
+#include "stridemap/fixedpoint.h"
+#include "stridemap/registry.h"
+#include "stridemap/stride.h"
+
+static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed_result *r)
+{
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    /* the multipliers below are compared to 1e-10: at rtol 1e-13 the
+     * integration noise in them is still 1e-9 (the kneed walker's move by
+     * 2.4e-9 from rtol 1e-12 to 1e-13) */
+    o.rtol = o.atol = 1e-14;
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-12;
+    /* the same stencil in every model, so only the integration noise / h
+     * differs between them */
+    no.fd_step = 1e-2;
+    no.central = true;
+    assert_status(sm_fixed_point(ws, p, x0, &no, r), SM_OK);
+    sm_workspace_free(ws);
+}
+
+static const sm_model *open_ok(const char *rel)
+{
+    const sm_model *m = NULL;
+    char why[512] = "";
+    const sm_status st = sm_registry_open(src_path(rel), &m, why, sizeof why);
+    if (st != SM_OK) fail_msg("%s: %s", rel, why);
+    return m;
+}
+
+static const sm_model *create_ok(body_file *f)
+{
+    const sm_model *m = NULL;
+    char why[512] = "";
+    const sm_status st = body_model_create(f, &m, why, sizeof why);
+    if (st != SM_OK) fail_msg("body_model_create: %s", why);
+    return m;
+}
+
+/* The compass as bodies gives the linkage file's gait: fixed point,
+ * multipliers, period and step length; and the closed-form walker's. */
+static void check_compass(const sm_model *b)
+{
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    const sm_model *c = test_model("compass");
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    sm_model_default_params(c, pc);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE], xc[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    c->guess(xc, pc, c->data);
+    static sm_fixed_result rb, rl, rc;
+    solve(b, pb, xb, &rb);
+    solve(l, pl, xl, &rl);
+    solve(c, pc, xc, &rc);
+
+    /* (hip.x, hip.z, leg_a, leg_b, rates) against (stance, swing, rates) */
+    const size_t map[4] = {2, 3, 6, 7};
+    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    const double gamma = pc[sm_model_param_index(c, "gamma")];
+    assert_close(rc.x[0], gamma - rb.x[2], 1e-10);
+    assert_close(rc.x[1], gamma - rb.x[3], 1e-10);
+    assert_close(rc.x[2], -rb.x[6], 1e-10);
+    assert_close(rc.x[3], -rb.x[7], 1e-10);
+    /* the lift puts the hip a leg's length above the stance foot */
+    assert_close(rb.x[1], cos(rb.x[2]), 1e-12);
+    assert_int_equal(rb.n_free, rl.n_free);
+    for (size_t i = 0; i < rb.n_free; i++) {
+        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-10);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-10);
+        assert_close(rb.eig_re[i], rc.eig_re[i], 1e-9);
+    }
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    assert_close(rb.metrics.period, rc.metrics.period, 1e-10);
+    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    assert_close(rb.metrics.impact_energy_loss, rl.metrics.impact_energy_loss, 1e-9);
+    /* the ground reaction from the constrained solve's forces, against the
+     * linkage's Newton-Euler one, sampled alike */
+    assert_close(rb.metrics.min_normal_force, rl.metrics.min_normal_force, 1e-8);
+    assert_close(rb.metrics.max_friction_ratio, rl.metrics.max_friction_ratio, 1e-10);
+    assert_true(rb.stable);
+
+    /* the ground measures: the stance pin carries the whole reaction in
+     * single support, and the integration keeps it on its anchor */
+    assert_string_equal(b->extra_group, "ground");
+    sm_workspace *ws = test_workspace(b, 1e-12, SM_METHOD_ADAMS);
+    double g[SM_MAX_EXTRA];
+    assert_status(b->extra_measures(ws, pb, rb.x, g), SM_OK);
+    sm_workspace_free(ws);
+    assert_close(g[0], rb.metrics.min_normal_force, 1e-3 * rb.metrics.min_normal_force);
+    assert_true(g[0] > 0 && g[1] > g[0]);
+    assert_close(g[2], rb.metrics.max_friction_ratio, 1e-3 * rb.metrics.max_friction_ratio);
+    print_message("compass: pin drift over a stride at rtol 1e-12: %.3g m\n", g[4]);
+    assert_true(g[4] < 1e-9);
+    assert_true(isnan(g[3])); /* no lock */
+    assert_true(isnan(g[5])); /* never two feet down: no centre of pressure between them */
+    /* foot_b never carries in this phase graph: only foot_a has its own */
+    assert_int_equal(b->n_extra, 7);
+    assert_string_equal(b->extra_names[6], "foot_a.min_normal_force");
+    assert_close(g[6], g[0], 0);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* A parameter other than its default reaches the dynamics (the per-call
+ * copy of the rigid model): the gait at a steeper slope is the linkage's. */
+static void test_compass_other_slope(void **state)
+{
+    const sm_model *b = create_ok(bf_compass());
+    sm_linkage *lk = load_ok("models/compass.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    set_param(b, pb, "slope", 0.06);
+    set_param(l, pl, "slope", 0.06);
+    set_param(b, pb, "leg.mass", 4.5);
+    set_param(l, pl, "leg.mass", 4.5);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(b, pb, xb, &rb);
+    solve(l, pl, xl, &rl);
+    const size_t map[4] = {2, 3, 6, 7};
+    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* Round feet rolling on the ground and a hip spring and damper: the gait
+ * of models/compass_round_spring.yaml. */
+static void check_round_feet_spring(const sm_model *b)
+{
+    sm_linkage *lk = load_ok("models/compass_round_spring.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(b, pb, xb, &rb);
+    solve(l, pl, xl, &rl);
+    const size_t map[4] = {2, 3, 6, 7};
+    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    /* the multipliers to the integration noise in them: 1.5e-11 apart for
+     * the walker built in C, 1.1e-10 for the file's (the same numbers, a
+     * different guess, so Newton ends a hair elsewhere) */
+    for (size_t i = 0; i < rb.n_free; i++) {
+        assert_close(rb.eig_re[i], rl.eig_re[i], 2e-10);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 2e-10);
+    }
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    /* the disk's centre is a radius above the ground at the section */
+    assert_close(rb.x[1], 0.2 + 0.8 * cos(rb.x[2]), 1e-12);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* McGeer's kneed walker: knee locks, a knee-strike impact, two phases. */
+static void check_kneed(const sm_model *b)
+{
+    sm_linkage *lk = load_ok("models/kneed_mcgeer.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(l, pl, xl, &rl);
+    solve(b, pb, xb, &rb);
+    /* (stance, thigh, shank, rates) from absolute thigh angles and knee flexions */
+    const double *x = rb.x;
+    const double mapped[6] = {x[2], x[4], x[4] - x[5], x[8], x[10], x[10] - x[11]};
+    for (size_t i = 0; i < 6; i++) assert_close(mapped[i], rl.x[i], 1e-10);
+    assert_close(x[3], 0.0, 1e-12);
+    assert_close(x[5], 0.0, 1e-12);
+    /* The multipliers differ by up to 1.4e-10 for the walker built in C and
+     * 4.9e-10 for the file's (0.4462130736 here), a difference that shrinks
+     * with the tolerance: 1.2e-9 at rtol 1e-13, where each model's own
+     * multipliers still move by 2.4e-9 from rtol 1e-12.  The fixed point,
+     * period and step agree to 1e-10. */
+    for (size_t i = 0; i < rb.n_free; i++) {
+        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-9);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-9);
+    }
+    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
+    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    /* the stance knee's smallest locking torque (Garcia's Table 2.1), from
+     * the locks' forces, against the linkage's knee measures */
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = o.atol = 1e-12;
+    double lock = NAN, imp = NAN;
+    assert_status(sm_linkage_knee_measures(l, &o, pl, rl.x, &lock, &imp), SM_OK);
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(b, &o, &ws), SM_OK);
+    double g[SM_MAX_EXTRA];
+    assert_status(b->extra_measures(ws, pb, rb.x, g), SM_OK);
+    sm_workspace_free(ws);
+    assert_close(g[3], lock, 1e-6);
+    assert_true(g[0] > 0);
+    print_message("kneed: drift off the contacts over a phase: %.3g m\n", g[4]);
+    assert_true(g[4] < 1e-9);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+static void test_compass_matches_linkage_and_closed_form(void **state) { check_compass(create_ok(bf_compass())); }
+static void test_round_feet_spring_matches_linkage(void **state)
+{
+    check_round_feet_spring(create_ok(bf_compass_round_spring()));
+}
+static void test_kneed_matches_linkage(void **state) { check_kneed(create_ok(bf_kneed_mcgeer())); }
+
+/* The same through the files of models/bodies/ (the loader's), as the
+ * program opens them. */
+static void test_compass_file(void **state) { check_compass(open_ok("models/bodies/compass.yaml")); }
+static void test_round_feet_spring_file(void **state)
+{
+    check_round_feet_spring(open_ok("models/bodies/compass_round_spring.yaml"));
+}
+static void test_kneed_file(void **state) { check_kneed(open_ok("models/bodies/kneed_mcgeer.yaml")); }
+
+/* Ten strides of a model in double support (both pins holding through three
+ * phases, tests/data/body_models/double_support.yaml), stride after stride
+ * as simulate runs them: the pinned feet stay where the first section put
+ * them, to 1e-9 m, at every event. */
+typedef struct {
+    const sm_rigid_model *rm;
+    sm_rigid_data *d;
+    size_t nq, foot[2];
+    double anchor[2][3], drift;
+    int events;
+} pin_watch;
+
+static void feet_at(pin_watch *w, const double *x, double pos[2][3])
+{
+    assert_status(sm_rigid_forward(w->rm, w->d, x, x + w->nq), SM_OK);
+    for (int k = 0; k < 2; k++) sm_rigid_site_pos(w->rm, w->d, w->foot[k], pos[k]);
+}
+
+static int watch_pins(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
+{
+    pin_watch *w = ctx;
+    double pos[2][3];
+    feet_at(w, xm, pos);
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < 3; i++) w->drift = fmax(w->drift, fabs(pos[k][i] - w->anchor[k][i]));
+    w->events++;
+    return 0;
+}
+
+static void test_double_support_pins_hold(void **state)
+{
+    const sm_model *m = open_ok("tests/data/body_models/double_support.yaml");
+    pin_watch w = {.rm = body_model_rigid(m), .nq = body_model_file(m)->nq};
+    assert_non_null(w.rm);
+    w.d = sm_rigid_data_create(w.rm);
+    w.foot[0] = (size_t)sm_rigid_site_index(w.rm, "foot_a");
+    w.foot[1] = (size_t)sm_rigid_site_index(w.rm, "foot_b");
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    feet_at(&w, x, w.anchor);
+    assert_close(w.anchor[0][0], 0.0, 1e-14); /* the origin */
+    assert_close(w.anchor[0][2], 0.0, 1e-14);
+    assert_close(w.anchor[1][2], 0.0, 1e-14);
+    sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
+    sm_observer obs = {.event = watch_pins, .ctx = &w};
+    for (int k = 0; k < 10; k++) {
+        assert_status(sm_stride(ws, p, x, y, NULL, &obs), SM_OK);
+        memcpy(x, y, sizeof x);
+    }
+    print_message("double support: pins' largest drift over 10 strides (%d events): %.3g m\n", w.events, w.drift);
+    assert_int_equal(w.events, 30);
+    assert_true(w.drift < 1e-9);
+
+    /* both feet carry through the stride, so the centre of pressure stays
+     * between them: inside by at most half their spacing */
+    double g[SM_MAX_EXTRA];
+    assert_int_equal(m->n_extra, 8);
+    assert_status(m->extra_measures(ws, p, x, g), SM_OK);
+    assert_string_equal(m->extra_names[5], "cop_margin");
+    assert_string_equal(m->extra_names[7], "foot_b.min_normal_force");
+    assert_true(g[6] > 0 && g[7] > 0);
+    assert_close(fmin(g[6], g[7]), g[0], 0);
+    const double spacing = fabs(w.anchor[1][0] - w.anchor[0][0]);
+    print_message("double support: centre of pressure inside the feet by %.4g m of %.4g m\n", g[5], spacing);
+    assert_true(g[5] > 0 && g[5] <= 0.5 * spacing);
+    sm_workspace_free(ws);
+    sm_rigid_data_free(w.d);
+    m->release(m);
+}
+
+/* The step length is measured between ground contacts: a lock listed first
+ * among the touching contacts (a knee held straight on the section) is not
+ * a foot. */
+static void test_step_length_skips_locks(void **state)
+{
+    const sm_model *a = create_ok(bf_kneed_mcgeer());
+    body_file *f = bf_kneed_mcgeer();
+    const int t[4] = {f->touching[2], f->touching[3], f->touching[0], f->touching[1]};
+    memcpy(f->touching, t, sizeof t);
+    const sm_model *b = create_ok(f);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(a, p);
+    a->guess(x, p, a->data);
+    const double len = a->step_length(x, p, a->data);
+    assert_true(len < -0.2); /* the trailing foot is behind the origin on the section */
+    assert_close(b->step_length(x, p, b->data), len, 1e-15);
+    a->release(a);
+    b->release(b);
+}
+
+/* Two pins on one site constrain the same point twice: refused at the
+ * phase's line, not as a failed stride. */
+static void test_dependent_contacts_refused(void **state)
+{
+    body_file *f = bf_compass();
+    const int again = bf_pin(f, "foot_a_again", f->contacts[0].site);
+    f->phases[0].contacts[f->phases[0].n_contacts++] = again;
+    const sm_model *m = NULL;
+    char why[512] = "";
+    assert_status(body_model_create(f, &m, why, sizeof why), SM_BAD_MODEL_FILE);
+    assert_null(m);
+    assert_non_null(strstr(why, "tests/data/body_models/test.yaml:20:5: phase 'swing'"));
+    assert_non_null(strstr(why, "dependent"));
+}
+
+/* A model's rhs that returns SM_CALLBACK_STATUS(s) ends the stride with s
+ * (model.h); other negative values stay rhs_failed. */
+static int rhs_status;
+static int status_rhs(double t, const double *x, double *xd, const double *p, const void *data)
+{
+    xd[0] = 1;
+    return t > 0.5 ? rhs_status : 0;
+}
+static double never(double t, const double *x, const double *p, const void *data) { return 1.0; }
+static void lift_none(double *x, const double *p, const void *data) {}
+static void guess_zero(double *x, const double *p, const void *data) { x[0] = 0; }
+static double limit_one(const double *p, const void *data) { return 1.0; }
+
+static void test_callback_status(void **state)
+{
+    static const char *const names[] = {"x"};
+    static const size_t free_index[] = {0};
+    static const sm_event ev = {.name = "end", .value = never, .outcome = SM_EVENT_SECTION};
+    static const sm_phase ph = {.name = "run", .rhs = status_rhs, .n_events = 1, .events = &ev};
+    static const sm_model m = {.name = "status_toy", .n_state = 1, .state_names = names, .n_phases = 1,
+                               .phases = &ph, .n_free = 1, .free_index = free_index, .lift = lift_none,
+                               .guess = guess_zero, .time_limit = limit_one};
+    sm_workspace *ws = test_workspace(&m, 1e-8, SM_METHOD_ADAMS);
+    const double x0[1] = {0};
+    double y[1];
+    rhs_status = SM_CALLBACK_STATUS(SM_SINGULAR_CONSTRAINTS);
+    assert_status(sm_stride(ws, NULL, x0, y, NULL, NULL), SM_SINGULAR_CONSTRAINTS);
+    for (int r = -1; r > -20; r--) {
+        rhs_status = r;
+        assert_status(sm_stride(ws, NULL, x0, y, NULL, NULL), SM_RHS_FAILED);
+    }
+    sm_workspace_free(ws);
+}
+
+/* The program refuses such a file in one line at the phase's contacts, with
+ * exit 65 (EX_DATAERR). */
+static void cli_refuses_dependent_contacts(void **state)
+{
+    cli_result *r = cli_run("fixed", SM_SOURCE_DIR "/tests/data/body_models/dependent.yaml", NULL);
+    cli_expect_error(r, 65, "tests/data/body_models/dependent.yaml:33:5: phase 'swing': its contacts are dependent");
+}
+
+/* fixed, simulate and continue over the slope take a body file as any model. */
+static void cli_runs_the_compass_file(void **state)
+{
+    const char *file = SM_SOURCE_DIR "/models/bodies/compass.yaml";
+    cli_result *r = cli_run("fixed", file, NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "leg_a=0.2710286"));
+    assert_non_null(strstr(r->out, "stable       yes"));
+    assert_non_null(strstr(r->out, "largest drift off the contacts over a phase"));
+    r = cli_run("fixed", file, "--json", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"ground\""));
+    assert_non_null(strstr(r->out, "\"min_normal_force\""));
+    r = cli_run("simulate", file, "--steps", "10", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "step 9:"));
+    r = cli_run("continue", file, "--param", "slope", "--to", "0.06", NULL);
+    assert_int_equal(r->status, 0);
+    assert_true(cli_count_lines(r->out) > 3);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_body_model PATH-TO-STRIDEMAP\n");
+        return 2;
+    }
+    cli_exe = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compass_matches_linkage_and_closed_form),
+        cmocka_unit_test(test_compass_other_slope),
+        cmocka_unit_test(test_round_feet_spring_matches_linkage),
+        cmocka_unit_test(test_kneed_matches_linkage),
+        cmocka_unit_test(test_compass_file),
+        cmocka_unit_test(test_round_feet_spring_file),
+        cmocka_unit_test(test_kneed_file),
+        cmocka_unit_test(test_double_support_pins_hold),
+        cmocka_unit_test(test_step_length_skips_locks),
+        cmocka_unit_test(test_dependent_contacts_refused),
+        cmocka_unit_test(test_callback_status),
+        cmocka_unit_test(cli_refuses_dependent_contacts),
+        cmocka_unit_test(cli_runs_the_compass_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
