@@ -1,0 +1,116 @@
+/* stridemap import: a MuJoCo model file (MJCF or URDF) as the bodies and sites
+ * of a body-walker model file (docs/body-walkers.md, stridemap/import.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stridemap/import.h"
+
+static const char help[] =
+    "usage: stridemap import FILE.xml [-o MODEL.yaml]\n"
+    "\n"
+    "Reads an MJCF or URDF file with MuJoCo and writes the bodies, sites, gravity\n"
+    "and joint springs of a body-walker model file (docs/body-walkers.md) on\n"
+    "stdout, or into MODEL.yaml with -o (written whole or not at all); complete\n"
+    "it with contacts, phases, section and guess.  The masses and inertias are\n"
+    "the ones MuJoCo compiled; where its compiler changed the file's own values\n"
+    "(balanceinertia, boundmass, boundinertia, inertiafromgeom) or fused a body\n"
+    "away (fusestatic), a warning names the body and both values.  What the\n"
+    "format cannot hold (joint limits, armature, actuators, geom contacts, ...)\n"
+    "is a warning too.  Warnings go to stderr, one line each, and into the\n"
+    "file as comments.\n"
+    "\n"
+    "  -o, --out FILE   write FILE instead of stdout\n"
+    "\n"
+    "exit status: 0 written, 64 bad usage, 65 MuJoCo refuses the file (its message\n"
+    "on one line) or it cannot be converted, 66 FILE cannot be read, 69 built\n"
+    "without MuJoCo, 73 the output cannot be created, 74 a write error.\n"
+    "\n"
+    "example:\n"
+    "  stridemap import walker.xml -o walker.yaml\n";
+
+/* Writes imp into path through a temporary file renamed over it, so that a
+ * reader never sees half a model. */
+static int write_file(const cli_run *run, const sm_import *imp, const char *src, const char *path)
+{
+    char *tmp = NULL, why[600];
+    if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) return cli_fail(run, EX_OSERR, "out of memory");
+    const int fd = mkstemp(tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        const int e = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+        return cli_fail(run, EX_CANTCREAT, "cannot create %s: %s (choose another -o)", path, strerror(e));
+    }
+    sm_status st = sm_import_write_yaml(imp, src, f, why, sizeof why);
+    const bool synced = st == SM_OK && fsync(fileno(f)) == 0;
+    const int e = errno;
+    if (fclose(f) != 0 && st == SM_OK) st = SM_IO_ERROR;
+    if (st == SM_OK && !synced) st = SM_IO_ERROR, snprintf(why, sizeof why, "could not write %s: %s", path, strerror(e));
+    if (st == SM_OK && rename(tmp, path) != 0) {
+        const int re = errno;
+        unlink(tmp);
+        free(tmp);
+        return cli_fail(run, EX_CANTCREAT, "cannot create %s: %s (choose another -o)", path, strerror(re));
+    }
+    if (st != SM_OK) unlink(tmp);
+    free(tmp);
+    if (st != SM_OK) return cli_fail(run, cli_exit_code(st, EX_IOERR), "%s", why);
+    return 0;
+}
+
+int cmd_import(int argc, char **argv)
+{
+    cli_run run CLI_RUN_RELEASED;
+    cli_run_init(&run, "import");
+    static const struct option opts[] = {
+        {"out", required_argument, 0, 'o'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *out = NULL;
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (c == 'o') {
+            out = optarg;
+            continue;
+        }
+        if (optopt)
+            return cli_fail(&run, EX_USAGE, "option '%s' needs a value (see 'stridemap import --help')",
+                            argv[optind - 1]);
+        return cli_fail(&run, EX_USAGE, "unknown option '%s' (see 'stridemap import --help')", argv[optind - 1]);
+    }
+    if (optind >= argc) return cli_fail(&run, EX_USAGE, "which file? (see 'stridemap import --help')");
+    if (optind + 1 < argc)
+        return cli_fail(&run, EX_USAGE, "takes one file; unexpected '%s'", argv[optind + 1]);
+    const char *path = argv[optind];
+    if (!sm_import_available())
+        return cli_fail(&run, EX_UNAVAILABLE, "stridemap import needs MuJoCo: install libmujoco-dev and rebuild");
+
+    sm_import *imp = NULL;
+    char why[1200];
+    const sm_status st = sm_import_mjcf(path, &imp, why, sizeof why);
+    if (st != SM_OK) {
+        const int code = st == SM_UNAVAILABLE ? EX_UNAVAILABLE : cli_exit_code(st, EX_NOINPUT);
+        return cli_fail(&run, code, "%s", why);
+    }
+    for (size_t i = 0; i < imp->nwarn; i++) fprintf(stderr, "stridemap import: warning: %s\n", imp->warnings[i]);
+    int rc = 0;
+    if (out && strcmp(out, "-") != 0) {
+        rc = write_file(&run, imp, path, out);
+    } else {
+        const sm_status ws = sm_import_write_yaml(imp, path, stdout, why, sizeof why);
+        if (ws != SM_OK) rc = cli_fail(&run, cli_exit_code(ws, EX_IOERR), "%s", why);
+    }
+    sm_import_free(imp);
+    return rc;
+}
