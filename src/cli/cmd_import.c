@@ -31,38 +31,48 @@ static const char help[] =
     "example:\n"
     "  stridemap import walker.xml -o walker.yaml\n";
 
-/* Writes imp into path through a temporary file renamed over it, so that a
- * reader never sees half a model. */
-static int write_file(const cli_run *run, const sm_import *imp, const char *src, const char *path)
+/* The output goes to a temporary file beside path, renamed over path once
+ * whole, so that a reader never sees half a model; it is created before any
+ * work, so that an output that cannot be created costs nothing. */
+typedef struct {
+    char *tmp;
+    FILE *f;
+} out_file;
+
+static int open_out(const cli_run *run, const char *path, out_file *o)
 {
-    char *tmp = NULL, why[600];
-    if (asprintf(&tmp, "%s.tmpXXXXXX", path) < 0) return cli_fail(run, EX_OSERR, "out of memory");
-    const int fd = mkstemp(tmp);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        const int e = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-        return cli_fail(run, EX_CANTCREAT, "cannot create %s: %s (choose another -o)", path, strerror(e));
-    }
-    sm_status st = sm_import_write_yaml(imp, src, f, why, sizeof why);
-    const bool synced = st == SM_OK && fsync(fileno(f)) == 0;
+    if (asprintf(&o->tmp, "%s.tmpXXXXXX", path) < 0) return cli_fail(run, EX_OSERR, "out of memory");
+    const int fd = mkstemp(o->tmp);
+    o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (o->f) return 0;
     const int e = errno;
-    if (fclose(f) != 0 && st == SM_OK) st = SM_IO_ERROR;
-    if (st == SM_OK && !synced) st = SM_IO_ERROR, snprintf(why, sizeof why, "could not write %s: %s", path, strerror(e));
-    if (st == SM_OK && rename(tmp, path) != 0) {
-        const int re = errno;
-        unlink(tmp);
-        free(tmp);
-        return cli_fail(run, EX_CANTCREAT, "cannot create %s: %s (choose another -o)", path, strerror(re));
+    if (fd >= 0) {
+        close(fd);
+        unlink(o->tmp);
     }
-    if (st != SM_OK) unlink(tmp);
-    free(tmp);
-    if (st != SM_OK) return cli_fail(run, cli_exit_code(st, EX_IOERR), "%s", why);
-    return 0;
+    free(o->tmp);
+    o->tmp = NULL;
+    return cli_fail(run, EX_CANTCREAT, "cannot create %s: %s (choose another -o)", path, strerror(e));
+}
+
+/* Closes o; renames it over path when st is SM_OK, else removes it. */
+static sm_status close_out(out_file *o, const char *path, sm_status st, char *why, size_t why_len)
+{
+    if (!o->f) return st;
+    const bool synced = st != SM_OK || fsync(fileno(o->f)) == 0;
+    int e = errno;
+    if (fclose(o->f) != 0 && st == SM_OK) st = SM_IO_ERROR, e = errno;
+    if (st == SM_OK && !synced) st = SM_IO_ERROR;
+    if (st == SM_IO_ERROR) snprintf(why, why_len, "could not write %s: %s", path, strerror(e));
+    if (st == SM_OK && rename(o->tmp, path) != 0) {
+        st = SM_IO_ERROR;
+        snprintf(why, why_len, "could not write %s: %s", path, strerror(errno));
+    }
+    if (st != SM_OK) unlink(o->tmp);
+    free(o->tmp);
+    o->f = NULL;
+    o->tmp = NULL;
+    return st;
 }
 
 int cmd_import(int argc, char **argv)
@@ -96,21 +106,25 @@ int cmd_import(int argc, char **argv)
     if (!sm_import_available())
         return cli_fail(&run, EX_UNAVAILABLE, "stridemap import needs MuJoCo: install libmujoco-dev and rebuild");
 
+    out_file o = {0};
+    const bool to_file = out && strcmp(out, "-") != 0;
+    if (to_file) {
+        const int rc = open_out(&run, out, &o);
+        if (rc) return rc;
+    }
     sm_import *imp = NULL;
     char why[1200];
-    const sm_status st = sm_import_mjcf(path, &imp, why, sizeof why);
+    sm_status st = sm_import_mjcf(path, &imp, why, sizeof why);
     if (st != SM_OK) {
+        close_out(&o, out, st, why, sizeof why);
         const int code = st == SM_UNAVAILABLE ? EX_UNAVAILABLE : cli_exit_code(st, EX_NOINPUT);
         return cli_fail(&run, code, "%s", why);
     }
     for (size_t i = 0; i < imp->nwarn; i++) fprintf(stderr, "stridemap import: warning: %s\n", imp->warnings[i]);
+    st = sm_import_write_yaml(imp, path, to_file ? o.f : stdout, why, sizeof why);
+    if (to_file) st = close_out(&o, out, st, why, sizeof why);
     int rc = 0;
-    if (out && strcmp(out, "-") != 0) {
-        rc = write_file(&run, imp, path, out);
-    } else {
-        const sm_status ws = sm_import_write_yaml(imp, path, stdout, why, sizeof why);
-        if (ws != SM_OK) rc = cli_fail(&run, cli_exit_code(ws, EX_IOERR), "%s", why);
-    }
+    if (st != SM_OK) rc = cli_fail(&run, cli_exit_code(st, EX_IOERR), "%s", why);
     sm_import_free(imp);
     return rc;
 }

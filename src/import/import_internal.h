@@ -35,6 +35,9 @@ int xml_child(const xml_doc *doc, int i, const char *name);
 /* Appends a formatted warning line to imp; false when out of memory. */
 bool import_warn(sm_import *imp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* v in the shortest form that reads back to it exactly (30, 0.47, 1e-09); returns buf. */
+const char *import_num(double v, char buf[static 32]);
+
 /* The eigenvalues of the symmetric 3x3 I (row-major), ascending (cyclic Jacobi). */
 void import_eig3(const double I[9], double ev[3]);
 

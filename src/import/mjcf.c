@@ -12,6 +12,9 @@
 
 #include "import_internal.h"
 
+/* A number in a message, as short as reads back exactly. */
+#define N(x) import_num((x), (char[32]){0})
+
 bool sm_import_available(void) { return true; }
 
 /* MuJoCo's default handlers print and call exit(); these keep the first
@@ -93,6 +96,8 @@ typedef struct {
     const char *name;  /* NULL: unnamed */
     int parent;        /* index in this list, -1: the world */
     bool inertial;     /* the file gives mass and inertia */
+    bool full;         /* as fullinertia (body frame, about the centre of mass) */
+    double tensor[9];
     double mass, moments[3]; /* principal moments, ascending */
 } file_body;
 
@@ -153,6 +158,9 @@ static size_t file_bodies(const xml_doc *doc, bool urdf, file_body *out, size_t 
             b->mass = attr_num(ie, "mass", 0);
             if (parse_nums(xml_attr(ie, "fullinertia"), d, 6) == 6) {
                 principal_of(d, b->moments);
+                const double t[9] = {d[0], d[3], d[4], d[3], d[1], d[5], d[4], d[5], d[2]};
+                memcpy(b->tensor, t, sizeof t);
+                b->full = true;
             } else {
                 parse_nums(xml_attr(ie, "diaginertia"), d, 3);
                 const double I[9] = {d[0], 0, 0, 0, d[1], 0, 0, 0, d[2]};
@@ -207,8 +215,8 @@ static bool check_inertias(const mjModel *m, const char *path, sm_import *imp)
     const size_t n = ok ? file_bodies(&doc, urdf, fb, CAP) : 0;
     char settings[400], because[460];
     compiler_settings(&doc, settings, sizeof settings);
-    snprintf(because, sizeof because, " (%s%s)", settings[0] ? "compiler: " : "MuJoCo's defaults",
-             settings);
+    snprintf(because, sizeof because, " (%s%s)",
+             settings[0] ? "compiler: " : urdf ? "fusestatic, MuJoCo's default for URDF" : "MuJoCo's defaults", settings);
     for (size_t i = 0; ok && i < doc.n; i++)
         if (strcmp(doc.e[i].name, "include") == 0)
             ok = import_warn(imp, "the file includes %s: the masses and inertias of its bodies are MuJoCo's, not "
@@ -225,14 +233,14 @@ static bool check_inertias(const mjModel *m, const char *path, sm_import *imp)
             if (!b->name) continue; /* an unnamed body after a fusion: nothing to match it by */
             const file_body *p = b->parent >= 0 ? &fb[b->parent] : NULL;
             if (p && p->name)
-                ok = import_warn(imp, "%s (mass %.17g) was fused into body %s by MuJoCo's compiler%s: "
+                ok = import_warn(imp, "%s (mass %s) was fused into body %s by MuJoCo's compiler%s: "
                                       "its mass and inertia are part of %s's",
-                                 label, b->mass, p->name, because, p->name);
+                                 label, N(b->mass), p->name, because, p->name);
             else
-                ok = import_warn(imp, "%s (mass %.17g) was fused into the world by MuJoCo's compiler%s: "
+                ok = import_warn(imp, "%s (mass %s) was fused into the world by MuJoCo's compiler%s: "
                                       "its mass is gone and its sites are not imported (add fusestatic=\"false\" to "
                                       "<compiler> to keep it)",
-                                 label, b->mass, because);
+                                 label, N(b->mass), because);
             continue;
         }
         double cm[3], I[9] = {0};
@@ -241,23 +249,39 @@ static bool check_inertias(const mjModel *m, const char *path, sm_import *imp)
         const double mass = m->body_mass[id];
         if (!b->inertial) {
             if (mass > 0)
-                ok = import_warn(imp, "%s: mass %.17g and principal moments [%.17g %.17g %.17g] computed by MuJoCo from "
+                ok = import_warn(imp, "%s: mass %s and principal moments [%s %s %s] computed by MuJoCo from "
                                       "its geoms (the file gives no <inertial>)",
-                                 label, mass, cm[0], cm[1], cm[2]);
+                                 label, N(mass), N(cm[0]), N(cm[1]), N(cm[2]));
             continue;
         }
         if (differs(mass, b->mass, fabs(b->mass), 1e-12))
-            ok = import_warn(imp, "%s: MuJoCo's compiler changed the mass from %.17g to %.17g%s; the model file "
+            ok = import_warn(imp, "%s: MuJoCo's compiler changed the mass from %s to %s%s; the model file "
                                   "holds MuJoCo's value",
-                             label, b->mass, mass, because);
+                             label, N(b->mass), N(mass), because);
         /* MuJoCo diagonalises a full inertia only to ~1e-9 relative (see tests/rigid_mjcf.h). */
         const double scale = fmax(fabs(b->moments[2]), fabs(cm[2]));
         bool changed = false;
         for (int a = 0; a < 3; a++) changed |= differs(cm[a], b->moments[a], scale, 1e-8);
         if (ok && changed)
-            ok = import_warn(imp, "%s: MuJoCo's compiler changed the principal moments of inertia from [%.17g %.17g "
-                                  "%.17g] to [%.17g %.17g %.17g]%s; the model file holds MuJoCo's values",
-                             label, b->moments[0], b->moments[1], b->moments[2], cm[0], cm[1], cm[2], because);
+            ok = import_warn(imp, "%s: MuJoCo's compiler changed the principal moments of inertia from [%s %s "
+                                  "%s] to [%s %s %s]%s; the model file holds MuJoCo's values",
+                             label, N(b->moments[0]), N(b->moments[1]), N(b->moments[2]), N(cm[0]), N(cm[1]), N(cm[2]), because);
+        if (ok && !changed && b->full) {
+            /* MuJoCo keeps a fullinertia as principal moments and axes, found only to ~1e-9 */
+            double R[9], e = 0, s = 0;
+            mat_of_quat(m->body_iquat + 4 * id, R);
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) {
+                    double t = 0;
+                    for (int a = 0; a < 3; a++) t += R[3 * r + a] * m->body_inertia[3 * id + a] * R[3 * c + a];
+                    e = fmax(e, fabs(t - b->tensor[3 * r + c]));
+                    s = fmax(s, fabs(b->tensor[3 * r + c]));
+                }
+            if (e > 1e-12 * s)
+                ok = import_warn(imp, "%s: MuJoCo's principal axes of the fullinertia give the file's tensor back "
+                                      "only to %.2g relative; the model file holds MuJoCo's tensor",
+                                 label, e / s);
+        }
     }
     free(fb);
     xml_free(&doc);
@@ -273,20 +297,20 @@ static bool warn_unsupported(const mjModel *m, sm_import *imp)
     for (int j = 0; ok && j < m->njnt; j++) {
         const int d = m->jnt_dofadr[j], t = m->jnt_type[j];
         if (m->jnt_limited[j])
-            ok = import_warn(imp, "%s: limits [%.17g, %.17g] not imported (the format has no joint limits; a lock "
+            ok = import_warn(imp, "%s: limits [%s, %s] not imported (the format has no joint limits; a lock "
                                   "contact or an event can stand for a stop)",
-                             joint_label(m, j, lb, sizeof lb), m->jnt_range[2 * j], m->jnt_range[2 * j + 1]);
+                             joint_label(m, j, lb, sizeof lb), N(m->jnt_range[2 * j]), N(m->jnt_range[2 * j + 1]));
         if (ok && m->dof_armature[d] != 0)
-            ok = import_warn(imp, "%s: armature %.17g not imported (MuJoCo adds it to M's diagonal; the format has no "
+            ok = import_warn(imp, "%s: armature %s not imported (MuJoCo adds it to M's diagonal; the format has no "
                                   "armature)",
-                             joint_label(m, j, lb, sizeof lb), m->dof_armature[d]);
+                             joint_label(m, j, lb, sizeof lb), N(m->dof_armature[d]));
         if (ok && m->dof_frictionloss[d] != 0)
-            ok = import_warn(imp, "%s: friction loss %.17g not imported", joint_label(m, j, lb, sizeof lb),
-                             m->dof_frictionloss[d]);
+            ok = import_warn(imp, "%s: friction loss %s not imported", joint_label(m, j, lb, sizeof lb),
+                             N(m->dof_frictionloss[d]));
         if (ok && (t == mjJNT_BALL || t == mjJNT_FREE) && (m->jnt_stiffness[j] != 0 || m->dof_damping[d] != 0))
-            ok = import_warn(imp, "%s: stiffness %.17g and damping %.17g not imported (forces act on hinges and "
+            ok = import_warn(imp, "%s: stiffness %s and damping %s not imported (forces act on hinges and "
                                   "slides only)",
-                             joint_label(m, j, lb, sizeof lb), m->jnt_stiffness[j], m->dof_damping[d]);
+                             joint_label(m, j, lb, sizeof lb), N(m->jnt_stiffness[j]), N(m->dof_damping[d]));
     }
     int contacting = 0;
     for (int g = 0; g < m->ngeom; g++) contacting += m->geom_contype[g] || m->geom_conaffinity[g];
@@ -298,8 +322,8 @@ static bool warn_unsupported(const mjModel *m, sm_import *imp)
     if (ok && m->ntendon) ok = import_warn(imp, "%d tendons not imported", m->ntendon);
     if (ok && m->neq) ok = import_warn(imp, "%d equality constraints not imported", m->neq);
     if (ok && (m->opt.density != 0 || m->opt.viscosity != 0))
-        ok = import_warn(imp, "fluid forces (density %.17g, viscosity %.17g) not imported", m->opt.density,
-                         m->opt.viscosity);
+        ok = import_warn(imp, "fluid forces (density %s, viscosity %s) not imported", N(m->opt.density),
+                         N(m->opt.viscosity));
     if (ok && (m->opt.disableflags & mjDSBL_GRAVITY))
         ok = import_warn(imp, "MuJoCo's gravity is disabled in the file: gravity 0 imported");
     for (int s = 0; ok && s < m->nsite; s++)
@@ -493,7 +517,12 @@ sm_status sm_import_mjcf(const char *path, sm_import **out, char *why, size_t wh
     if (!m || first_error[0]) {
         if (!msg[0]) snprintf(msg, sizeof msg, "%s", first_error[0] ? first_error : "MuJoCo could not load it");
         one_line(msg, sizeof msg);
-        if (why && why_len) snprintf(why, why_len, "%s: MuJoCo refuses it: %s", path, msg);
+        /* balanceinertia, which MuJoCo suggests, would change the moments a planar walker needs */
+        const char *hint = strstr(msg, "A + B >= C") ? " (a planar body's out-of-plane moments may be any that "
+                                                         "MuJoCo accepts, e.g. diaginertia=\"I I I\", and set to 0 in "
+                                                         "the model file afterwards)"
+                                                       : "";
+        if (why && why_len) snprintf(why, why_len, "%s: MuJoCo refuses it: %s%s", path, msg, hint);
         if (m) mj_deleteModel(m);
         return SM_BAD_DATA;
     }

@@ -8,12 +8,23 @@
 
 #include "import_internal.h"
 
-static const char *num(double v, char buf[static 32])
+const char *import_num(double v, char buf[static 32])
 {
     if (v == 0.0) return strcpy(buf, "0"); /* no -0 */
-    for (int digits = 1; digits <= 17; digits++) {
+    int digits = 1;
+    for (; digits < 17; digits++) {
         snprintf(buf, 32, "%.*g", digits, v);
         if (strtod(buf, NULL) == v) break;
+    }
+    /* 30, not 3e+01: the same digits without an exponent where that is short */
+    const double a = fabs(v);
+    if (a >= 1e-4 && a < 1e15) {
+        const int decimals = digits - 1 - (int)floor(log10(a));
+        char fixed[40];
+        snprintf(fixed, sizeof fixed, "%.*f", decimals > 0 ? decimals : 0, v);
+        if (strtod(fixed, NULL) == v && strlen(fixed) < 32) strcpy(buf, fixed);
+    } else {
+        snprintf(buf, 32, "%.*g", digits, v);
     }
     return buf;
 }
@@ -22,7 +33,7 @@ static void vec(FILE *f, const double *v, size_t n)
 {
     char b[32];
     fputc('[', f);
-    for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? ", " : "", num(v[i], b));
+    for (size_t i = 0; i < n; i++) fprintf(f, "%s%s", i ? ", " : "", import_num(v[i], b));
     fputc(']', f);
 }
 
@@ -62,7 +73,7 @@ static void coords(FILE *f, const sm_rigid_body_def *b, const double *q0, size_t
     switch (b->joint) {
     case SM_RIGID_HINGE:
     case SM_RIGID_SLIDE:
-        fputs("#   ", f), name(f, b->name), fprintf(f, ": %s\n", num(q0[(*qi)++], v));
+        fputs("#   ", f), name(f, b->name), fprintf(f, ": %s\n", import_num(q0[(*qi)++], v));
         fputs("#   ", f), name(f, b->name), fputs("_dot: 0\n", f);
         break;
     case SM_RIGID_BALL:
@@ -71,7 +82,7 @@ static void coords(FILE *f, const sm_rigid_body_def *b, const double *q0, size_t
         for (int k = fr ? 0 : 3; k < 7; k++) {
             char n[512];
             snprintf(n, sizeof n, "%s.%s", b->name, free_q[k]);
-            fputs("#   ", f), name(f, n), fprintf(f, ": %s\n", num(q0[(*qi)++], v));
+            fputs("#   ", f), name(f, n), fprintf(f, ": %s\n", import_num(q0[(*qi)++], v));
         }
         for (int k = fr ? 0 : 3; k < 6; k++) {
             char n[512];
@@ -94,7 +105,7 @@ sm_status sm_import_write_yaml(const sm_import *imp, const char *source, FILE *f
             snprintf(why, why_len,
                      "gravity (%s, %s, %s) has a y component: a model file's gravity is g0 (sin slope, 0, -cos slope); "
                      "turn the model so that y is horizontal",
-                     num(g[0], b1), num(g[1], b2), num(g[2], (char[32]){0}));
+                     import_num(g[0], b1), import_num(g[1], b2), import_num(g[2], (char[32]){0}));
         return SM_BAD_DATA;
     }
     static const char *const joint[] = {"fixed", "hinge", "slide", "ball", "free"};
@@ -106,8 +117,8 @@ sm_status sm_import_write_yaml(const sm_import *imp, const char *source, FILE *f
     fputs("name: ", f), name(f, imp->name), fputc('\n', f);
     fputs("title: ", f), name(f, imp->name), fputc('\n', f);
     fputs("reference: ", f), name(f, src), fputc('\n', f);
-    fprintf(f, "gravity: %s\nslope: %s\n", num(hypot(g[0], g[2]), b1),
-            num(g[0] == 0.0 && g[2] == 0.0 ? 0.0 : atan2(g[0], -g[2]), b2));
+    fprintf(f, "gravity: %s\nslope: %s\n", import_num(hypot(g[0], g[2]), b1),
+            import_num(g[0] == 0.0 && g[2] == 0.0 ? 0.0 : atan2(g[0], -g[2]), b2));
 
     fputs("bodies:\n", f);
     for (size_t i = 0; i < imp->nbody; i++) {
@@ -119,7 +130,7 @@ sm_status sm_import_write_yaml(const sm_import *imp, const char *source, FILE *f
         if (!(b->quat[0] == 1.0 && is_zero(b->quat + 1, 3))) fputs("    quat: ", f), vec(f, b->quat, 4), fputc('\n', f);
         if (b->joint == SM_RIGID_HINGE || b->joint == SM_RIGID_SLIDE)
             fputs("    axis: ", f), vec(f, b->axis, 3), fputc('\n', f);
-        fprintf(f, "    mass: %s\n", num(b->mass, b1));
+        fprintf(f, "    mass: %s\n", import_num(b->mass, b1));
         fputs("    com: ", f), vec(f, b->com, 3), fputc('\n', f);
         const double *I = b->inertia, in[6] = {I[0], I[4], I[8], I[1], I[2], I[5]};
         fputs("    inertia: ", f), vec(f, in, is_zero(in + 3, 3) ? 3 : 6), fputc('\n', f);
@@ -135,9 +146,9 @@ sm_status sm_import_write_yaml(const sm_import *imp, const char *source, FILE *f
         const sm_import_spring *s = &imp->springs[i];
         fputs("  - name: ", f), name(f, s->name), fputc('\n', f);
         fputs("    on: {", f), name(f, imp->bodies[s->body].name), fputs(": 1}\n", f);
-        fprintf(f, "    stiffness: %s\n", num(s->stiffness, b1));
-        fprintf(f, "    damping: %s\n", num(s->damping, b1));
-        fprintf(f, "    rest: %s\n", num(s->rest, b1));
+        fprintf(f, "    stiffness: %s\n", import_num(s->stiffness, b1));
+        fprintf(f, "    damping: %s\n", import_num(s->damping, b1));
+        fprintf(f, "    rest: %s\n", import_num(s->rest, b1));
     }
     fputs("# The coordinates, at MuJoCo's reference pose (qpos0), as a start for guess:\n# guess:\n", f);
     size_t qi = 0;
