@@ -27,14 +27,6 @@
 
 #define DATA SM_SOURCE_DIR "/tests/data/mjcf/"
 
-static bool has_warning(const sm_import *imp, const char *a, const char *b, const char *c)
-{
-    for (size_t i = 0; i < imp->nwarn; i++)
-        if (strstr(imp->warnings[i], a) && (!b || strstr(imp->warnings[i], b)) && (!c || strstr(imp->warnings[i], c)))
-            return true;
-    return false;
-}
-
 static void status_is_unavailable_of_kind_output(void **state)
 {
     (void)state;
@@ -47,6 +39,15 @@ static void status_is_unavailable_of_kind_output(void **state)
 #ifdef SM_HAVE_MUJOCO
 #include "rigid_mjcf.h"
 #include "rigid_trees.h"
+
+static bool has_warning(const sm_import *imp, const char *a, const char *b, const char *c)
+{
+    for (size_t i = 0; i < imp->nwarn; i++)
+        if (strstr(imp->warnings[i], a) && (!b || strstr(imp->warnings[i], b)) && (!c || strstr(imp->warnings[i], c)))
+            return true;
+    return false;
+}
+
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static double urand(double lo, double hi)

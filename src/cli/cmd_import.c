@@ -103,8 +103,10 @@ int cmd_import(int argc, char **argv)
     if (optind + 1 < argc)
         return cli_fail(&run, EX_USAGE, "takes one file; unexpected '%s'", argv[optind + 1]);
     const char *path = argv[optind];
-    if (!sm_import_available())
-        return cli_fail(&run, EX_UNAVAILABLE, "stridemap import needs MuJoCo: install libmujoco-dev and rebuild");
+    if (!sm_import_available()) {
+        fputs("stridemap import needs MuJoCo: install libmujoco-dev and rebuild\n", stderr);
+        return EX_UNAVAILABLE;
+    }
 
     out_file o = {0};
     const bool to_file = out && strcmp(out, "-") != 0;
