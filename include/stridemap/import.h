@@ -47,6 +47,7 @@ typedef struct {
     char *name;                /* MuJoCo's model name, or the file name without its extension */
     sm_rigid_body_def *bodies; /* parents first; names owned (char * cast) */
     size_t nbody;
+    char **joint_names;        /* per body: MuJoCo's name of its joint (NULL: none or unnamed) */
     sm_rigid_site_def *sites;  /* names owned */
     size_t nsite;
     double gravity[3];         /* world frame */

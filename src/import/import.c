@@ -10,7 +10,11 @@
 void sm_import_free(sm_import *imp)
 {
     if (!imp) return;
-    for (size_t i = 0; i < imp->nbody; i++) free((char *)imp->bodies[i].name);
+    for (size_t i = 0; i < imp->nbody; i++) {
+        free((char *)imp->bodies[i].name);
+        if (imp->joint_names) free(imp->joint_names[i]);
+    }
+    free(imp->joint_names);
     for (size_t i = 0; i < imp->nsite; i++) free((char *)imp->sites[i].name);
     for (size_t i = 0; i < imp->nspring; i++) free(imp->springs[i].name);
     for (size_t i = 0; i < imp->nwarn; i++) free(imp->warnings[i]);

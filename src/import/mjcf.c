@@ -346,13 +346,14 @@ static bool convert(const mjModel *m, sm_import *imp)
 {
     const size_t cap = (size_t)m->nbody + (size_t)m->njnt;
     imp->bodies = calloc(cap, sizeof *imp->bodies);
+    imp->joint_names = calloc(cap, sizeof *imp->joint_names);
     imp->sites = calloc((size_t)m->nsite + 1, sizeof *imp->sites);
     imp->springs = calloc((size_t)m->njnt + 1, sizeof *imp->springs);
     imp->qpos0 = calloc((size_t)m->nq + 1, sizeof *imp->qpos0);
     int *last = calloc((size_t)m->nbody, sizeof *last), *jbody = calloc((size_t)m->njnt + 1, sizeof *jbody);
     double *shift = calloc(3 * (size_t)m->nbody, sizeof *shift);
     const char **taken = calloc(cap + (size_t)m->nsite + 1, sizeof *taken);
-    bool ok = imp->bodies && imp->sites && imp->springs && imp->qpos0 && last && jbody && shift && taken;
+    bool ok = imp->bodies && imp->joint_names && imp->sites && imp->springs && imp->qpos0 && last && jbody && shift && taken;
     if (ok) {
         memcpy(imp->qpos0, m->qpos0, (size_t)m->nq * sizeof *imp->qpos0);
         imp->nq = (size_t)m->nq;
@@ -421,6 +422,7 @@ static bool convert(const mjModel *m, sm_import *imp)
             }
             b->name = unique(body_itself ? bname : jn, taken, imp->nbody);
             ok = b->name != NULL;
+            if (ok && jname && *jname) ok = (imp->joint_names[imp->nbody] = strdup(jname)) != NULL;
             if (ok) taken[imp->nbody] = b->name;
             parent = (int)imp->nbody++;
         }

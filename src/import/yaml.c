@@ -125,7 +125,10 @@ sm_status sm_import_write_yaml(const sm_import *imp, const char *source, FILE *f
         const sm_rigid_body_def *b = &imp->bodies[i];
         fputs("  - name: ", f), name(f, b->name), fputc('\n', f);
         fputs("    parent: ", f), name(f, b->parent < 0 ? "world" : imp->bodies[b->parent].name), fputc('\n', f);
-        fprintf(f, "    joint: %s\n", joint[b->joint]);
+        fprintf(f, "    joint: %s", joint[b->joint]);
+        const char *jn = imp->joint_names ? imp->joint_names[i] : NULL;
+        if (jn && strcmp(jn, b->name) != 0) fprintf(f, "   # MuJoCo's joint %s", jn);
+        fputc('\n', f);
         fputs("    pos: ", f), vec(f, b->pos, 3), fputc('\n', f);
         if (!(b->quat[0] == 1.0 && is_zero(b->quat + 1, 3))) fputs("    quat: ", f), vec(f, b->quat, 4), fputc('\n', f);
         if (b->joint == SM_RIGID_HINGE || b->joint == SM_RIGID_SLIDE)
