@@ -4,6 +4,7 @@
 #include "stridemap/registry.h"
 
 #include "stridemap/linkage.h"
+#include "../src/body/open.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +35,11 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* A model file: a path ending in .yaml, or models/NAME.yaml (linkage.h). */
+/* A model file: a path ending in .yaml, or models/NAME.yaml: a body walker
+ * (docs/body-walkers.md) if it has bodies:, else a linkage (linkage.h). */
 static sm_status open_file(const char *path, const sm_model **out, char *why, size_t why_len)
 {
+    if (body_file_is_body(path)) return body_open(path, out, why, why_len);
     sm_linkage *lk = NULL;
     sm_status st = sm_linkage_load(path, &lk, why, why_len);
     if (st != SM_OK) return st;

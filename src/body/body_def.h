@@ -32,6 +32,8 @@ typedef struct {
     body_expr *expr;  /* else: an expression of p (owned by the body_file) */
 } body_num;
 double body_num_eval(const body_num *n, const double *p);
+/* An optional field left out of the file is param -1 with no expression,
+ * and evaluates to 0. */
 
 typedef struct {
     char *name;
@@ -174,7 +176,8 @@ sm_status body_file_load(const char *path, body_file **out, char *why, size_t wh
 void body_file_free(body_file *f);
 
 /* Builds the sm_model (model.c); the model owns f from then on and frees it
- * in its release hook. */
+ * in its release hook.  On failure it frees f too (src/body/open.c relies
+ * on it). */
 sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_t why_len);
 
 #endif
