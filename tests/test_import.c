@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <yaml.h>
 
+#include "body_def.h" /* src/body/: the model-file loader, for the round trip */
 #include "stridemap/import.h"
 #include "stridemap/rigid.h"
 
@@ -521,6 +522,125 @@ static void sideways_gravity_refused(void **state)
     unlink(path);
 }
 
+/* ---- import -> model-file loader (src/body/load.c) ---- */
+
+/* The imported YAML completed as a user would: pins on the first two sites,
+ * one phase ended by the second touching down, the section, and the
+ * commented guess taken as it stands.  The model must be planar: the lift
+ * has two unknown coordinates (gap and origin of the first site) and two
+ * unknown rates (its pin's two rows), the first two 1-DOF coordinates. */
+static char *complete(const sm_import *imp, const char *text)
+{
+    assert_true(imp->nsite >= 2);
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    /* the guess block uncommented */
+    const char *g = strstr(text, "# guess:\n");
+    assert_non_null(g);
+    fwrite(text, 1, (size_t)(g - text), f);
+    for (const char *l = g; *l; l = strchr(l, '\n') + 1) {
+        assert_int_equal(strncmp(l, "# ", 2), 0);
+        fwrite(l + 2, 1, (size_t)(strchr(l, '\n') + 1 - (l + 2)), f);
+    }
+    const char *s0 = imp->sites[0].name, *s1 = imp->sites[1].name;
+    fprintf(f, "contacts:\n  - {name: c0, type: pin, site: %s}\n  - {name: c1, type: pin, site: %s}\n", s0, s1);
+    fprintf(f, "phases:\n  - name: swing\n    contacts: [c0]\n    events:\n      - name: touchdown\n"
+               "        when: {gap: c1}\n        impact: true\n        then: section\n");
+    fprintf(f, "section:\n  after: touchdown\n  touching: [c0]\n  origin: c0\n  free: [");
+    size_t fixed_q = 0, fixed_v = 0;
+    bool first = true;
+    for (size_t i = 0; i < imp->nbody; i++) {
+        const sm_rigid_body_def *b = &imp->bodies[i];
+        if (b->joint != SM_RIGID_HINGE && b->joint != SM_RIGID_SLIDE) continue;
+        if (fixed_q < 2) fixed_q++;
+        else fprintf(f, "%s%s", first ? "" : ", ", b->name), first = false;
+        if (fixed_v < 2) fixed_v++;
+        else fprintf(f, "%s%s_dot", first ? "" : ", ", b->name), first = false;
+    }
+    fprintf(f, "]\ntime_limit: 5\n");
+    fclose(f);
+    return out;
+}
+
+/* The loader reads back exactly the bodies, sites, gravity and springs the import gave. */
+static void round_trip(const char *mjcf)
+{
+    sm_import *imp = import_ok(mjcf);
+    char *text = yaml_of(imp), *full = complete(imp, text);
+    char path[] = "/tmp/sm_import_round_XXXXXX.yaml";
+    const int fd = mkstemps(path, 5);
+    assert_true(write(fd, full, strlen(full)) == (ssize_t)strlen(full));
+    close(fd);
+    body_file *bf = NULL;
+    char why[1200] = "";
+    const sm_status st = body_file_load(path, &bf, why, sizeof why);
+    if (st != SM_OK) fail_msg("%s\n%s", why, full);
+    double p[SM_MAX_PARAMS];
+    for (size_t i = 0; i < bf->n_params; i++) p[i] = bf->params[i].value;
+
+    assert_int_equal(bf->n_bodies, imp->nbody);
+    for (size_t i = 0; i < imp->nbody; i++) {
+        const sm_rigid_body_def *b = &imp->bodies[i];
+        const body_body *x = &bf->bodies[i];
+        assert_string_equal(x->name, b->name);
+        assert_int_equal(x->parent, b->parent);
+        assert_int_equal(x->joint, b->joint);
+        assert_memory_equal(x->quat, b->quat, sizeof b->quat);
+        if (b->joint == SM_RIGID_HINGE || b->joint == SM_RIGID_SLIDE) assert_memory_equal(x->axis, b->axis, sizeof b->axis);
+        assert_true(body_num_eval(&x->mass, p) == b->mass);
+        for (int k = 0; k < 3; k++) {
+            assert_true(body_num_eval(&x->pos[k], p) == b->pos[k]);
+            assert_true(body_num_eval(&x->com[k], p) == b->com[k]);
+        }
+        const double *I = b->inertia, want[6] = {I[0], I[4], I[8], I[1], I[2], I[5]};
+        for (int k = 0; k < 6; k++) assert_true(body_num_eval(&x->inertia[k], p) == want[k]);
+    }
+    assert_int_equal(bf->n_sites, imp->nsite);
+    for (size_t i = 0; i < imp->nsite; i++) {
+        assert_string_equal(bf->sites[i].name, imp->sites[i].name);
+        assert_int_equal(bf->sites[i].body, imp->sites[i].body);
+        for (int k = 0; k < 3; k++) assert_true(body_num_eval(&bf->sites[i].pos[k], p) == imp->sites[i].pos[k]);
+    }
+    const double g0 = body_num_eval(&bf->gravity, p), slope = body_num_eval(&bf->slope, p);
+    assert_close(g0 * sin(slope), imp->gravity[0], 1e-15 * g0);
+    assert_close(-g0 * cos(slope), imp->gravity[2], 1e-15 * g0);
+    assert_int_equal(bf->n_forces, imp->nspring);
+    for (size_t i = 0; i < imp->nspring; i++) {
+        const body_force *x = &bf->forces[i];
+        assert_string_equal(x->name, imp->springs[i].name);
+        assert_int_equal(x->n, 1);
+        assert_int_equal(x->body[0], imp->springs[i].body);
+        assert_true(x->coef[0] == 1.0);
+        assert_true(body_num_eval(&x->stiffness, p) == imp->springs[i].stiffness);
+        assert_true(body_num_eval(&x->damping, p) == imp->springs[i].damping);
+        assert_true(body_num_eval(&x->rest, p) == imp->springs[i].rest);
+    }
+    /* the commented guess is MuJoCo's reference pose, by the loader's coordinate names */
+    assert_int_equal(bf->nq, imp->nq);
+    for (size_t i = 0; i < imp->nq; i++) assert_true(bf->guess[i] == imp->qpos0[i]);
+    body_file_free(bf);
+    unlink(path);
+    free(full);
+    free(text);
+    sm_import_free(imp);
+}
+
+static void loader_reads_back_the_import(void **state)
+{
+    (void)state;
+    sm_rigid_body_def b[BIPED_N];
+    sm_rigid_site_def s[4];
+    biped(b, s);
+    const double g[3] = {0.5, 0, -9.81};
+    char path[] = "/tmp/sm_import_biped_XXXXXX.xml";
+    close(mkstemps(path, 4));
+    write_tree(path, b, BIPED_N, s, 4, g);
+    round_trip(path);
+    unlink(path);
+    round_trip(DATA "planar_springs.xml");
+}
+
 /* ---- the program ---- */
 
 static void cli_yaml_on_stdout_warnings_on_stderr(void **state)
@@ -584,6 +704,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(fused_root_is_a_warning),
         cmocka_unit_test(unreadable_files),
         cmocka_unit_test(sideways_gravity_refused),
+        cmocka_unit_test(loader_reads_back_the_import),
         cmocka_unit_test(cli_yaml_on_stdout_warnings_on_stderr),
         cmocka_unit_test(cli_exit_codes),
     };
