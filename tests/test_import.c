@@ -477,6 +477,30 @@ static void fused_root_is_a_warning(void **state)
     assert_int_equal(imp->nbody, 1);
     assert_string_equal(imp->bodies[0].name, "thigh");
     assert_true(has_warning(imp, "body base", "mass 12", "fused into the world"));
+    double worst[3] = {0};
+    against_mujoco(DATA "fused_root.urdf", imp, worst);
+    sm_import_free(imp);
+}
+
+/* No <inertial>: MuJoCo's masses from geoms, each one said; a planar root of
+ * three joints; limits, geom contacts and an actuator said too. */
+static void geoms_only_warned_and_matching(void **state)
+{
+    (void)state;
+    sm_import *imp = import_ok(DATA "geoms_only.xml");
+    assert_true(has_warning(imp, "body torso", "computed by MuJoCo from its geoms", NULL));
+    assert_true(has_warning(imp, "body thigh", "computed by MuJoCo from its geoms", NULL));
+    assert_true(has_warning(imp, "body foot", "computed by MuJoCo from its geoms", NULL));
+    assert_true(has_warning(imp, "thigh_joint", "limits", NULL));
+    assert_true(has_warning(imp, "4 geoms with contacts", NULL, NULL));
+    assert_true(has_warning(imp, "1 actuators", NULL, NULL));
+    /* a capsule of radius r and length L at 1000 kg/m^3: m = 1000 pi r^2 (L + 4 r / 3) */
+    assert_close(imp->bodies[2].mass, 1000 * M_PI * 0.05 * 0.05 * (0.4 + 4 * 0.05 / 3), 1e-12);
+    assert_string_equal(imp->joint_names[2], "rooty");
+    assert_int_equal(imp->nspring, 2); /* the joints' class damping */
+    double worst[3] = {0};
+    against_mujoco(DATA "geoms_only.xml", imp, worst);
+    report("geoms only, planar root of three joints", worst);
     sm_import_free(imp);
 }
 
@@ -702,6 +726,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(springs_become_forces),
         cmocka_unit_test(planar_inertia_refused_or_warned),
         cmocka_unit_test(fused_root_is_a_warning),
+        cmocka_unit_test(geoms_only_warned_and_matching),
         cmocka_unit_test(unreadable_files),
         cmocka_unit_test(sideways_gravity_refused),
         cmocka_unit_test(loader_reads_back_the_import),
