@@ -17,6 +17,7 @@
  * program), the rest is skipped. */
 #include "cli_run.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -705,6 +706,17 @@ static void cli_exit_codes(void **state)
     cli_expect_error(cli_run("import", "--bogus", NULL), 64, "unknown option");
     cli_expect_error(cli_run("import", DATA "springs.xml", "-o", "/nonexistent/dir/m.yaml", NULL), 73,
                      "cannot create /nonexistent/dir/m.yaml");
+    /* a directory where the file should go: 73, and no temporary file left beside it */
+    char dir[] = "/tmp/sm_import_dir_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    cli_expect_error(cli_run("import", DATA "planar_springs.xml", "-o", dir, NULL), 73, "cannot create");
+    DIR *d = opendir("/tmp");
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strncmp(e->d_name, dir + 5, strlen(dir + 5)) == 0 && strstr(e->d_name, ".tmp"))
+            fail_msg("left behind: /tmp/%s", e->d_name);
+    closedir(d);
+    assert_int_equal(rmdir(dir), 0);
     cli_result *r = cli_run("import", "--help", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "usage: stridemap import FILE.xml"));

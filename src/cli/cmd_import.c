@@ -55,24 +55,26 @@ static int open_out(const cli_run *run, const char *path, out_file *o)
     return cli_fail(run, EX_CANTCREAT, "cannot create %s: %s (choose another -o)", path, strerror(e));
 }
 
-/* Closes o; renames it over path when st is SM_OK, else removes it. */
-static sm_status close_out(out_file *o, const char *path, sm_status st, char *why, size_t why_len)
+/* Closes o and, if keep, renames it over path; otherwise, or when that
+ * fails, removes it.  Returns 0 or an exit code, said. */
+static int close_out(const cli_run *run, out_file *o, const char *path, bool keep)
 {
-    if (!o->f) return st;
-    const bool synced = st != SM_OK || fsync(fileno(o->f)) == 0;
-    int e = errno;
-    if (fclose(o->f) != 0 && st == SM_OK) st = SM_IO_ERROR, e = errno;
-    if (st == SM_OK && !synced) st = SM_IO_ERROR;
-    if (st == SM_IO_ERROR) snprintf(why, why_len, "could not write %s: %s", path, strerror(e));
-    if (st == SM_OK && rename(o->tmp, path) != 0) {
-        st = SM_IO_ERROR;
-        snprintf(why, why_len, "could not write %s: %s", path, strerror(errno));
+    if (!o->f) return 0;
+    int rc = 0;
+    if (fclose(o->f) != 0 && keep) {
+        rc = cli_fail(run, EX_IOERR, "could not write %s: %s", path, strerror(errno));
+        keep = false;
     }
-    if (st != SM_OK) unlink(o->tmp);
+    if (keep && rename(o->tmp, path) != 0) {
+        /* written whole, but it cannot take path's place (a directory there) */
+        rc = cli_fail(run, EX_CANTCREAT, "cannot create %s: %s (choose another -o)", path, strerror(errno));
+        keep = false;
+    }
+    if (!keep) unlink(o->tmp);
     free(o->tmp);
     o->f = NULL;
     o->tmp = NULL;
-    return st;
+    return rc;
 }
 
 int cmd_import(int argc, char **argv)
@@ -118,15 +120,22 @@ int cmd_import(int argc, char **argv)
     char why[1200];
     sm_status st = sm_import_mjcf(path, &imp, why, sizeof why);
     if (st != SM_OK) {
-        close_out(&o, out, st, why, sizeof why);
+        close_out(&run, &o, out, false);
         const int code = st == SM_UNAVAILABLE ? EX_UNAVAILABLE : cli_exit_code(st, EX_NOINPUT);
         return cli_fail(&run, code, "%s", why);
     }
     for (size_t i = 0; i < imp->nwarn; i++) fprintf(stderr, "stridemap import: warning: %s\n", imp->warnings[i]);
     st = sm_import_write_yaml(imp, path, to_file ? o.f : stdout, why, sizeof why);
-    if (to_file) st = close_out(&o, out, st, why, sizeof why);
-    int rc = 0;
-    if (st != SM_OK) rc = cli_fail(&run, cli_exit_code(st, EX_IOERR), "%s", why);
+    /* a model file that did not reach the disk whole is a write error */
+    if (to_file && st == SM_OK && (fflush(o.f) != 0 || fsync(fileno(o.f)) != 0)) {
+        st = SM_IO_ERROR;
+        snprintf(why, sizeof why, "could not write %s: %s", out, strerror(errno));
+    }
+    int rc = st != SM_OK ? cli_fail(&run, cli_exit_code(st, EX_IOERR), "%s", why) : 0;
+    if (to_file) {
+        const int crc = close_out(&run, &o, out, st == SM_OK);
+        if (!rc) rc = crc;
+    }
     sm_import_free(imp);
     return rc;
 }
