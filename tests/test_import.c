@@ -688,6 +688,12 @@ static void cli_yaml_on_stdout_warnings_on_stderr(void **state)
     r = cli_run("import", DATA "springs.xml", "-o", out, NULL);
     assert_int_equal(r->status, 0);
     assert_string_equal(r->out, "");
+    /* an ordinary file's mode, not the temporary file's 0600 */
+    struct stat sb;
+    assert_int_equal(stat(out, &sb), 0);
+    const mode_t mask = umask(0);
+    umask(mask);
+    assert_int_equal(sb.st_mode & 0777, 0666 & ~mask);
     char file[1 << 15];
     cli_slurp(out, file, sizeof file);
     assert_string_equal(file, stdout_copy);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -43,6 +44,10 @@ static int open_out(const cli_run *run, const char *path, out_file *o)
 {
     if (asprintf(&o->tmp, "%s.tmpXXXXXX", path) < 0) return cli_fail(run, EX_OSERR, "out of memory");
     const int fd = mkstemp(o->tmp);
+    /* mkstemp's 0600 would outlive the rename: the mode an ordinary new file gets */
+    const mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0) fchmod(fd, 0666 & ~mask);
     o->f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (o->f) return 0;
     const int e = errno;
