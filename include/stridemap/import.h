@@ -19,7 +19,9 @@
  * file's own <inertial> values are read as well (a small XML reader) and every
  * body whose mass or inertia MuJoCo's compiler changed (balanceinertia,
  * boundmass, boundinertia, inertiafromgeom) or computed from geoms, and every
- * body fused away (fusestatic), is a warning naming the body and both values.
+ * body fused away (fusestatic), is a warning naming the body and both values;
+ * so is a fullinertia that MuJoCo's principal axes give back only to ~1e-8
+ * (MuJoCo keeps inertias as principal moments and axes).
  * What the format cannot hold (joint limits, armature, friction loss,
  * actuators, tendons, equality constraints, geom contacts, fluid forces) is a
  * warning too; springs and dampers of hinges and slides become `forces:`.
