@@ -61,12 +61,15 @@
     X(SM_BAD_DATA, "bad_data", SM_KIND_INPUT, \
       "an input file holds other data than the call expects (see the message)") \
     X(SM_SINGULAR_CONSTRAINTS, "singular_constraints", SM_KIND_WALKER, \
-      "the contacts of a phase are dependent (e.g. two pins on one rigid foot in a planar model: use a pin and a slide)")
+      "the contacts of a phase are dependent (e.g. two pins on one rigid foot in a planar model: use a pin and a slide)") \
+    X(SM_UNAVAILABLE, "unavailable", SM_KIND_OUTPUT, \
+      "this library was built without MuJoCo, which reading MJCF and URDF files needs (install the Debian package libmujoco-dev and rebuild)")
 
 /* What a status says went wrong, which decides how it is reported: the
  * walker's own motion (fell, scuffed: a result, not an error), the numerics
  * (the solver or Newton gave up), the caller's input (names, values,
- * files), or the output (memory, writing). */
+ * files), or the output (memory, writing; a part left out of this build,
+ * which the same input on another build would pass). */
 typedef enum { SM_KIND_OK, SM_KIND_WALKER, SM_KIND_SOLVER, SM_KIND_INPUT, SM_KIND_OUTPUT } sm_kind;
 
 typedef enum {

@@ -19,6 +19,7 @@ static const char usage[] =
     "  search MODEL           find every gait in a box of starting states, no guess needed\n"
     "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
     "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
+    "  import FILE.xml        an MJCF or URDF body tree as a body-walker model file (MuJoCo)\n"
     "\n"
     "Each command takes --help.  Example:\n"
     "  stridemap fixed simplest --set gamma=0.009 --json\n"
@@ -54,6 +55,7 @@ int main(int argc, char **argv)
         {"search", cmd_search},
         {"sweep", cmd_sweep},
         {"merge", cmd_merge},
+        {"import", cmd_import},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0) {
