@@ -3,6 +3,27 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stridemap/hybrid.h"
+
+/* Weak: a build whose LAPACK is not OpenBLAS has neither. */
+extern int openblas_get_num_threads(void) __attribute__((weak));
+extern char *openblas_get_config(void) __attribute__((weak));
+
+/* The libraries a run really uses, as the loader and the libraries say, next
+ * to what the build asked for: a slow run can be told from a slow build. */
+static void print_version(void)
+{
+    char version[64], path[4096];
+    sm_sundials_runtime(version, sizeof version, path, sizeof path);
+    printf("stridemap %s\n", STRIDEMAP_VERSION);
+    printf("sundials  %s %s: %s\n", version, SM_SUNDIALS_BUILD, path[0] ? path : "(the loader cannot say which file)");
+    if (openblas_get_num_threads) {
+        const int n = openblas_get_num_threads();
+        printf("openblas  %d thread%s, %s\n", n, n == 1 ? "" : "s", openblas_get_config ? openblas_get_config() : "");
+    } else {
+        printf("openblas  not linked (LAPACKE from another LAPACK)\n");
+    }
+}
 
 static const char usage[] =
     "usage: stridemap COMMAND [options]\n"
@@ -19,6 +40,7 @@ static const char usage[] =
     "  search MODEL           find every gait in a box of starting states, no guess needed\n"
     "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
     "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
+    "  --version              this version, and the SUNDIALS and OpenBLAS it runs with\n"
     "\n"
     "Each command takes --help.  Example:\n"
     "  stridemap fixed simplest --set gamma=0.009 --json\n"
@@ -38,7 +60,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("stridemap %s\n", STRIDEMAP_VERSION);
+        print_version();
         return 0;
     }
     static const struct {
