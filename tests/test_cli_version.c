@@ -32,6 +32,19 @@ static const char *line_of(const char *out, const char *key)
     return line;
 }
 
+/* This process's environment without OPENBLAS_NUM_THREADS (the test
+ * harness sets it), plus extra if not NULL. */
+static char **env_without_blas_threads(const char *extra)
+{
+    static char *env[512];
+    size_t n = 0;
+    for (char **e = environ; *e && n < 510; e++)
+        if (strncmp(*e, "OPENBLAS_NUM_THREADS=", 21) != 0) env[n++] = *e;
+    if (extra) env[n++] = (char *)extra;
+    env[n] = NULL;
+    return env;
+}
+
 static void sundials_is_the_one_the_build_chose(void **state)
 {
     (void)state;
@@ -60,6 +73,23 @@ static void sundials_is_the_one_the_build_chose(void **state)
     }
 }
 
+/* One OpenBLAS thread unless the user asks for more: the value is
+ * OpenBLAS's own (openblas_get_num_threads), and the machine has more than
+ * one core, so without stridemap's setting it would say more. */
+static void openblas_runs_one_thread(void **state)
+{
+    (void)state;
+    cli_result *r = cli_run_env(env_without_blas_threads(NULL), "--version", NULL);
+    assert_int_equal(r->status, 0);
+    const char *line = line_of(r->out, "openblas  ");
+    print_message("%s\n", line);
+    if (strstr(line, "not linked")) skip();
+    assert_non_null(strstr(line, "openblas  1 thread,"));
+    r = cli_run_env(env_without_blas_threads("OPENBLAS_NUM_THREADS=2"), "--version", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(line_of(r->out, "openblas  "), "openblas  2 threads,"));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -69,6 +99,7 @@ int main(int argc, char **argv)
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sundials_is_the_one_the_build_chose),
+        cmocka_unit_test(openblas_runs_one_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

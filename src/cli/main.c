@@ -1,13 +1,32 @@
 /* stridemap: find the periodic gaits of walking models and their stability. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "stridemap/hybrid.h"
 
-/* Weak: a build whose LAPACK is not OpenBLAS has neither. */
+/* Weak: a build whose LAPACK is not OpenBLAS has none of these. */
 extern int openblas_get_num_threads(void) __attribute__((weak));
+extern void openblas_set_num_threads(int n) __attribute__((weak));
 extern char *openblas_get_config(void) __attribute__((weak));
+
+/* One OpenBLAS thread: stridemap gives it 2x2 to 6x6 eigenvalue problems,
+ * and a pool of one thread per core costs start-up and then spins on a core
+ * for a while.  OpenBLAS sizes its pool from OPENBLAS_NUM_THREADS in its own
+ * constructor.  Linked statically into this program (meson.build) that
+ * constructor has the default priority, so this one (101) runs first and
+ * sets the variable before OpenBLAS reads it; a shared OpenBLAS has started
+ * before any constructor here, and is told instead.  A value the user set
+ * is kept. */
+__attribute__((constructor(101))) static void one_blas_thread(void)
+{
+    if (getenv("OPENBLAS_NUM_THREADS")) return;
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+    /* 0 while a static OpenBLAS has not started: it will read the variable. */
+    if (openblas_get_num_threads && openblas_set_num_threads && openblas_get_num_threads() > 1)
+        openblas_set_num_threads(1);
+}
 
 /* The libraries a run really uses, as the loader and the libraries say, next
  * to what the build asked for: a slow run can be told from a slow build. */
