@@ -23,9 +23,12 @@ __attribute__((constructor(101))) static void one_blas_thread(void)
 {
     if (getenv("OPENBLAS_NUM_THREADS")) return;
     setenv("OPENBLAS_NUM_THREADS", "1", 0);
-    /* 0 while a static OpenBLAS has not started: it will read the variable. */
+#ifndef SM_CLI_STATIC_BLAS
+    /* Not before a static OpenBLAS's own start: either call would start it,
+     * with a pool sized before it reads the variable. */
     if (openblas_get_num_threads && openblas_set_num_threads && openblas_get_num_threads() > 1)
         openblas_set_num_threads(1);
+#endif
 }
 
 /* The libraries a run really uses, as the loader and the libraries say, next
