@@ -12,8 +12,8 @@ extern void openblas_set_num_threads(int n) __attribute__((weak));
 extern char *openblas_get_config(void) __attribute__((weak));
 
 /* One OpenBLAS thread: stridemap gives it 2x2 to 6x6 eigenvalue problems,
- * and a pool of one thread per core costs start-up and then spins on a core
- * for a while.  OpenBLAS sizes its pool from OPENBLAS_NUM_THREADS in its own
+ * which a pool of one thread per core cannot speed up, and `sweep` runs its
+ * own threads.  OpenBLAS sizes its pool from OPENBLAS_NUM_THREADS in its own
  * constructor.  Linked statically into this program (meson.build) that
  * constructor has the default priority, so this one (101) runs first and
  * sets the variable before OpenBLAS reads it; a shared OpenBLAS has started
