@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   gcc meson ninja-build pkg-config
   libsundials-dev liblapacke-dev libopenblas-dev
+  cmake make dpkg-dev        # scripts/build-sundials.sh: SUNDIALS from its source package, with -O2
   libcmocka-dev libjansson-dev
   libcyaml-dev               # model files (models/*.yaml)
   libgsl-dev                 # bench/ baseline only

@@ -3,12 +3,14 @@
 #include "stridemap/hybrid.h"
 
 #include <cvode/cvode.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sundials/sundials_context.h>
+#include <sundials/sundials_version.h>
 #include <sunlinsol/sunlinsol_dense.h>
 #include <sunmatrix/sunmatrix_dense.h>
 #include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
@@ -411,4 +413,17 @@ sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double
     memcpy(x, y, m->n_state * sizeof *y);
     add_cvode_counters(ws);
     return st;
+}
+
+void sm_sundials_runtime(char *version, size_t version_len, char *path, size_t path_len)
+{
+    if (version_len > 0 && SUNDIALSGetVersion(version, (int)version_len) != 0) version[0] = '\0';
+    if (path_len == 0) return;
+    /* The loader's answer, not the build's: an rpath that missed, or an
+     * LD_LIBRARY_PATH, shows here. */
+    Dl_info info;
+    if (dladdr((void *)CVodeCreate, &info) != 0 && info.dli_fname)
+        snprintf(path, path_len, "%s", info.dli_fname);
+    else
+        path[0] = '\0';
 }

@@ -80,4 +80,9 @@ void sm_workspace_reset_counters(sm_workspace *ws);
 sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x,
                          double t_end, const sm_observer *obs, size_t *event);
 
+/* The SUNDIALS this process runs: its version string (SUNDIALSGetVersion)
+ * and the file the loader took CVODE from ("" if it cannot say), so a
+ * program can report which build it really uses. */
+void sm_sundials_runtime(char *version, size_t version_len, char *path, size_t path_len);
+
 #endif

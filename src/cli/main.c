@@ -1,8 +1,51 @@
 /* stridemap: find the periodic gaits of walking models and their stability. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "stridemap/hybrid.h"
+
+/* Weak: a build whose LAPACK is not OpenBLAS has none of these. */
+extern int openblas_get_num_threads(void) __attribute__((weak));
+extern void openblas_set_num_threads(int n) __attribute__((weak));
+extern char *openblas_get_config(void) __attribute__((weak));
+
+/* One OpenBLAS thread: stridemap gives it 2x2 to 6x6 eigenvalue problems,
+ * which a pool of one thread per core cannot speed up, and `sweep` runs its
+ * own threads.  OpenBLAS sizes its pool from OPENBLAS_NUM_THREADS in its own
+ * constructor.  Linked statically into this program (meson.build) that
+ * constructor has the default priority, so this one (101) runs first and
+ * sets the variable before OpenBLAS reads it; a shared OpenBLAS has started
+ * before any constructor here, and is told instead.  A value the user set
+ * is kept. */
+__attribute__((constructor(101))) static void one_blas_thread(void)
+{
+    if (getenv("OPENBLAS_NUM_THREADS")) return;
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+#ifndef SM_CLI_STATIC_BLAS
+    /* Not before a static OpenBLAS's own start: either call would start it,
+     * with a pool sized before it reads the variable. */
+    if (openblas_get_num_threads && openblas_set_num_threads && openblas_get_num_threads() > 1)
+        openblas_set_num_threads(1);
+#endif
+}
+
+/* The libraries a run really uses, as the loader and the libraries say, next
+ * to what the build asked for: a slow run can be told from a slow build. */
+static void print_version(void)
+{
+    char version[64], path[4096];
+    sm_sundials_runtime(version, sizeof version, path, sizeof path);
+    printf("stridemap %s\n", STRIDEMAP_VERSION);
+    printf("sundials  %s %s: %s\n", version, SM_SUNDIALS_BUILD, path[0] ? path : "(the loader cannot say which file)");
+    if (openblas_get_num_threads) {
+        const int n = openblas_get_num_threads();
+        printf("openblas  %d thread%s, %s\n", n, n == 1 ? "" : "s", openblas_get_config ? openblas_get_config() : "");
+    } else {
+        printf("openblas  not linked (LAPACKE from another LAPACK)\n");
+    }
+}
 
 static const char usage[] =
     "usage: stridemap COMMAND [options]\n"
@@ -20,6 +63,7 @@ static const char usage[] =
     "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
     "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
     "  import FILE.xml        an MJCF or URDF body tree as a body-walker model file (MuJoCo)\n"
+    "  --version              this version, and the SUNDIALS and OpenBLAS it runs with\n"
     "\n"
     "Each command takes --help.  Example:\n"
     "  stridemap fixed simplest --set gamma=0.009 --json\n"
@@ -39,7 +83,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("stridemap %s\n", STRIDEMAP_VERSION);
+        print_version();
         return 0;
     }
     static const struct {
