@@ -13,6 +13,9 @@
  * same numbers bit for bit.  Masses and inertias MuJoCo's compiler changed
  * (balanceinertia) or fused away (a URDF's fixed root) are warnings, a planar
  * inertia MuJoCo refuses is an error; and the program's exit codes.
+ * MuJoCo is opened at run time (src/import/mujoco_dl.c): a library that
+ * cannot be loaded (STRIDEMAP_MUJOCO_LIB) is exit 69 in one line, and the
+ * program does not load MuJoCo to start.
  * Built without MuJoCo: the import says it is unavailable (69 from the
  * program), the rest is skipped. */
 #include "cli_run.h"
@@ -730,6 +733,67 @@ static void cli_exit_codes(void **state)
     assert_non_null(strstr(r->out, "import FILE.xml"));
 }
 
+/* ---- MuJoCo opened at run time, not linked ---- */
+
+/* This process's environment plus extra. */
+static char **env_with(const char *extra)
+{
+    static char *env[512];
+    size_t n = 0;
+    for (char **e = environ; *e && n < 510; e++)
+        if (strncmp(*e, "STRIDEMAP_MUJOCO_LIB=", 21) != 0) env[n++] = *e;
+    env[n++] = (char *)extra;
+    env[n] = NULL;
+    return env;
+}
+
+/* STRIDEMAP_MUJOCO_LIB names the file to open: one that is missing, or is
+ * not MuJoCo, makes the import unavailable with the loader's words, never a
+ * crash; a file that cannot be read is still that. */
+static void missing_mujoco_is_unavailable(void **state)
+{
+    (void)state;
+    sm_import *imp = NULL;
+    char why[1200];
+    assert_int_equal(setenv("STRIDEMAP_MUJOCO_LIB", "/nonexistent/libmujoco.so.2.2.2", 1), 0);
+    assert_status(sm_import_mjcf(DATA "springs.xml", &imp, why, sizeof why), SM_UNAVAILABLE);
+    assert_null(imp);
+    assert_non_null(strstr(why, "/nonexistent/libmujoco.so.2.2.2: cannot open shared object file"));
+    assert_non_null(strstr(why, "STRIDEMAP_MUJOCO_LIB"));
+    assert_null(strchr(why, '\n'));
+    assert_status(sm_import_mjcf(DATA "no_such_file.xml", &imp, why, sizeof why), SM_IO_ERROR);
+    /* a shared object without MuJoCo's functions */
+    assert_int_equal(setenv("STRIDEMAP_MUJOCO_LIB", "libm.so.6", 1), 0);
+    assert_status(sm_import_mjcf(DATA "springs.xml", &imp, why, sizeof why), SM_UNAVAILABLE);
+    assert_null(imp);
+    assert_non_null(strstr(why, "undefined symbol: mj_version"));
+    assert_int_equal(unsetenv("STRIDEMAP_MUJOCO_LIB"), 0);
+    imp = import_ok(DATA "springs.xml");
+    sm_import_free(imp);
+
+    cli_result *r = cli_run_env(env_with("STRIDEMAP_MUJOCO_LIB=/nonexistent/libmujoco.so.2.2.2"), "import",
+                                DATA "springs.xml", NULL);
+    cli_expect_error(r, 69, "stridemap import: cannot import " DATA "springs.xml: cannot load MuJoCo: "
+                            "/nonexistent/libmujoco.so.2.2.2: cannot open shared object file");
+    assert_string_equal(r->out, "");
+    r = cli_run("import", "--help", NULL);
+    assert_non_null(strstr(r->out, "69 built\nwithout MuJoCo or MuJoCo cannot be loaded"));
+    assert_non_null(strstr(r->out, "STRIDEMAP_MUJOCO_LIB"));
+}
+
+/* The program does not load MuJoCo to start (only `import` opens it): the
+ * objects the dynamic loader maps for it, as ldd lists them, name no libmujoco. */
+static void program_does_not_load_mujoco(void **state)
+{
+    (void)state;
+    cli_result *r = cli_run_env(env_with("LD_TRACE_LOADED_OBJECTS=1"), "models", NULL);
+    assert_int_equal(r->status, 0);
+    /* the loader did list the objects */
+    assert_non_null(strstr(r->out, "libc.so.6"));
+    assert_non_null(strstr(r->out, "libsundials_cvode"));
+    if (strstr(r->out, "mujoco")) fail_msg("the program loads MuJoCo at start:\n%s", r->out);
+}
+
 int main(int argc, char **argv)
 {
     cli_exe = argc > 1 ? argv[1] : "stridemap";
@@ -750,6 +814,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(loader_reads_back_the_import),
         cmocka_unit_test(cli_yaml_on_stdout_warnings_on_stderr),
         cmocka_unit_test(cli_exit_codes),
+        cmocka_unit_test(missing_mujoco_is_unavailable),
+        cmocka_unit_test(program_does_not_load_mujoco),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,13 +61,17 @@ typedef struct {
     size_t nwarn;
 } sm_import;
 
-/* Whether this build can read MJCF and URDF (it was built with MuJoCo). */
+/* Whether this build can read MJCF and URDF (it was built with MuJoCo's
+ * header).  MuJoCo itself is opened by each sm_import_mjcf call and closed
+ * after it (nothing links libmujoco): the file is $STRIDEMAP_MUJOCO_LIB if
+ * set, else libmujoco.so.2.2.2, and it must be MuJoCo 2.2.2. */
 bool sm_import_available(void);
 
 /* Reads path with MuJoCo and converts it.  SM_IO_ERROR when the file cannot be
  * read (missing, a directory); SM_BAD_DATA when MuJoCo refuses it or the tree
  * cannot be converted (why: MuJoCo's message on one line); SM_UNAVAILABLE in a
- * build without MuJoCo; SM_NO_MEMORY.  MuJoCo's error and warning handlers are
+ * build without MuJoCo, or when MuJoCo cannot be loaded (why: the loader's
+ * message and what to install); SM_NO_MEMORY.  MuJoCo's error and warning handlers are
  * replaced during the call (MuJoCo's own print and exit) and restored after;
  * the call is not thread-safe, as MuJoCo's handlers are process-global.
  * *out is for sm_import_free. */

@@ -27,7 +27,9 @@ static const char help[] =
     "\n"
     "exit status: 0 written, 64 bad usage, 65 MuJoCo refuses the file (its message\n"
     "on one line) or it cannot be converted, 66 FILE cannot be read, 69 built\n"
-    "without MuJoCo, 73 the output cannot be created, 74 a write error.\n"
+    "without MuJoCo or MuJoCo cannot be loaded (libmujoco.so.2.2.2, or the file\n"
+    "STRIDEMAP_MUJOCO_LIB names), 73 the output cannot be created, 74 a write\n"
+    "error.\n"
     "\n"
     "example:\n"
     "  stridemap import walker.xml -o walker.yaml\n";

@@ -8,9 +8,29 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <mujoco/mujoco.h>
-
 #include "import_internal.h"
+#include "mujoco_dl.h"
+
+/* MuJoCo as this process found it, for the length of one sm_import_mjcf
+ * call; the code below calls it by MuJoCo's own names. */
+static mujoco_dl mujoco;
+#define mj_loadXML mujoco.loadXML
+#define mj_deleteModel mujoco.deleteModel
+#define mj_id2name mujoco.id2name
+#define mj_name2id mujoco.name2id
+#define mju_zero3 mujoco.zero3
+#define mju_copy3 mujoco.copy3
+#define mju_copy4 mujoco.copy4
+#define mju_sub3 mujoco.sub3
+#define mju_addTo3 mujoco.addTo3
+#define mju_addToScl3 mujoco.addToScl3
+#define mju_normalize4 mujoco.normalize4
+#define mju_quat2Mat mujoco.quat2Mat
+#define mju_rotVecMat mujoco.rotVecMat
+#define mju_mulQuat mujoco.mulQuat
+#define mju_axisAngle2Quat mujoco.axisAngle2Quat
+#define mju_user_error (*mujoco.user_error)
+#define mju_user_warning (*mujoco.user_warning)
 
 /* A number in a message, as short as reads back exactly. */
 #define N(x) import_num((x), (char[32]){0})
@@ -508,6 +528,10 @@ sm_status sm_import_mjcf(const char *path, sm_import **out, char *why, size_t wh
         return SM_IO_ERROR;
     }
     fclose(probe);
+    if (!mujoco_dl_open(&mujoco, msg, sizeof msg)) {
+        if (why && why_len) snprintf(why, why_len, "cannot import %s: %s", path, msg);
+        return SM_UNAVAILABLE;
+    }
 
     void (*old_error)(const char *) = mju_user_error, (*old_warning)(const char *) = mju_user_warning;
     mju_user_error = on_error;
@@ -526,6 +550,7 @@ sm_status sm_import_mjcf(const char *path, sm_import **out, char *why, size_t wh
                                                        : "";
         if (why && why_len) snprintf(why, why_len, "%s: MuJoCo refuses it: %s%s", path, msg, hint);
         if (m) mj_deleteModel(m);
+        mujoco_dl_close(&mujoco);
         return SM_BAD_DATA;
     }
     sm_import *imp = calloc(1, sizeof *imp);
@@ -540,6 +565,7 @@ sm_status sm_import_mjcf(const char *path, sm_import **out, char *why, size_t wh
     }
     ok = ok && convert(m, imp) && check_inertias(m, path, imp) && warn_unsupported(m, imp);
     mj_deleteModel(m);
+    mujoco_dl_close(&mujoco);
     if (!ok) {
         sm_import_free(imp);
         if (why && why_len) snprintf(why, why_len, "out of memory importing %s", path);
