@@ -18,12 +18,22 @@
  *   I theta'' + B theta'^2 + M_G = Gamma.
  * The appendix (so read) is checked against the Lagrangian of eqs. 1-7
  * worked here from the centres of mass, then against the library's M(q)
- * and bias forces of the model file mapped to the seed's absolute angles. */
+ * and bias forces of the model file mapped to the seed's absolute angles.
+ *
+ * The forces per sample (src/body/sample.c) that simulate writes: the
+ * columns, NaN where a phase does not hold a contact; a frame standing on
+ * two pins carries its weight with the centre of pressure (from the
+ * forces) at the zero-moment point (from the motion) under the centre of
+ * mass; along a simulated walk, Newton's law for the whole body, sum of
+ * the contact forces = m a_com - m g, with a_com from the accelerations
+ * (J v' + J'v at each body's centre of mass), and the pins held. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "body_model.h"
+#include "cli_run.h"
+#include "csv_read.h"
 #include "linkage_util.h"
 #include "stridemap/registry.h"
 #include "stridemap/rigid.h"
@@ -266,11 +276,209 @@ static void test_five_link_is_seed_004(void **state)
     sm_registry_close(m);
 }
 
-int main(void)
+
+/* ---- forces per sample ------------------------------------------------------- */
+
+/* The walker's bodies with a site at each centre of mass, for the whole
+ * body's momentum rate from v' alone. */
+typedef struct {
+    sm_rigid_model *rm;
+    sm_rigid_data *d;
+    double mass[BODY_MAX_BODIES], total, g[3];
+    size_t n;
+} com_model;
+
+static com_model com_model_of(const sm_model *m, const double *p)
 {
+    const body_file *f = body_model_file(m);
+    assert_non_null(f);
+    com_model c = {.n = f->n_bodies};
+    sm_rigid_body_def defs[BODY_MAX_BODIES];
+    sm_rigid_site_def sites[BODY_MAX_BODIES];
+    for (size_t i = 0; i < f->n_bodies; i++) {
+        body_def_at(f, i, p, &defs[i]);
+        sites[i] = (sm_rigid_site_def){.name = defs[i].name, .body = (int)i};
+        memcpy(sites[i].pos, defs[i].com, sizeof sites[i].pos);
+        c.mass[i] = defs[i].mass;
+        c.total += defs[i].mass;
+    }
+    body_gravity_at(f, p, c.g);
+    char msg[200] = "";
+    if (sm_rigid_model_create(defs, f->n_bodies, sites, f->n_bodies, c.g, &c.rm, msg, sizeof msg) != SM_OK)
+        fail_msg("%s", msg);
+    c.d = sm_rigid_data_create(c.rm);
+    assert_non_null(c.d);
+    return c;
+}
+
+static void com_model_free(com_model *c)
+{
+    sm_rigid_data_free(c->d);
+    sm_rigid_model_free(c->rm);
+}
+
+/* m a_com - m g at state x of phase ph, v' from the phase's rhs. */
+static void momentum_rate_less_weight(const sm_model *m, com_model *c, size_t ph, const double *x, const double *p,
+                                      double out[3])
+{
+    const size_t nq = sm_rigid_nq(c->rm), nv = sm_rigid_nv(c->rm);
+    double xd[SM_MAX_STATE];
+    assert_int_equal(m->phases[ph].rhs(0, x, xd, p, m->data), 0);
+    assert_int_equal(sm_rigid_forward(c->rm, c->d, x, x + nq), SM_OK);
+    for (int i = 0; i < 3; i++) out[i] = -c->total * c->g[i];
+    for (size_t b = 0; b < c->n; b++) {
+        if (c->mass[b] == 0) continue;
+        double jac[3 * SM_RIGID_MAX_V], a[3];
+        sm_rigid_site_jac(c->rm, c->d, b, jac, NULL);
+        sm_rigid_site_jdotv(c->rm, c->d, b, a);
+        for (int i = 0; i < 3; i++) {
+            for (size_t k = 0; k < nv; k++) a[i] += jac[i * nv + k] * xd[nq + k];
+            out[i] += c->mass[b] * a[i];
+        }
+    }
+}
+
+static double num(const char *field) { return strcmp(field, "nan") == 0 ? NAN : strtod(field, NULL); }
+
+/* The sample columns of a planar walker, in order. */
+static void expect_sample_names(const sm_model *m, const char *const *want, size_t n)
+{
+    assert_int_equal(m->n_sample, n);
+    for (size_t i = 0; i < n; i++) assert_string_equal(m->sample_names[i], want[i]);
+}
+
+static void test_standing_frame(void **state)
+{
+    (void)state;
+    const sm_model *m = open_ok("tests/data/seed_walkers/standing.yaml");
+    static const char *const names[] = {"foot_a.fx", "foot_a.fz", "foot_b.fx", "foot_b.fz", "cop.x", "zmp.x"};
+    expect_sample_names(m, names, 6);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], v[6];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    assert_int_equal(m->sample(0, 0, x, p, m->data, v), 0);
+    const double weight = 16 * 9.81, com_x = -sin(0.3) * (1 - (10 * 0.4 - 6 * 0.3) / 16.0);
+    print_message("standing: sum fz %.15g N, cop %.15g, zmp %.15g, com %.15g\n", v[1] + v[3], v[4], v[5], com_x);
+    assert_true(fabs(v[1] + v[3] - weight) < 1e-9 * weight);
+    assert_true(fabs(v[0] + v[2]) < 1e-9 * weight);
+    assert_true(fabs(v[4] - com_x) < 1e-12);
+    assert_true(fabs(v[5] - com_x) < 1e-12);
+    sm_registry_close(m);
+}
+
+/* Along `stridemap simulate FILE --steps 1`: the columns after the state,
+ * NaN exactly where the row's phase does not hold the contact, Newton's law
+ * for the whole body to 1e-8 of the weight at every row, the CoP at the
+ * ZMP, and each pin where its phase began to 1e-9 m.  Returns the phases
+ * seen, as a bit set. */
+static unsigned check_walk_csv(const char *rel, const char *const *contacts, size_t n_contacts, double *worst)
+{
+    const sm_model *m = open_ok(rel);
+    const body_file *f = body_model_file(m);
+    const sm_rigid_model *rm = body_model_rigid(m);
+    sm_rigid_data *rd = sm_rigid_data_create(rm);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    com_model cm = com_model_of(m, p);
+    cli_result *r = cli_run("simulate", src_path(rel), "--steps", "1", NULL);
+    if (r->status != 0) fail_msg("simulate %s: exit %d: %s", rel, r->status, r->err);
+    static char fields[256][64];
+    const char *s = r->out;
+    const size_t nh = rfc4180_record(s, fields, 256, &s);
+    const size_t ns = m->n_state, first = 5 + ns;
+    assert_int_equal(nh, first + m->n_sample);
+    int fx[BODY_MAX_CONTACTS], fz[BODY_MAX_CONTACTS];
+    for (size_t k = 0; k < n_contacts; k++) {
+        char name[80];
+        snprintf(name, sizeof name, "%s.fx", contacts[k]);
+        fx[k] = column(fields, nh, name);
+        snprintf(name, sizeof name, "%s.fz", contacts[k]);
+        fz[k] = column(fields, nh, name);
+        if (!(fx[k] >= (int)first && fz[k] == fx[k] + 1)) fail_msg("%s: columns %d %d of %zu, first %zu", contacts[k], fx[k], fz[k], nh, first);
+    }
+    const int cop = column(fields, nh, "cop.x"), zmp = column(fields, nh, "zmp.x");
+    assert_int_equal(zmp, cop + 1);
+    assert_int_equal(zmp, (int)nh - 1);
+    unsigned seen = 0;
+    size_t rows = 0, last_phase = SIZE_MAX;
+    double anchor[BODY_MAX_CONTACTS][3];
+    while (*s) {
+        const size_t n = rfc4180_record(s, fields, 256, &s);
+        if (n != nh || strcmp(fields[0], "sample") != 0) continue;
+        size_t ph = SIZE_MAX;
+        for (size_t i = 0; i < f->n_phases; i++)
+            if (strcmp(fields[3], f->phases[i].name) == 0) ph = i;
+        assert_true(ph < f->n_phases);
+        seen |= 1u << ph;
+        double x[SM_MAX_STATE];
+        for (size_t i = 0; i < ns; i++) x[i] = num(fields[5 + i]);
+        double sum[3] = {0, 0, 0};
+        for (size_t k = 0; k < n_contacts; k++) {
+            int id = -1;
+            for (size_t i = 0; i < f->n_contacts; i++)
+                if (strcmp(f->contacts[i].name, contacts[k]) == 0) id = (int)i;
+            const bool held = body_phase_contact_slot(f, ph, id) >= 0;
+            const double Fx = num(fields[fx[k]]), Fz = num(fields[fz[k]]);
+            if (!held) {
+                assert_true(isnan(Fx) && isnan(Fz));
+                continue;
+            }
+            assert_true(isfinite(Fx) && isfinite(Fz));
+            sum[0] += Fx, sum[2] += Fz;
+            /* the pin stays where the phase put it */
+            double pos[3];
+            assert_int_equal(sm_rigid_forward(rm, rd, x, x + f->nq), SM_OK);
+            sm_rigid_site_pos(rm, rd, (size_t)f->contacts[id].site, pos);
+            if (ph != last_phase) memcpy(anchor[k], pos, sizeof pos);
+            const double drift = hypot(pos[0] - anchor[k][0], pos[2] - anchor[k][2]);
+            if (!(drift < 1e-9)) fail_msg("%s: %s drifted %.3g m in %s", rel, contacts[k], drift, fields[3]);
+        }
+        last_phase = ph;
+        double want[3];
+        momentum_rate_less_weight(m, &cm, ph, x, p, want);
+        const double weight = cm.total * hypot(cm.g[0], cm.g[2]);
+        for (int i = 0; i < 3; i += 2) {
+            const double d = fabs(sum[i] - want[i]) / weight;
+            *worst = fmax(*worst, d);
+            if (!(d < 1e-8)) fail_msg("%s at t = %s: sum of forces[%d] %.15g, m a - m g %.15g", rel, fields[2], i, sum[i], want[i]);
+        }
+        const double c = num(fields[cop]), z = num(fields[zmp]);
+        if (!(fabs(c - z) < 1e-9)) fail_msg("%s at t = %s: cop %.15g, zmp %.15g", rel, fields[2], c, z);
+        rows++;
+    }
+    assert_true(rows > 10);
+    com_model_free(&cm);
+    sm_rigid_data_free(rd);
+    sm_registry_close(m);
+    return seen;
+}
+
+static void test_five_link_walk(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"foot_a.fx", "foot_a.fz", "foot_b.fx", "foot_b.fz", "cop.x", "zmp.x"};
+    const sm_model *m = open_ok("models/five_link_trunk.yaml");
+    expect_sample_names(m, names, 6);
+    sm_registry_close(m);
+    double worst = 0;
+    static const char *const feet[] = {"foot_a", "foot_b"};
+    const unsigned seen = check_walk_csv("models/five_link_trunk.yaml", feet, 2, &worst);
+    print_message("five-link walk: Newton's law to %.3g of the weight\n", worst);
+    assert_int_equal(seen, 3u); /* single and double support */
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_seed_walkers PATH_TO_STRIDEMAP\n");
+        return 1;
+    }
+    cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_appendix_is_the_lagrangian),
         cmocka_unit_test(test_five_link_is_seed_004),
+        cmocka_unit_test(test_standing_frame),
+        cmocka_unit_test(test_five_link_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
