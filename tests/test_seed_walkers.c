@@ -368,10 +368,12 @@ static void test_standing_frame(void **state)
 
 /* Along `stridemap simulate FILE --steps 1`: the columns after the state,
  * NaN exactly where the row's phase does not hold the contact, Newton's law
- * for the whole body to 1e-8 of the weight at every row, the CoP at the
- * ZMP, and each pin where its phase began to 1e-9 m.  Returns the phases
- * seen, as a bit set. */
-static unsigned check_walk_csv(const char *rel, const char *const *contacts, size_t n_contacts, double *worst)
+ * for the whole body to 1e-8 of the weight at every row, each pin where
+ * its phase began, each slide on the ground and each lock's coordinate
+ * where its phase began, to 1e-9 (m, rad); with cop_is_zmp (no moment from
+ * the ground) the CoP at the ZMP.  Returns the phases seen, as a bit set,
+ * and keeps one sample state of each phase in x_of (if not NULL). */
+static unsigned check_walk_csv(const char *rel, bool cop_is_zmp, double *worst, double (*x_of)[SM_MAX_STATE])
 {
     const sm_model *m = open_ok(rel);
     const body_file *f = body_model_file(m);
@@ -387,14 +389,15 @@ static unsigned check_walk_csv(const char *rel, const char *const *contacts, siz
     const size_t nh = rfc4180_record(s, fields, 256, &s);
     const size_t ns = m->n_state, first = 5 + ns;
     assert_int_equal(nh, first + m->n_sample);
-    int fx[BODY_MAX_CONTACTS], fz[BODY_MAX_CONTACTS];
-    for (size_t k = 0; k < n_contacts; k++) {
-        char name[80];
-        snprintf(name, sizeof name, "%s.fx", contacts[k]);
-        fx[k] = column(fields, nh, name);
-        snprintf(name, sizeof name, "%s.fz", contacts[k]);
-        fz[k] = column(fields, nh, name);
-        if (!(fx[k] >= (int)first && fz[k] == fx[k] + 1)) fail_msg("%s: columns %d %d of %zu, first %zu", contacts[k], fx[k], fz[k], nh, first);
+    int col[BODY_MAX_CONTACTS];
+    for (size_t k = 0; k < f->n_contacts; k++) {
+        const bool lock = f->contacts[k].kind == SM_CONTACT_LOCK;
+        char name[80], name_z[80];
+        snprintf(name, sizeof name, "%s.%s", f->contacts[k].name, lock ? "torque" : "fx");
+        snprintf(name_z, sizeof name_z, "%s.fz", f->contacts[k].name);
+        col[k] = column(fields, nh, name);
+        if (!(col[k] >= (int)first && (lock || column(fields, nh, name_z) == col[k] + 1)))
+            fail_msg("%s: no column %s after the state", rel, name);
     }
     const int cop = column(fields, nh, "cop.x"), zmp = column(fields, nh, "zmp.x");
     assert_int_equal(zmp, cop + 1);
@@ -409,29 +412,35 @@ static unsigned check_walk_csv(const char *rel, const char *const *contacts, siz
         for (size_t i = 0; i < f->n_phases; i++)
             if (strcmp(fields[3], f->phases[i].name) == 0) ph = i;
         assert_true(ph < f->n_phases);
-        seen |= 1u << ph;
         double x[SM_MAX_STATE];
         for (size_t i = 0; i < ns; i++) x[i] = num(fields[5 + i]);
+        if (x_of && !(seen & 1u << ph)) memcpy(x_of[ph], x, sizeof x_of[ph]);
+        seen |= 1u << ph;
+        assert_int_equal(sm_rigid_forward(rm, rd, x, x + f->nq), SM_OK);
         double sum[3] = {0, 0, 0};
-        for (size_t k = 0; k < n_contacts; k++) {
-            int id = -1;
-            for (size_t i = 0; i < f->n_contacts; i++)
-                if (strcmp(f->contacts[i].name, contacts[k]) == 0) id = (int)i;
-            const bool held = body_phase_contact_slot(f, ph, id) >= 0;
-            const double Fx = num(fields[fx[k]]), Fz = num(fields[fz[k]]);
+        for (size_t k = 0; k < f->n_contacts; k++) {
+            const body_contact *bc = &f->contacts[k];
+            const bool lock = bc->kind == SM_CONTACT_LOCK;
+            const bool held = body_phase_contact_slot(f, ph, (int)k) >= 0;
+            const double Fx = num(fields[col[k]]), Fz = lock ? 0 : num(fields[col[k] + 1]);
             if (!held) {
-                assert_true(isnan(Fx) && isnan(Fz));
+                if (!(isnan(Fx) && (lock || isnan(Fz)))) fail_msg("%s: %s has a force in %s", rel, bc->name, fields[3]);
                 continue;
             }
             assert_true(isfinite(Fx) && isfinite(Fz));
-            sum[0] += Fx, sum[2] += Fz;
-            /* the pin stays where the phase put it */
-            double pos[3];
-            assert_int_equal(sm_rigid_forward(rm, rd, x, x + f->nq), SM_OK);
-            sm_rigid_site_pos(rm, rd, (size_t)f->contacts[id].site, pos);
+            double pos[3] = {0, 0, 0}, drift;
+            if (lock) {
+                pos[0] = x[sm_rigid_body_qadr(rm, (size_t)bc->body)];
+            } else {
+                sum[0] += Fx, sum[2] += Fz;
+                sm_rigid_site_pos(rm, rd, (size_t)bc->site, pos);
+            }
             if (ph != last_phase) memcpy(anchor[k], pos, sizeof pos);
-            const double drift = hypot(pos[0] - anchor[k][0], pos[2] - anchor[k][2]);
-            if (!(drift < 1e-9)) fail_msg("%s: %s drifted %.3g m in %s", rel, contacts[k], drift, fields[3]);
+            if (bc->kind == SM_CONTACT_SLIDE)
+                drift = fabs(pos[2]);
+            else
+                drift = hypot(pos[0] - anchor[k][0], pos[2] - anchor[k][2]);
+            if (!(drift < 1e-9)) fail_msg("%s: %s drifted %.3g in %s at t = %s", rel, bc->name, drift, fields[3], fields[2]);
         }
         last_phase = ph;
         double want[3];
@@ -440,10 +449,11 @@ static unsigned check_walk_csv(const char *rel, const char *const *contacts, siz
         for (int i = 0; i < 3; i += 2) {
             const double d = fabs(sum[i] - want[i]) / weight;
             *worst = fmax(*worst, d);
-            if (!(d < 1e-8)) fail_msg("%s at t = %s: sum of forces[%d] %.15g, m a - m g %.15g", rel, fields[2], i, sum[i], want[i]);
+            if (!(d < 1e-8))
+                fail_msg("%s at t = %s: sum of forces[%d] %.15g, m a - m g %.15g", rel, fields[2], i, sum[i], want[i]);
         }
         const double c = num(fields[cop]), z = num(fields[zmp]);
-        if (!(fabs(c - z) < 1e-9)) fail_msg("%s at t = %s: cop %.15g, zmp %.15g", rel, fields[2], c, z);
+        if (cop_is_zmp && !(fabs(c - z) < 1e-9)) fail_msg("%s at t = %s: cop %.15g, zmp %.15g", rel, fields[2], c, z);
         rows++;
     }
     assert_true(rows > 10);
@@ -461,10 +471,107 @@ static void test_five_link_walk(void **state)
     expect_sample_names(m, names, 6);
     sm_registry_close(m);
     double worst = 0;
-    static const char *const feet[] = {"foot_a", "foot_b"};
-    const unsigned seen = check_walk_csv("models/five_link_trunk.yaml", feet, 2, &worst);
+    const unsigned seen = check_walk_csv("models/five_link_trunk.yaml", true, &worst, NULL);
     print_message("five-link walk: Newton's law to %.3g of the weight\n", worst);
     assert_int_equal(seen, 3u); /* single and double support */
+}
+
+/* ---- seed 002: the nine-segment human ----------------------------------------- */
+
+/* Rank of a rows x n row-major matrix by elimination with full pivoting. */
+static size_t rank_of(double *A, size_t rows, size_t n)
+{
+    size_t rank = 0;
+    double scale = 0;
+    for (size_t i = 0; i < rows * n; i++) scale = fmax(scale, fabs(A[i]));
+    for (size_t r = 0; r < rows; r++) {
+        size_t pi = r, pj = 0;
+        double best = 0;
+        for (size_t i = r; i < rows; i++)
+            for (size_t j = 0; j < n; j++)
+                if (fabs(A[i * n + j]) > best) best = fabs(A[i * n + j]), pi = i, pj = j;
+        if (!(best > 1e-10 * scale)) break;
+        for (size_t j = 0; j < n; j++) {
+            const double t = A[r * n + j];
+            A[r * n + j] = A[pi * n + j];
+            A[pi * n + j] = t;
+        }
+        for (size_t i = r + 1; i < rows; i++) {
+            const double f = A[i * n + pj] / A[r * n + pj];
+            for (size_t j = 0; j < n; j++) A[i * n + j] -= f * A[r * n + j];
+        }
+        rank++;
+    }
+    return rank;
+}
+
+/* The walk of the human file: Newton's law, the constraints held, and the
+ * phases single support, heel-strike, double support. */
+static void test_human_walk(void **state)
+{
+    (void)state;
+    double worst = 0;
+    const unsigned seen = check_walk_csv("models/human_hu9.yaml", false, &worst, NULL);
+    print_message("human walk: Newton's law to %.3g of the weight\n", worst);
+    const sm_model *m = open_ok("models/human_hu9.yaml");
+    const body_file *f = body_model_file(m);
+    int ss1 = -1, ds1 = -1;
+    for (size_t i = 0; i < f->n_phases; i++) {
+        if (strcmp(f->phases[i].name, "ss1") == 0) ss1 = (int)i;
+        if (strcmp(f->phases[i].name, "ds1") == 0) ds1 = (int)i;
+    }
+    assert_true(ss1 >= 0 && ds1 >= 0);
+    assert_true(seen & 1u << ss1);
+    assert_true(seen & 1u << ds1);
+    sm_registry_close(m);
+}
+
+/* Seed 002 states the degrees of freedom of its contact cases in its own
+ * coordinates (8 segment angles, and x_t, x_h where a foot slides): SS1 8,
+ * SS2 9, DS1 6, DS2 8 (DS3, omitted there, has one sliding and one fixed
+ * foot: 7).  Ours: 11 rates (the HAT's x, z and angle; 8 joints), the
+ * swing toe held by a lock in every phase as the paper's one-segment swing
+ * foot; nv - rank of the phase's rows at a state on its contacts. */
+static void test_human_dof(void **state)
+{
+    (void)state;
+    double x_of[BODY_MAX_PHASES][SM_MAX_STATE];
+    double worst = 0;
+    const unsigned seen = check_walk_csv("models/human_hu9.yaml", false, &worst, x_of);
+    const sm_model *m = open_ok("models/human_hu9.yaml");
+    const body_model *bm = m->data;
+    const body_file *f = bm->f;
+    assert_int_equal(f->nv, 11);
+    static const struct {
+        const char *phase, *state_of; /* the phase whose sample puts its feet on the ground */
+        size_t dof;
+    } cases[] = {{"ss1", "ss1", 8}, {"ss2", "ss1", 9}, {"ds1", "ds1", 6}, {"ds2", "ds1", 8}, {"ds3", "ds1", 7}};
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_int_equal(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int ph = -1, at = -1;
+        for (size_t k = 0; k < f->n_phases; k++) {
+            if (strcmp(f->phases[k].name, cases[i].phase) == 0) ph = (int)k;
+            if (strcmp(f->phases[k].name, cases[i].state_of) == 0) at = (int)k;
+        }
+        assert_true(ph >= 0 && at >= 0 && (seen & 1u << at));
+        const double *x = x_of[at];
+        assert_int_equal(sm_rigid_forward(e.m, e.d, x, x + f->nq), SM_OK);
+        sm_contact c[BODY_MAX_CONTACTS];
+        const size_t nc = body_phase_contacts(&e, (size_t)ph, x + f->nq, c);
+        /* the state is on the phase's contacts: every ground point at z = 0 */
+        for (size_t k = 0; k < nc; k++)
+            if (c[k].kind != SM_CONTACT_LOCK) assert_true(fabs(sm_contact_gap(e.m, e.d, x, &c[k], NULL)) < 1e-9);
+        double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], jdv[SM_RIGID_MAX_ROWS];
+        const size_t rows = sm_contact_jacobian(e.m, e.d, c, nc, J, jdv, NULL);
+        const size_t dof = f->nv - rank_of(J, rows, f->nv);
+        print_message("%s: %zu rows, %zu degrees of freedom (seed 002: %zu)\n", cases[i].phase, rows, dof, cases[i].dof);
+        assert_int_equal(dof, cases[i].dof);
+    }
+    sm_registry_close(m);
 }
 
 int main(int argc, char **argv)
@@ -479,6 +586,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_five_link_is_seed_004),
         cmocka_unit_test(test_standing_frame),
         cmocka_unit_test(test_five_link_walk),
+        cmocka_unit_test(test_human_walk),
+        cmocka_unit_test(test_human_dof),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
