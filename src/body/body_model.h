@@ -33,6 +33,12 @@ typedef struct {
     const char *extra_names[SM_MAX_EXTRA], *extra_labels[SM_MAX_EXTRA];
     char *owned_extra[2 * SM_MAX_EXTRA];
     int ground_slot[BODY_MAX_CONTACTS];
+    /* the per-sample columns (sample.c): names, each contact's first
+     * column (-1: none), the first of cop and zmp */
+    const char *sample_names[SM_MAX_SAMPLE];
+    char *owned_sample[SM_MAX_SAMPLE];
+    int sample_col[BODY_MAX_CONTACTS];
+    size_t sample_cop;
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -103,6 +109,11 @@ sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift);
  * extra ones (ground forces, constraint drift). */
 void body_set_measures(body_model *bm);
 sm_status body_set_ground_measures(body_model *bm);
+
+/* The per-sample contact forces, CoP and ZMP (sample.c): fills the
+ * model's sample hooks; the names it made are freed by body_free_samples. */
+sm_status body_set_samples(body_model *bm);
+void body_free_samples(body_model *bm);
 
 /* A contact's normal force (pin/slide/roll: world z; lock: the torque) and
  * its tangential magnitude, from the solve's lambda. */

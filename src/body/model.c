@@ -15,6 +15,7 @@ static void release(const sm_model *m)
     body_model *bm = (body_model *)(void *)m;
     for (size_t i = 0; i < 2 * BODY_MAX_COORDS; i++) free(bm->owned_names[i]);
     for (size_t i = 0; i < 2 * SM_MAX_EXTRA; i++) free(bm->owned_extra[i]);
+    body_free_samples(bm);
     sm_rigid_model_free(bm->tmpl);
     body_file_free(bm->f);
     free(bm);
@@ -220,7 +221,7 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     m->lift = body_lift;
     m->guess = body_guess;
     body_set_measures(bm);
-    if (body_set_ground_measures(bm) != SM_OK) {
+    if (body_set_ground_measures(bm) != SM_OK || body_set_samples(bm) != SM_OK) {
         snprintf(why, why_len, "%s: out of memory for the measures' names", f->path);
         release(m);
         return SM_NO_MEMORY;

@@ -1,0 +1,597 @@
+/* The walkers of the seeds as model files (issue 11): the five-link walker
+ * with a trunk of Zanchi & Cecic (1993, seed 004, models/five_link_trunk.yaml)
+ * against the seed's closed-form appendix, I(theta), B theta'^2 and M_G.
+ *
+ * Seed 004's appendix, read against its own Lagrangian (eqs. 1-7), has
+ * typos; the checks below use the consistent reading and say where:
+ * - eq. (5) for G5 misses -l4 sin(theta4) in x (and -l4 cos(theta4) in z):
+ *   link 5 hangs from the swing knee, and the appendix's own I(1,4) =
+ *   -(M4 l1 b4 + M5 l1 l4) cos(theta1 - theta4) holds that term;
+ * - I(1,1) and I(1,2) write m1, m2 for M1, M2;
+ * - B(2,1) is printed with sin(theta1 - theta2); the Lagrangian gives
+ *   B(i,j) = c_ij sin(theta_i - theta_j) for I(i,j) = c_ij cos(theta_i -
+ *   theta_j), so B(2,1) = c_12 sin(theta2 - theta1), the opposite sign
+ *   (every other printed B(i,j) agrees with that rule); in eq. (14) B44
+ *   stands where B45 belongs;
+ * - eq. (10) writes I theta'' + B theta'^2 - M_G = Gamma but the appendix's
+ *   M_G is dV/dtheta (V of eq. 6), so the consistent equation is eq. (11)'s
+ *   I theta'' + B theta'^2 + M_G = Gamma.
+ * The appendix (so read) is checked against the Lagrangian of eqs. 1-7
+ * worked here from the centres of mass, then against the library's M(q)
+ * and bias forces of the model file mapped to the seed's absolute angles.
+ *
+ * The forces per sample (src/body/sample.c) that simulate writes: the
+ * columns, NaN where a phase does not hold a contact; a frame standing on
+ * two pins carries its weight with the centre of pressure (from the
+ * forces) at the zero-moment point (from the motion) under the centre of
+ * mass; along a simulated walk, Newton's law for the whole body, sum of
+ * the contact forces = m a_com - m g, with a_com from the accelerations
+ * (J v' + J'v at each body's centre of mass), and the pins held. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "body_model.h"
+#include "cli_run.h"
+#include "csv_read.h"
+#include "linkage_util.h"
+#include "stridemap/registry.h"
+#include "stridemap/rigid.h"
+
+/* ---- seed 004 ----------------------------------------------------------------- */
+
+typedef struct {
+    double M[6], I[6];            /* 1-based: M1..M5, I1..I5 */
+    double a1, a2, a3, b4, b5, l1, l2, l4, g;
+} seed004;
+
+/* The appendix's I(theta), B and M_G (M_G = dV/dtheta), typos corrected as
+ * the header says. */
+static void appendix(const seed004 *s, const double *th1, double I[5][5], double B[5][5], double MG[5])
+{
+    const double *th = th1 - 1; /* 1-based as the seed */
+    const double *M = s->M, *J = s->I;
+    const double a1 = s->a1, a2 = s->a2, a3 = s->a3, b4 = s->b4, b5 = s->b5, l1 = s->l1, l2 = s->l2,
+                 l4 = s->l4, g = s->g;
+#define C(i, j) cos(th[i] - th[j])
+#define S(i, j) sin(th[i] - th[j])
+    const double c12 = M[2] * l1 * a2 + M[3] * l1 * l2 + M[4] * l1 * l2 + M[5] * l1 * l2;
+    const double c14 = -(M[4] * l1 * b4 + M[5] * l1 * l4);
+    const double c24 = -(M[4] * l2 * b4 + M[5] * l2 * l4);
+    memset(I, 0, 25 * sizeof(double));
+    memset(B, 0, 25 * sizeof(double));
+    I[0][0] = J[1] + M[1] * a1 * a1 + (M[2] + M[3] + M[4] + M[5]) * l1 * l1;
+    I[0][1] = I[1][0] = c12 * C(1, 2);
+    I[0][2] = I[2][0] = M[3] * l1 * a3 * C(1, 3);
+    I[0][3] = I[3][0] = c14 * C(1, 4);
+    I[0][4] = I[4][0] = -M[5] * l1 * b5 * C(1, 5);
+    I[1][1] = J[2] + M[2] * a2 * a2 + (M[3] + M[4] + M[5]) * l2 * l2;
+    I[1][2] = I[2][1] = M[3] * l2 * a3 * C(2, 3);
+    I[1][3] = I[3][1] = c24 * C(2, 4);
+    I[1][4] = I[4][1] = -M[5] * l2 * b5 * C(2, 5);
+    I[2][2] = J[3] + M[3] * a3 * a3;
+    I[3][3] = J[4] + M[4] * b4 * b4 + M[5] * l4 * l4;
+    I[3][4] = I[4][3] = M[5] * l4 * b5 * C(4, 5);
+    I[4][4] = J[5] + M[5] * b5 * b5;
+
+    B[0][1] = c12 * S(1, 2);
+    B[0][2] = M[3] * l1 * a3 * S(1, 3);
+    B[0][3] = c14 * S(1, 4);
+    B[0][4] = -M[5] * l1 * b5 * S(1, 5);
+    B[1][0] = c12 * S(2, 1); /* printed: sin(theta1 - theta2) */
+    B[1][2] = M[3] * l2 * a3 * S(2, 3);
+    B[1][3] = c24 * S(2, 4);
+    B[1][4] = -M[5] * l2 * b5 * S(2, 5);
+    B[2][0] = -M[3] * l1 * a3 * S(1, 3);
+    B[2][1] = -M[3] * l2 * a3 * S(2, 3);
+    B[3][0] = (M[4] * l1 * b4 + M[5] * l1 * l4) * S(1, 4);
+    B[3][1] = (M[4] * l2 * b4 + M[5] * l2 * l4) * S(2, 4);
+    B[3][4] = M[5] * l4 * b5 * S(4, 5);
+    B[4][0] = M[5] * l1 * b5 * S(1, 5);
+    B[4][1] = M[5] * l2 * b5 * S(2, 5);
+    B[4][3] = -M[5] * l4 * b5 * S(4, 5);
+#undef C
+#undef S
+    MG[0] = -(M[1] * g * a1 + (M[2] + M[3] + M[4] + M[5]) * g * l1) * sin(th[1]);
+    MG[1] = -(M[2] * g * a2 + (M[3] + M[4] + M[5]) * g * l2) * sin(th[2]);
+    MG[2] = -M[3] * g * a3 * sin(th[3]);
+    MG[3] = (M[4] * g * b4 + M[5] * g * l4) * sin(th[4]);
+    MG[4] = M[5] * g * b5 * sin(th[5]);
+}
+
+/* Eqs. 1-7 worked directly: G_j = sum_k c[j][k] (sin theta_k, cos theta_k)
+ * (eq. 5 with its -l4 term), T = sum 1/2 (I_j theta_j'^2 + M_j |G_j'|^2),
+ * V = sum M_j g z_j.  Gives I, the velocity terms h (= B theta'^2) and dV. */
+static void lagrangian(const seed004 *s, const double *th, const double *thd, double I[5][5], double h[5],
+                       double dV[5])
+{
+    const double c[5][5] = {
+        {s->a1, 0, 0, 0, 0},
+        {s->l1, s->a2, 0, 0, 0},
+        {s->l1, s->l2, s->a3, 0, 0},
+        {s->l1, s->l2, 0, -s->b4, 0},
+        {s->l1, s->l2, 0, -s->l4, -s->b5},
+    };
+    memset(I, 0, 25 * sizeof(double));
+    memset(h, 0, 5 * sizeof(double));
+    memset(dV, 0, 5 * sizeof(double));
+    for (int j = 0; j < 5; j++) {
+        const double Mj = s->M[j + 1];
+        I[j][j] += s->I[j + 1];
+        /* the acceleration of G_j when theta'' = 0 */
+        double ax = 0, az = 0;
+        for (int k = 0; k < 5; k++) ax -= c[j][k] * sin(th[k]) * thd[k] * thd[k], az -= c[j][k] * cos(th[k]) * thd[k] * thd[k];
+        for (int i = 0; i < 5; i++) {
+            const double jx = c[j][i] * cos(th[i]), jz = -c[j][i] * sin(th[i]);
+            for (int k = 0; k < 5; k++) I[i][k] += Mj * (jx * c[j][k] * cos(th[k]) + jz * (-c[j][k] * sin(th[k])));
+            h[i] += Mj * (jx * ax + jz * az);
+            dV[i] += Mj * s->g * jz;
+        }
+    }
+}
+
+/* ---- the model file ---------------------------------------------------------- */
+
+static const sm_model *open_ok(const char *rel)
+{
+    const sm_model *m = NULL;
+    char why[1024] = "";
+    const sm_status st = sm_registry_open(src_path(rel), &m, why, sizeof why);
+    if (st != SM_OK) fail_msg("%s: %s", rel, why);
+    assert_non_null(m);
+    return m;
+}
+
+static double pval(const sm_model *m, const char *name)
+{
+    const int i = sm_model_param_index(m, name);
+    if (i < 0) fail_msg("no parameter %s", name);
+    return m->params[i].value;
+}
+
+static seed004 seed_of_file(const sm_model *m)
+{
+    seed004 s = {.g = pval(m, "gravity")};
+    const double ms = pval(m, "shank_mass"), mt = pval(m, "thigh_mass"), mk = pval(m, "trunk_mass");
+    const double rs = pval(m, "shank_gyration"), rt = pval(m, "thigh_gyration"), rk = pval(m, "trunk_gyration");
+    /* links 1, 5: shanks; 2, 4: thighs; 3: the trunk */
+    s.M[1] = s.M[5] = ms, s.M[2] = s.M[4] = mt, s.M[3] = mk;
+    s.I[1] = s.I[5] = ms * rs * rs, s.I[2] = s.I[4] = mt * rt * rt, s.I[3] = mk * rk * rk;
+    s.l1 = pval(m, "shank_length"), s.l2 = s.l4 = pval(m, "thigh_length");
+    s.a1 = s.l1 - pval(m, "shank_com"); /* from the stance foot up */
+    s.a2 = s.l2 - pval(m, "thigh_com"); /* from the stance knee up */
+    s.a3 = pval(m, "trunk_com");
+    s.b4 = pval(m, "thigh_com"), s.b5 = pval(m, "shank_com");
+    return s;
+}
+
+static double urand(double lo, double hi) { return lo + (hi - lo) * (double)rand() / RAND_MAX; }
+
+static void close_to(double got, double want, double scale, const char *what, int i, int j)
+{
+    if (!(fabs(got - want) <= 1e-12 * scale))
+        fail_msg("%s(%d,%d): %.17g, want %.17g (diff %.3g, scale %.3g)", what, i + 1, j + 1, got, want,
+                 got - want, scale);
+}
+
+/* The appendix (as read) is the seed's own Lagrangian. */
+static void test_appendix_is_the_lagrangian(void **state)
+{
+    (void)state;
+    const sm_model *m = open_ok("models/five_link_trunk.yaml");
+    const seed004 s = seed_of_file(m);
+    srand(4);
+    for (int n = 0; n < 100; n++) {
+        double th[5], thd[5], I[5][5], B[5][5], MG[5], IL[5][5], h[5], dV[5];
+        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
+        appendix(&s, th, I, B, MG);
+        lagrangian(&s, th, thd, IL, h, dV);
+        for (int i = 0; i < 5; i++) {
+            double Bt = 0;
+            for (int k = 0; k < 5; k++) Bt += B[i][k] * thd[k] * thd[k];
+            for (int k = 0; k < 5; k++) close_to(I[i][k], IL[i][k], 100, "I", i, k);
+            close_to(Bt, h[i], 1000, "B theta'^2", i, 0);
+            close_to(MG[i], dV[i], 1000, "M_G", i, 0);
+        }
+    }
+    sm_registry_close(m);
+}
+
+/* Our M(q) and C(q, v)v, G(q) of the file with foot_a pinned at the origin,
+ * in the seed's absolute angles: q = q(theta) (the hip at l1 u(theta1) +
+ * l2 u(theta2), u = (sin, cos); the joints' angles differences of theta),
+ * qdot = Phi theta', Phi = dq/dtheta; the pinned system's
+ * I = Phi^T M Phi, B theta'^2 = Phi^T (C(q, Phi theta') + M Phi' theta'),
+ * M_G = Phi^T G. */
+static void test_five_link_is_seed_004(void **state)
+{
+    (void)state;
+    const sm_model *m = open_ok("models/five_link_trunk.yaml");
+    const sm_rigid_model *rm = body_model_rigid(m);
+    assert_non_null(rm);
+    assert_int_equal(sm_rigid_nv(rm), 7);
+    assert_true(sm_rigid_is_planar(rm));
+    const seed004 s = seed_of_file(m);
+    sm_rigid_data *d = sm_rigid_data_create(rm);
+    assert_non_null(d);
+    const int foot = sm_rigid_site_index(rm, "foot_a");
+    assert_true(foot >= 0);
+    srand(40);
+    double worst = 0;
+    for (int n = 0; n < 100; n++) {
+        double th[5], thd[5];
+        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
+        /* q = (trunk.x, trunk.z, trunk, thigh_a, shank_a, thigh_b, shank_b) */
+        double Phi[7][5] = {{0}};
+        Phi[0][0] = s.l1 * cos(th[0]), Phi[0][1] = s.l2 * cos(th[1]);
+        Phi[1][0] = -s.l1 * sin(th[0]), Phi[1][1] = -s.l2 * sin(th[1]);
+        Phi[2][2] = 1;
+        Phi[3][1] = 1, Phi[3][2] = -1;
+        Phi[4][0] = 1, Phi[4][1] = -1;
+        Phi[5][3] = 1, Phi[5][2] = -1;
+        Phi[6][4] = 1, Phi[6][3] = -1;
+        const double q[7] = {s.l1 * sin(th[0]) + s.l2 * sin(th[1]), s.l1 * cos(th[0]) + s.l2 * cos(th[1]), th[2],
+                             th[1] - th[2], th[0] - th[1], th[3] - th[2], th[4] - th[3]};
+        double v[7] = {0}, pdd[7] = {0}, zero[7] = {0};
+        for (int i = 0; i < 7; i++)
+            for (int k = 0; k < 5; k++) v[i] += Phi[i][k] * thd[k];
+        pdd[0] = -s.l1 * sin(th[0]) * thd[0] * thd[0] - s.l2 * sin(th[1]) * thd[1] * thd[1];
+        pdd[1] = -s.l1 * cos(th[0]) * thd[0] * thd[0] - s.l2 * cos(th[1]) * thd[1] * thd[1];
+
+        double Mq[49], G[7], bias[7];
+        assert_int_equal(sm_rigid_forward(rm, d, q, zero), SM_OK);
+        sm_rigid_bias(rm, d, G);
+        double pos[3];
+        sm_rigid_site_pos(rm, d, (size_t)foot, pos);
+        assert_true(fabs(pos[0]) < 1e-14 && fabs(pos[2]) < 1e-14); /* the pinned foot is at the origin */
+        assert_int_equal(sm_rigid_forward(rm, d, q, v), SM_OK);
+        sm_rigid_mass(rm, d, Mq);
+        sm_rigid_bias(rm, d, bias);
+
+        double I[5][5], B[5][5], MG[5];
+        appendix(&s, th, I, B, MG);
+        for (int i = 0; i < 5; i++) {
+            double h = 0, g = 0, Bt = 0;
+            for (int a = 0; a < 7; a++) {
+                double Mpdd = 0;
+                for (int b = 0; b < 7; b++) Mpdd += Mq[a * 7 + b] * pdd[b];
+                h += Phi[a][i] * (bias[a] - G[a] + Mpdd);
+                g += Phi[a][i] * G[a];
+            }
+            for (int k = 0; k < 5; k++) {
+                double Iik = 0;
+                for (int a = 0; a < 7; a++)
+                    for (int b = 0; b < 7; b++) Iik += Phi[a][i] * Mq[a * 7 + b] * Phi[b][k];
+                close_to(Iik, I[i][k], 100, "I", i, k);
+                worst = fmax(worst, fabs(Iik - I[i][k]) / 100);
+                Bt += B[i][k] * thd[k] * thd[k];
+            }
+            close_to(h, Bt, 1000, "B theta'^2", i, 0);
+            close_to(g, MG[i], 1000, "M_G", i, 0);
+            worst = fmax(worst, fmax(fabs(h - Bt), fabs(g - MG[i])) / 1000);
+        }
+    }
+    print_message("five-link vs seed 004: largest difference %.3g of the scale\n", worst);
+    sm_rigid_data_free(d);
+    sm_registry_close(m);
+}
+
+
+/* ---- forces per sample ------------------------------------------------------- */
+
+/* The walker's bodies with a site at each centre of mass, for the whole
+ * body's momentum rate from v' alone. */
+typedef struct {
+    sm_rigid_model *rm;
+    sm_rigid_data *d;
+    double mass[BODY_MAX_BODIES], total, g[3];
+    size_t n;
+} com_model;
+
+static com_model com_model_of(const sm_model *m, const double *p)
+{
+    const body_file *f = body_model_file(m);
+    assert_non_null(f);
+    com_model c = {.n = f->n_bodies};
+    sm_rigid_body_def defs[BODY_MAX_BODIES];
+    sm_rigid_site_def sites[BODY_MAX_BODIES];
+    for (size_t i = 0; i < f->n_bodies; i++) {
+        body_def_at(f, i, p, &defs[i]);
+        sites[i] = (sm_rigid_site_def){.name = defs[i].name, .body = (int)i};
+        memcpy(sites[i].pos, defs[i].com, sizeof sites[i].pos);
+        c.mass[i] = defs[i].mass;
+        c.total += defs[i].mass;
+    }
+    body_gravity_at(f, p, c.g);
+    char msg[200] = "";
+    if (sm_rigid_model_create(defs, f->n_bodies, sites, f->n_bodies, c.g, &c.rm, msg, sizeof msg) != SM_OK)
+        fail_msg("%s", msg);
+    c.d = sm_rigid_data_create(c.rm);
+    assert_non_null(c.d);
+    return c;
+}
+
+static void com_model_free(com_model *c)
+{
+    sm_rigid_data_free(c->d);
+    sm_rigid_model_free(c->rm);
+}
+
+/* m a_com - m g at state x of phase ph, v' from the phase's rhs. */
+static void momentum_rate_less_weight(const sm_model *m, com_model *c, size_t ph, const double *x, const double *p,
+                                      double out[3])
+{
+    const size_t nq = sm_rigid_nq(c->rm), nv = sm_rigid_nv(c->rm);
+    double xd[SM_MAX_STATE];
+    assert_int_equal(m->phases[ph].rhs(0, x, xd, p, m->data), 0);
+    assert_int_equal(sm_rigid_forward(c->rm, c->d, x, x + nq), SM_OK);
+    for (int i = 0; i < 3; i++) out[i] = -c->total * c->g[i];
+    for (size_t b = 0; b < c->n; b++) {
+        if (c->mass[b] == 0) continue;
+        double jac[3 * SM_RIGID_MAX_V], a[3];
+        sm_rigid_site_jac(c->rm, c->d, b, jac, NULL);
+        sm_rigid_site_jdotv(c->rm, c->d, b, a);
+        for (int i = 0; i < 3; i++) {
+            for (size_t k = 0; k < nv; k++) a[i] += jac[i * nv + k] * xd[nq + k];
+            out[i] += c->mass[b] * a[i];
+        }
+    }
+}
+
+static double num(const char *field) { return strcmp(field, "nan") == 0 ? NAN : strtod(field, NULL); }
+
+/* The sample columns of a planar walker, in order. */
+static void expect_sample_names(const sm_model *m, const char *const *want, size_t n)
+{
+    assert_int_equal(m->n_sample, n);
+    for (size_t i = 0; i < n; i++) assert_string_equal(m->sample_names[i], want[i]);
+}
+
+static void test_standing_frame(void **state)
+{
+    (void)state;
+    const sm_model *m = open_ok("tests/data/seed_walkers/standing.yaml");
+    static const char *const names[] = {"foot_a.fx", "foot_a.fz", "foot_b.fx", "foot_b.fz", "cop.x", "zmp.x"};
+    expect_sample_names(m, names, 6);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], v[6];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    assert_int_equal(m->sample(0, 0, x, p, m->data, v), 0);
+    const double weight = 16 * 9.81, com_x = -sin(0.3) * (1 - (10 * 0.4 - 6 * 0.3) / 16.0);
+    print_message("standing: sum fz %.15g N, cop %.15g, zmp %.15g, com %.15g\n", v[1] + v[3], v[4], v[5], com_x);
+    assert_true(fabs(v[1] + v[3] - weight) < 1e-9 * weight);
+    assert_true(fabs(v[0] + v[2]) < 1e-9 * weight);
+    assert_true(fabs(v[4] - com_x) < 1e-12);
+    assert_true(fabs(v[5] - com_x) < 1e-12);
+    sm_registry_close(m);
+}
+
+/* Along `stridemap simulate FILE --steps 1`: the columns after the state,
+ * NaN exactly where the row's phase does not hold the contact, Newton's law
+ * for the whole body to 1e-8 of the weight at every row, each pin where
+ * its phase began, each slide on the ground and each lock's coordinate
+ * where its phase began, to 1e-9 (m, rad); with cop_is_zmp (no moment from
+ * the ground) the CoP at the ZMP.  Returns the phases seen, as a bit set,
+ * and keeps one sample state of each phase in x_of (if not NULL). */
+static unsigned check_walk_csv(const char *rel, bool cop_is_zmp, double *worst, double (*x_of)[SM_MAX_STATE])
+{
+    const sm_model *m = open_ok(rel);
+    const body_file *f = body_model_file(m);
+    const sm_rigid_model *rm = body_model_rigid(m);
+    sm_rigid_data *rd = sm_rigid_data_create(rm);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    com_model cm = com_model_of(m, p);
+    cli_result *r = cli_run("simulate", src_path(rel), "--steps", "1", NULL);
+    if (r->status != 0) fail_msg("simulate %s: exit %d: %s", rel, r->status, r->err);
+    static char fields[256][64];
+    const char *s = r->out;
+    const size_t nh = rfc4180_record(s, fields, 256, &s);
+    const size_t ns = m->n_state, first = 5 + ns;
+    assert_int_equal(nh, first + m->n_sample);
+    int col[BODY_MAX_CONTACTS];
+    for (size_t k = 0; k < f->n_contacts; k++) {
+        const bool lock = f->contacts[k].kind == SM_CONTACT_LOCK;
+        char name[80], name_z[80];
+        snprintf(name, sizeof name, "%s.%s", f->contacts[k].name, lock ? "torque" : "fx");
+        snprintf(name_z, sizeof name_z, "%s.fz", f->contacts[k].name);
+        col[k] = column(fields, nh, name);
+        if (!(col[k] >= (int)first && (lock || column(fields, nh, name_z) == col[k] + 1)))
+            fail_msg("%s: no column %s after the state", rel, name);
+    }
+    const int cop = column(fields, nh, "cop.x"), zmp = column(fields, nh, "zmp.x");
+    assert_int_equal(zmp, cop + 1);
+    assert_int_equal(zmp, (int)nh - 1);
+    unsigned seen = 0;
+    size_t rows = 0, last_phase = SIZE_MAX;
+    double anchor[BODY_MAX_CONTACTS][3];
+    while (*s) {
+        const size_t n = rfc4180_record(s, fields, 256, &s);
+        if (n != nh || strcmp(fields[0], "sample") != 0) continue;
+        size_t ph = SIZE_MAX;
+        for (size_t i = 0; i < f->n_phases; i++)
+            if (strcmp(fields[3], f->phases[i].name) == 0) ph = i;
+        assert_true(ph < f->n_phases);
+        double x[SM_MAX_STATE];
+        for (size_t i = 0; i < ns; i++) x[i] = num(fields[5 + i]);
+        if (x_of && !(seen & 1u << ph)) memcpy(x_of[ph], x, sizeof x_of[ph]);
+        seen |= 1u << ph;
+        assert_int_equal(sm_rigid_forward(rm, rd, x, x + f->nq), SM_OK);
+        double sum[3] = {0, 0, 0};
+        for (size_t k = 0; k < f->n_contacts; k++) {
+            const body_contact *bc = &f->contacts[k];
+            const bool lock = bc->kind == SM_CONTACT_LOCK;
+            const bool held = body_phase_contact_slot(f, ph, (int)k) >= 0;
+            const double Fx = num(fields[col[k]]), Fz = lock ? 0 : num(fields[col[k] + 1]);
+            if (!held) {
+                if (!(isnan(Fx) && (lock || isnan(Fz)))) fail_msg("%s: %s has a force in %s", rel, bc->name, fields[3]);
+                continue;
+            }
+            assert_true(isfinite(Fx) && isfinite(Fz));
+            double pos[3] = {0, 0, 0}, drift;
+            if (lock) {
+                pos[0] = x[sm_rigid_body_qadr(rm, (size_t)bc->body)];
+            } else {
+                sum[0] += Fx, sum[2] += Fz;
+                sm_rigid_site_pos(rm, rd, (size_t)bc->site, pos);
+            }
+            if (ph != last_phase) memcpy(anchor[k], pos, sizeof pos);
+            if (bc->kind == SM_CONTACT_SLIDE)
+                drift = fabs(pos[2]);
+            else
+                drift = hypot(pos[0] - anchor[k][0], pos[2] - anchor[k][2]);
+            if (!(drift < 1e-9)) fail_msg("%s: %s drifted %.3g in %s at t = %s", rel, bc->name, drift, fields[3], fields[2]);
+        }
+        last_phase = ph;
+        double want[3];
+        momentum_rate_less_weight(m, &cm, ph, x, p, want);
+        const double weight = cm.total * hypot(cm.g[0], cm.g[2]);
+        for (int i = 0; i < 3; i += 2) {
+            const double d = fabs(sum[i] - want[i]) / weight;
+            *worst = fmax(*worst, d);
+            if (!(d < 1e-8))
+                fail_msg("%s at t = %s: sum of forces[%d] %.15g, m a - m g %.15g", rel, fields[2], i, sum[i], want[i]);
+        }
+        const double c = num(fields[cop]), z = num(fields[zmp]);
+        if (cop_is_zmp && !(fabs(c - z) < 1e-9)) fail_msg("%s at t = %s: cop %.15g, zmp %.15g", rel, fields[2], c, z);
+        rows++;
+    }
+    assert_true(rows > 10);
+    com_model_free(&cm);
+    sm_rigid_data_free(rd);
+    sm_registry_close(m);
+    return seen;
+}
+
+static void test_five_link_walk(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"foot_a.fx", "foot_a.fz", "foot_b.fx", "foot_b.fz", "cop.x", "zmp.x"};
+    const sm_model *m = open_ok("models/five_link_trunk.yaml");
+    expect_sample_names(m, names, 6);
+    sm_registry_close(m);
+    double worst = 0;
+    const unsigned seen = check_walk_csv("models/five_link_trunk.yaml", true, &worst, NULL);
+    print_message("five-link walk: Newton's law to %.3g of the weight\n", worst);
+    assert_int_equal(seen, 3u); /* single and double support */
+}
+
+/* ---- seed 002: the nine-segment human ----------------------------------------- */
+
+/* Rank of a rows x n row-major matrix by elimination with full pivoting. */
+static size_t rank_of(double *A, size_t rows, size_t n)
+{
+    size_t rank = 0;
+    double scale = 0;
+    for (size_t i = 0; i < rows * n; i++) scale = fmax(scale, fabs(A[i]));
+    for (size_t r = 0; r < rows; r++) {
+        size_t pi = r, pj = 0;
+        double best = 0;
+        for (size_t i = r; i < rows; i++)
+            for (size_t j = 0; j < n; j++)
+                if (fabs(A[i * n + j]) > best) best = fabs(A[i * n + j]), pi = i, pj = j;
+        if (!(best > 1e-10 * scale)) break;
+        for (size_t j = 0; j < n; j++) {
+            const double t = A[r * n + j];
+            A[r * n + j] = A[pi * n + j];
+            A[pi * n + j] = t;
+        }
+        for (size_t i = r + 1; i < rows; i++) {
+            const double f = A[i * n + pj] / A[r * n + pj];
+            for (size_t j = 0; j < n; j++) A[i * n + j] -= f * A[r * n + j];
+        }
+        rank++;
+    }
+    return rank;
+}
+
+/* The walk of the human file: Newton's law, the constraints held, and the
+ * phases single support, heel-strike, double support, foot-flat. */
+static void test_human_walk(void **state)
+{
+    (void)state;
+    double worst = 0;
+    const unsigned seen = check_walk_csv("models/human_hu9.yaml", false, &worst, NULL);
+    print_message("human walk: Newton's law to %.3g of the weight\n", worst);
+    const sm_model *m = open_ok("models/human_hu9.yaml");
+    const body_file *f = body_model_file(m);
+    int ss1 = -1, ds1 = -1;
+    for (size_t i = 0; i < f->n_phases; i++) {
+        if (strcmp(f->phases[i].name, "ss1") == 0) ss1 = (int)i;
+        if (strcmp(f->phases[i].name, "ds1") == 0) ds1 = (int)i;
+    }
+    assert_true(ss1 >= 0 && ds1 >= 0);
+    assert_true(seen & 1u << ss1);
+    assert_true(seen & 1u << ds1);
+    for (size_t i = 0; i < f->n_phases; i++)
+        if (strcmp(f->phases[i].name, "ds_flat") == 0) assert_true(seen & 1u << i);
+    sm_registry_close(m);
+}
+
+/* Seed 002 states the degrees of freedom of its contact cases in its own
+ * coordinates (8 segment angles, and x_t, x_h where a foot slides): SS1 8,
+ * SS2 9, DS1 6, DS2 8 (DS3, omitted there, has one sliding and one fixed
+ * foot: 7).  Ours: 11 rates (the HAT's x, z and angle; 8 joints), the
+ * swing toe held by a lock in every phase as the paper's one-segment swing
+ * foot; nv - rank of the phase's rows at a state on its contacts. */
+static void test_human_dof(void **state)
+{
+    (void)state;
+    double x_of[BODY_MAX_PHASES][SM_MAX_STATE];
+    double worst = 0;
+    const unsigned seen = check_walk_csv("models/human_hu9.yaml", false, &worst, x_of);
+    const sm_model *m = open_ok("models/human_hu9.yaml");
+    const body_model *bm = m->data;
+    const body_file *f = bm->f;
+    assert_int_equal(f->nv, 11);
+    static const struct {
+        const char *phase, *state_of; /* the phase whose sample puts its feet on the ground */
+        size_t dof;
+    } cases[] = {{"ss1", "ss1", 8}, {"ss2", "ss1", 9}, {"ds1", "ds1", 6}, {"ds2", "ds1", 8}, {"ds3", "ds1", 7},
+                 /* ours, not the paper's: the front foot flat */
+                 {"ds_flat", "ds_flat", 5}};
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_int_equal(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int ph = -1, at = -1;
+        for (size_t k = 0; k < f->n_phases; k++) {
+            if (strcmp(f->phases[k].name, cases[i].phase) == 0) ph = (int)k;
+            if (strcmp(f->phases[k].name, cases[i].state_of) == 0) at = (int)k;
+        }
+        assert_true(ph >= 0 && at >= 0 && (seen & 1u << at));
+        const double *x = x_of[at];
+        assert_int_equal(sm_rigid_forward(e.m, e.d, x, x + f->nq), SM_OK);
+        sm_contact c[BODY_MAX_CONTACTS];
+        const size_t nc = body_phase_contacts(&e, (size_t)ph, x + f->nq, c);
+        /* the state is on the phase's contacts: every ground point at z = 0 */
+        for (size_t k = 0; k < nc; k++)
+            if (c[k].kind != SM_CONTACT_LOCK) assert_true(fabs(sm_contact_gap(e.m, e.d, x, &c[k], NULL)) < 1e-9);
+        double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], jdv[SM_RIGID_MAX_ROWS];
+        const size_t rows = sm_contact_jacobian(e.m, e.d, c, nc, J, jdv, NULL);
+        const size_t dof = f->nv - rank_of(J, rows, f->nv);
+        print_message("%s: %zu rows, %zu degrees of freedom (expected %zu)\n", cases[i].phase, rows, dof, cases[i].dof);
+        assert_int_equal(dof, cases[i].dof);
+    }
+    sm_registry_close(m);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_seed_walkers PATH_TO_STRIDEMAP\n");
+        return 1;
+    }
+    cli_exe = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_appendix_is_the_lagrangian),
+        cmocka_unit_test(test_five_link_is_seed_004),
+        cmocka_unit_test(test_standing_frame),
+        cmocka_unit_test(test_five_link_walk),
+        cmocka_unit_test(test_human_walk),
+        cmocka_unit_test(test_human_dof),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
