@@ -193,8 +193,11 @@ sm_rigid_data *sm_rigid_data_init(const sm_rigid_model *m, void *mem, size_t byt
     if (!m || !mem || bytes < sm_rigid_data_bytes(m)) return NULL;
     size_t n = m->nlink ? m->nlink : 1;
     sm_rigid_data *d = align_mem(mem);
+    /* not zeroed: the forward sweep writes every piece before anything
+     * reads it (rigid.h), and a body walker's callbacks set up a data block
+     * on the stack at every call, where zeroing its 2-3 KB cost as much as
+     * the sweep itself */
     double *blk = (double *)((unsigned char *)d + up(sizeof *d));
-    memset(blk, 0, n * DATA_DOUBLES * sizeof(double));
     d->E = blk;
     d->r = d->E + 9 * n;
     d->R = d->r + 3 * n;
