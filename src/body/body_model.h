@@ -91,6 +91,8 @@ sm_event_fn body_event_value_fn(size_t ph, size_t ev);
 sm_guard_fn body_event_guard_fn(size_t ph, size_t ev);
 sm_reset_fn body_event_reset_fn(size_t ph, size_t ev);
 sm_rhs_fn body_phase_rhs_fn(size_t ph);
+/* All the events of phase ph at once, on one forward sweep (events.c). */
+sm_events_fn body_phase_events_fn(size_t ph);
 
 /* Section (section.c). */
 void body_lift(double *x, const double *p, const void *data);

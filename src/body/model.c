@@ -119,7 +119,7 @@ static void build_phases(body_model *bm)
             };
         }
         bm->phases[ph] = (sm_phase){.name = P->name, .rhs = body_phase_rhs_fn(ph), .n_events = P->n_events,
-                                    .events = bm->events[ph]};
+                                    .events = bm->events[ph], .events_all = body_phase_events_fn(ph)};
     }
 }
 
