@@ -180,7 +180,7 @@ void sm_rigid_site_set(sm_rigid_model *m, size_t site, const double pos[3])
 void sm_rigid_gravity_set(sm_rigid_model *m, const double g[3]) { memcpy(m->gravity, g, sizeof m->gravity); }
 
 /* The data: the struct, then one array of doubles cut into its pieces. */
-enum { DATA_DOUBLES = 9 + 3 + 9 + 3 + 6 + 6 + 6 + 36 + 1 + 1 + 3 + 2 + 2 };
+enum { DATA_DOUBLES = 9 + 3 + 9 + 3 + 6 + 6 + 6 + 36 + 1 + 1 + 3 + 2 + 2 + 2 };
 
 size_t sm_rigid_data_bytes(const sm_rigid_model *m)
 {
@@ -211,5 +211,6 @@ sm_rigid_data *sm_rigid_data_init(const sm_rigid_model *m, void *mem, size_t byt
     d->pp = d->thd + n;
     d->pv = d->pp + 3 * n;
     d->pa = d->pv + 2 * n;
+    d->cs = d->pa + 2 * n;
     return d;
 }

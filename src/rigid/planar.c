@@ -115,7 +115,7 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         const double *vP = P < 0 ? (const double[2]){0, 0} : d->pv + 2 * P;
         const double *aP = P < 0 ? (const double[2]){0, 0} : d->pa + 2 * P;
         double qi = m->nd[L] ? q[m->qadr[L]] : 0.0, vi = m->nd[L] ? v[m->vadr[L]] : 0.0;
-        double cP = cos(thP), sP = sin(thP), off[2], dir[2] = {0, 0};
+        double cP = P < 0 ? 1.0 : d->cs[2 * P], sP = P < 0 ? 0.0 : d->cs[2 * P + 1], off[2], dir[2] = {0, 0};
         rot2(cP, sP, m->pl_rT + 3 * L, off);
         d->th[L] = thP;
         d->thd[L] = thdP;
@@ -137,7 +137,14 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         pa[1] = aP[1] - thdP * thdP * off[1] + 2.0 * thdP * dir[0] * vi;
         /* the 3-D pose, for site positions and body states */
         for (int k = 0; k < 3; k++) d->p[3 * L + k] = p[0] * m->pl_e1[k] + p[1] * m->pl_e2[k] + p[2] * n[k];
-        double c = cos(d->th[L]), s = sin(d->th[L]), Rn[9];
+        /* a slide or fixed link turns with its parent */
+        double c = cP, s = sP, Rn[9];
+        if (m->kind[L] == LINK_HINGE) {
+            c = cos(d->th[L]);
+            s = sin(d->th[L]);
+        }
+        d->cs[2 * L] = c;
+        d->cs[2 * L + 1] = s;
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++) {
                 double nn = n[i] * n[j];
@@ -156,7 +163,7 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
 /* In-plane position of a point given by its reference world image u on link L. */
 static void point2(const sm_rigid_data *d, size_t L, const double *u, double *x)
 {
-    double c = cos(d->th[L]), s = sin(d->th[L]), r[2];
+    double c = d->cs[2 * L], s = d->cs[2 * L + 1], r[2];
     rot2(c, s, u, r);
     x[0] = d->pp[3 * L] + r[0];
     x[1] = d->pp[3 * L + 1] + r[1];
@@ -176,8 +183,7 @@ static int columns(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, co
             rot[n] = s;
         } else if (m->kind[j] == LINK_SLIDE) {
             int P = m->parent[j];
-            double th = P < 0 ? 0.0 : d->th[P];
-            rot2(cos(th), sin(th), m->pl_dir + 2 * j, col + 2 * n);
+            rot2(P < 0 ? 1.0 : d->cs[2 * P], P < 0 ? 0.0 : d->cs[2 * P + 1], m->pl_dir + 2 * j, col + 2 * n);
             rot[n] = 0.0;
         } else {
             continue;

@@ -66,8 +66,9 @@ struct sm_rigid_data {
     double *f;       /* 6: RNEA forces */
     double *Ic;      /* 36: composite inertias */
     /* planar fast path, per link: angle from the reference pose, its rate, the
-     * origin in (e1, e2, n), its in-plane velocity and acceleration at v̇ = 0 */
-    double *th, *thd, *pp, *pv, *pa;
+     * origin in (e1, e2, n), its in-plane velocity and acceleration at v̇ = 0,
+     * and (cos θ, sin θ), so that each hinge costs one sincos per sweep */
+    double *th, *thd, *pp, *pv, *pa, *cs;
 };
 
 /* 3-vectors and 3x3 row-major matrices. */
