@@ -5,8 +5,10 @@
  * taken in turn in one run with the library's default tolerances.
  *
  *   build/bench/bench_body [--quick]          from the top of the tree
- *   build/bench/bench_body --profile FILE N   N strides of FILE from its gait,
- *                                             nothing else (for callgrind)
+ *   build/bench/bench_body --profile FILE N [NAME=VALUE]
+ *                                             N strides of FILE from its gait
+ *                                             (at that parameter), nothing
+ *                                             else (for callgrind)
  *
  * Speed is measured here, never asserted in a test. */
 #include <math.h>
@@ -85,10 +87,24 @@ static void walker_round(walker *w, int strides)
     w->per_stride.steps /= strides;
 }
 
-static int profile(const char *path, long n)
+static int profile(const char *path, long n, const char *set)
 {
     walker w;
     if (walker_open(&w, path) != 0) return 1;
+    if (set) {
+        /* a parameter off its default: a body walker's callbacks then work
+         * on a copy of the rigid model (src/body/eval.c) */
+        char name[128];
+        const char *eq = strchr(set, '=');
+        const int i = eq && (size_t)(eq - set) < sizeof name
+                          ? sm_model_param_index(w.m, (snprintf(name, sizeof name, "%.*s", (int)(eq - set), set), name))
+                          : -1;
+        if (i < 0) {
+            fprintf(stderr, "bench_body: %s: no such parameter NAME=VALUE\n", set);
+            return 64;
+        }
+        w.p[i] = atof(eq + 1);
+    }
     walker_round(&w, 1);
     double y[SM_MAX_STATE];
     for (long i = 0; i < n; i++) sm_stride(w.ws, w.p, w.gait, y, NULL, NULL);
@@ -99,7 +115,8 @@ static int profile(const char *path, long n)
 
 int main(int argc, char **argv)
 {
-    if (argc == 4 && strcmp(argv[1], "--profile") == 0) return profile(argv[2], atol(argv[3]));
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "--profile") == 0)
+        return profile(argv[2], atol(argv[3]), argc == 5 ? argv[4] : NULL);
     const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     const int rounds = quick ? 3 : 9, strides = quick ? 5 : 20;
     static const char *pairs[][2] = {

@@ -7,6 +7,7 @@
 
 #include "linkage_util.h"
 #include "stridemap/registry.h"
+#include "stridemap/fixedpoint.h"
 #include "stridemap/stride.h"
 
 static const char *const files[] = {"models/bodies/compass.yaml", "models/bodies/compass_round_spring.yaml",
@@ -94,11 +95,73 @@ static void test_stride_same_without_hook(void **state)
     }
 }
 
+static void set(const sm_model *m, double *p, const char *name, double v)
+{
+    const int i = sm_model_param_index(m, name);
+    if (i < 0) fail_msg("%s has no parameter %s", m->name, name);
+    p[i] = v;
+}
+
+/* Off its defaults a body walker's callbacks re-set only the bodies, sites
+ * and gravity whose numbers read a changed parameter: a longer leg (a
+ * site), its mass nearer the hip (leg_a's centre of mass, which leg_b's
+ * reads), a heavier hip (a body's mass) and a steeper slope (the gravity)
+ * give the closed-form compass walker's gait with the same numbers
+ * (Goswami et al. 1998: a from the foot to the leg's mass, b on to the hip). */
+static void test_other_params_reach_every_definition(void **state)
+{
+    const sm_model *b = open_ok("models/bodies/compass.yaml");
+    const sm_model *c = sm_registry_find("compass");
+    double pb[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(c, pc);
+    const double gamma = 0.045, a = 0.65, bb = 0.45, mh = 12.0;
+    set(b, pb, "slope", gamma);
+    set(b, pb, "sites.foot_a.pos.z", -(a + bb));
+    set(b, pb, "bodies.leg_a.com.z", -bb);
+    set(b, pb, "bodies.hip_z.mass", mh);
+    set(c, pc, "gamma", gamma);
+    set(c, pc, "a", a);
+    set(c, pc, "b", bb);
+    set(c, pc, "mh", mh);
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = o.atol = 1e-12;
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-11;
+    static sm_fixed_result rb, rc;
+    double xc[SM_MAX_STATE], xb[SM_MAX_STATE], xs[SM_MAX_STATE];
+    c->guess(xc, pc, c->data);
+    sm_workspace *wc = NULL, *wb = NULL;
+    assert_status(sm_workspace_create(c, &o, &wc), SM_OK);
+    assert_status(sm_fixed_point(wc, pc, xc, &no, &rc), SM_OK);
+    /* the body walker from the closed form's gait: leg_a = gamma - th_st */
+    b->guess(xb, pb, b->data);
+    xb[2] = gamma - rc.x[0];
+    xb[6] = -rc.x[2];
+    xb[7] = -rc.x[3];
+    sm_model_to_section(b, pb, xb, xs);
+    assert_status(sm_workspace_create(b, &o, &wb), SM_OK);
+    assert_status(sm_fixed_point(wb, pb, xs, &no, &rb), SM_OK);
+    assert_close(rb.x[2], gamma - rc.x[0], 1e-9);
+    assert_close(rb.x[3], gamma - rc.x[1], 1e-9);
+    assert_close(rb.x[6], -rc.x[2], 1e-9);
+    assert_close(rb.x[7], -rc.x[3], 1e-9);
+    assert_close(rb.metrics.period, rc.metrics.period, 1e-9);
+    /* the hip a leg's length above the stance foot */
+    assert_close(rb.x[1], (a + bb) * cos(rb.x[2]), 1e-12);
+    sm_workspace_free(wc);
+    sm_workspace_free(wb);
+    sm_registry_close(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hook_equals_each_event),
         cmocka_unit_test(test_stride_same_without_hook),
+        cmocka_unit_test(test_other_params_reach_every_definition),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

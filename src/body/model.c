@@ -62,6 +62,7 @@ static sm_status build_template(body_model *bm, char *why, size_t why_len)
     double g[3];
     body_gravity_at(f, bm->defaults, g);
     memcpy(bm->gravity0, g, sizeof g);
+    body_eval_plan(bm);
     char msg[200] = "";
     const sm_status st = sm_rigid_model_create(defs, f->n_bodies, sites, f->n_sites, g, &bm->tmpl, msg, sizeof msg);
     if (st == SM_NO_MEMORY) {
