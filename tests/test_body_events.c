@@ -108,14 +108,13 @@ static void set(const sm_model *m, double *p, const char *name, double v)
  * reads), a heavier hip (a body's mass) and a steeper slope (the gravity)
  * give the closed-form compass walker's gait with the same numbers
  * (Goswami et al. 1998: a from the foot to the leg's mass, b on to the hip). */
-static void test_other_params_reach_every_definition(void **state)
+static void check_closed_form(double gamma, double a, double bb, double mh)
 {
     const sm_model *b = open_ok("models/bodies/compass.yaml");
     const sm_model *c = sm_registry_find("compass");
     double pb[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);
     sm_model_default_params(c, pc);
-    const double gamma = 0.045, a = 0.65, bb = 0.45, mh = 12.0;
     set(b, pb, "slope", gamma);
     set(b, pb, "sites.foot_a.pos.z", -(a + bb));
     set(b, pb, "bodies.leg_a.com.z", -bb);
@@ -156,12 +155,19 @@ static void test_other_params_reach_every_definition(void **state)
     sm_registry_close(b);
 }
 
+static void test_other_params_reach_every_definition(void **state) { check_closed_form(0.045, 0.65, 0.45, 12.0); }
+
+/* The slope alone: the callbacks' model shares the template's bodies and
+ * has a gravity of its own (sm_rigid_model_view). */
+static void test_other_slope_alone(void **state) { check_closed_form(0.045, 0.5, 0.5, 10.0); }
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hook_equals_each_event),
         cmocka_unit_test(test_stride_same_without_hook),
         cmocka_unit_test(test_other_params_reach_every_definition),
+        cmocka_unit_test(test_other_slope_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,20 +108,19 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
         changed[i] = memcmp(&p[i], &bm->defaults[i], sizeof *p) != 0;
         any |= changed[i];
     }
-    if (!any) {
-        e->m = bm->tmpl;
-    } else {
-        sm_rigid_model *m = sm_rigid_model_copy(bm->tmpl, at, bm->model_bytes);
-        if (!m) return SM_NO_MEMORY;
-        at += round_up(bm->model_bytes);
+    e->m = bm->tmpl;
+    if (any) {
         /* only what a changed parameter reads: evaluating every body's
          * numbers cost as much as the dynamics (continuation over a slope
-         * changes none of them) */
+         * changes none of them); the whole model is copied only when a
+         * body or a site changes, a new gravity alone takes a view */
+        sm_rigid_model *m = NULL;
         for (size_t i = 0; i < f->n_bodies; i++) {
             if (!moved(&bm->body_dep[i], changed)) continue;
             sm_rigid_body_def def;
             body_def_at(f, i, p, &def);
             if (same_numbers(&def, &bm->def0[i])) continue;
+            if (!m && !(m = sm_rigid_model_copy(bm->tmpl, at, bm->model_bytes))) return SM_NO_MEMORY;
             const sm_status st = sm_rigid_body_set(m, i, &def, why, why_len);
             if (st != SM_OK) return st;
         }
@@ -129,15 +128,21 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
             if (!moved(&bm->site_dep[i], changed)) continue;
             double pos[3];
             body_site_at(f, i, p, pos);
-            if (memcmp(pos, bm->site0[i], sizeof pos) != 0) sm_rigid_site_set(m, i, pos);
+            if (memcmp(pos, bm->site0[i], sizeof pos) == 0) continue;
+            if (!m && !(m = sm_rigid_model_copy(bm->tmpl, at, bm->model_bytes))) return SM_NO_MEMORY;
+            sm_rigid_site_set(m, i, pos);
         }
         if (moved(&bm->gravity_dep, changed)) {
             double g[3];
             body_gravity_at(f, p, g);
-            if (memcmp(g, bm->gravity0, sizeof g) != 0) sm_rigid_gravity_set(m, g);
+            if (memcmp(g, bm->gravity0, sizeof g) != 0) {
+                if (!m && !(m = sm_rigid_model_view(bm->tmpl, at, bm->model_bytes))) return SM_NO_MEMORY;
+                sm_rigid_gravity_set(m, g);
+            }
         }
-        e->m = m;
+        if (m) e->m = m;
     }
+    at += round_up(bm->model_bytes);
     e->d = sm_rigid_data_init(e->m, at, bm->data_bytes);
     if (!e->d) return SM_NO_MEMORY;
     at += round_up(bm->data_bytes);

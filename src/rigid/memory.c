@@ -71,6 +71,14 @@ size_t sm_rigid_model_bytes(const sm_rigid_model *m) { return m->bytes + ALIGN; 
 
 #define SHIFT(p, delta) ((p) = (void *)((uintptr_t)(p) + (delta)))
 
+sm_rigid_model *sm_rigid_model_view(const sm_rigid_model *m, void *mem, size_t bytes)
+{
+    if (!m || !mem || bytes < sm_rigid_model_bytes(m)) return NULL;
+    sm_rigid_model *c = align_mem(mem);
+    *c = *m;
+    return c;
+}
+
 sm_rigid_model *sm_rigid_model_copy(const sm_rigid_model *m, void *mem, size_t bytes)
 {
     if (!m || !mem || bytes < sm_rigid_model_bytes(m)) return NULL;
