@@ -219,6 +219,30 @@ void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, doubl
     }
 }
 
+void sm_rigid_planar_mass_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *M, double *bias)
+{
+    size_t nv = m->nv, dof[MAX_DEPTH];
+    double col[2 * MAX_DEPTH], rot[MAX_DEPTH], g[2];
+    split(m, m->gravity, g, 2);
+    memset(M, 0, nv * nv * sizeof *M);
+    memset(bias, 0, nv * sizeof *bias);
+    for (size_t L = 0; L < m->nlink; L++) {
+        double x[2], a[2], mass = m->mass[L], In = m->pl_In[L];
+        point2(d, L, m->pl_com + 3 * L, x);
+        int n = columns(m, d, L, x, dof, col, rot);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) {
+                double t = mass * (col[2 * i] * col[2 * j] + col[2 * i + 1] * col[2 * j + 1]) + In * rot[i] * rot[j];
+                M[dof[i] * nv + dof[j]] += t;
+                if (i != j) M[dof[j] * nv + dof[i]] += t;
+            }
+        point_acc0(d, L, x, a);
+        a[0] = mass * (a[0] - g[0]);
+        a[1] = mass * (a[1] - g[1]);
+        for (int k = 0; k < n; k++) bias[dof[k]] += col[2 * k] * a[0] + col[2 * k + 1] * a[1];
+    }
+}
+
 void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *bias)
 {
     size_t dof[MAX_DEPTH];

@@ -115,6 +115,9 @@ bool sm_rigid_planar_setup(sm_rigid_model *m);
 void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v);
 void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, double *M);
 void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *bias);
+/* Both on one pass over the links (the same numbers): the constrained solve
+ * wants both at every call. */
+void sm_rigid_planar_mass_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *M, double *bias);
 void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
                               double *jacr);
 void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3]);
