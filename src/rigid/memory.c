@@ -61,6 +61,7 @@ size_t sm_rigid_model_layout(sm_rigid_model *m, size_t nlink, size_t nbody, size
     t->pl_com = take(&c, 3 * nlink * sizeof(double));
     t->pl_In = take(&c, nlink * sizeof(double));
     t->pl_site = take(&c, 3 * nsite * sizeof(double));
+    t->pl_Rc = take(&c, 27 * nlink * sizeof(double));
     t->names = take(&c, namelen);
     size_t bytes = up(c.off);
     if (m) m->bytes = bytes;
@@ -109,6 +110,7 @@ sm_rigid_model *sm_rigid_model_copy(const sm_rigid_model *m, void *mem, size_t b
     SHIFT(c->pl_com, delta);
     SHIFT(c->pl_In, delta);
     SHIFT(c->pl_site, delta);
+    SHIFT(c->pl_Rc, delta);
     SHIFT(c->names, delta);
     for (size_t i = 0; i < c->nbody; i++) SHIFT(c->body_name[i], delta);
     for (size_t i = 0; i < c->nsite; i++) SHIFT(c->site_name[i], delta);

@@ -88,6 +88,21 @@ bool sm_rigid_planar_setup(sm_rigid_model *m)
         m3_mul_v(m->pl_R0 + 9 * m->site_link[s], m->site_pos + 3 * s, w);
         split(m, w, m->pl_site + 3 * s, 3);
     }
+    for (size_t L = 0; L < m->nlink; L++) {
+        const double *R0 = m->pl_R0 + 9 * L;
+        double *A0 = m->pl_Rc + 27 * L, *A1 = A0 + 9, *A2 = A0 + 18;
+        for (int j = 0; j < 3; j++) {
+            const double u[3] = {R0[j], R0[3 + j], R0[6 + j]};
+            const double nu = dot3(n, u);
+            double w[3];
+            v3_cross(n, u, w);
+            for (int i = 0; i < 3; i++) {
+                A0[3 * i + j] = nu * n[i];
+                A1[3 * i + j] = u[i] - nu * n[i];
+                A2[3 * i + j] = w[i];
+            }
+        }
+    }
     /* the depth bounds the stack arrays of the sweeps below */
     for (size_t L = 0; L < m->nlink; L++) {
         int depth = 0;
@@ -138,25 +153,17 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         /* the 3-D pose, for site positions and body states */
         for (int k = 0; k < 3; k++) d->p[3 * L + k] = p[0] * m->pl_e1[k] + p[1] * m->pl_e2[k] + p[2] * n[k];
         /* a slide or fixed link turns with its parent */
-        double c = cP, s = sP, Rn[9];
+        double c = cP, s = sP;
         if (m->kind[L] == LINK_HINGE) {
             c = cos(d->th[L]);
             s = sin(d->th[L]);
         }
         d->cs[2 * L] = c;
         d->cs[2 * L + 1] = s;
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                double nn = n[i] * n[j];
-                Rn[3 * i + j] = nn + c * ((i == j) - nn);
-            }
-        Rn[1] -= s * n[2];
-        Rn[2] += s * n[1];
-        Rn[3] += s * n[2];
-        Rn[5] -= s * n[0];
-        Rn[6] -= s * n[1];
-        Rn[7] += s * n[0];
-        m3_mul(Rn, m->pl_R0 + 9 * L, d->R + 9 * L);
+        /* Rot_n(θ) R0 = n nᵀ R0 + cos θ (I − n nᵀ) R0 + sin θ [n]× R0 */
+        const double *A0 = m->pl_Rc + 27 * L, *A1 = A0 + 9, *A2 = A0 + 18;
+        double *R = d->R + 9 * L;
+        for (int k = 0; k < 9; k++) R[k] = A0[k] + c * A1[k] + s * A2[k];
     }
 }
 

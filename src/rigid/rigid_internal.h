@@ -55,6 +55,8 @@ struct sm_rigid_model {
     double *pl_com;  /* 3 per link: R0 com in (e1, e2, n) */
     double *pl_In;   /* moment of inertia about n through the centre of mass */
     double *pl_site; /* 3 per site: R0 s in (e1, e2, n) */
+    double *pl_Rc;   /* 27 per link: n nᵀ R0, R0 − n nᵀ R0, [n]× R0, so that the
+                        world rotation is the first + cos θ the second + sin θ the third */
     char *names;     /* the body and site names, each NUL-terminated */
 };
 
