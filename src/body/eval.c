@@ -103,11 +103,9 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
     const body_file *f = bm->f;
     e->bm = bm;
     e->p = p;
-    bool changed[SM_MAX_PARAMS], any = false;
-    for (size_t i = 0; i < f->n_params; i++) {
-        changed[i] = memcmp(&p[i], &bm->defaults[i], sizeof *p) != 0;
-        any |= changed[i];
-    }
+    bool changed[SM_MAX_PARAMS];
+    const bool any = memcmp(p, bm->defaults, f->n_params * sizeof *p) != 0;
+    for (size_t i = 0; any && i < f->n_params; i++) changed[i] = memcmp(&p[i], &bm->defaults[i], sizeof *p) != 0;
     e->m = bm->tmpl;
     if (any) {
         /* only what a changed parameter reads: evaluating every body's
