@@ -136,10 +136,26 @@ static double event_at(event_state *s, size_t ev, double t)
     }
 }
 
+/* Not an initializer: that would zero the contact and force arrays (1-2 KB)
+ * at every root evaluation, which cost more than the events themselves. */
+static void state_start(event_state *s, const body_model *bm, size_t ph, const double *x, const double *p,
+                        max_align_t *mem)
+{
+    s->bm = bm;
+    s->ph = ph;
+    s->x = x;
+    s->p = p;
+    s->mem = mem;
+    s->ready = 0;
+    s->swept = s->solved = s->solve_ok = false;
+    s->nc = 0;
+}
+
 static double event_value(size_t ph, size_t ev, double t, const double *x, const double *p, const body_model *bm)
 {
     BODY_EVAL_MEM(mem, bm);
-    event_state s = {.bm = bm, .ph = ph, .x = x, .p = p, .mem = mem};
+    event_state s;
+    state_start(&s, bm, ph, x, p, mem);
     return event_at(&s, ev, t);
 }
 
@@ -148,7 +164,8 @@ static double event_value(size_t ph, size_t ev, double t, const double *x, const
 static void phase_events(size_t ph, double t, const double *x, const double *p, const body_model *bm, double *g)
 {
     BODY_EVAL_MEM(mem, bm);
-    event_state s = {.bm = bm, .ph = ph, .x = x, .p = p, .mem = mem};
+    event_state s;
+    state_start(&s, bm, ph, x, p, mem);
     const size_t n = bm->f->phases[ph].n_events;
     for (size_t ev = 0; ev < n; ev++) g[ev] = event_at(&s, ev, t);
 }
