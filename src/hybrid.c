@@ -136,8 +136,10 @@ static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
 {
     sm_workspace *ws = user;
     const double *x = N_VGetArrayPointer(y);
-    for (size_t e = 0; e < ws->phase->n_events; e++) {
-        g[e] = ws->phase->events[e].value(t, x, ws->p, ws->model->data);
+    const sm_phase *P = ws->phase;
+    if (P->events_all) P->events_all(t, x, ws->p, ws->model->data, g);
+    for (size_t e = 0; e < P->n_events; e++) {
+        if (!P->events_all) g[e] = P->events[e].value(t, x, ws->p, ws->model->data);
         if (!isfinite(g[e])) {
             ws->cb_status = SM_NONFINITE;
             return -1;

@@ -80,11 +80,21 @@ typedef struct {
     sm_status failure;        /* SM_EVENT_FAIL only */
 } sm_event;
 
+/* Every event function of a phase at one (t, x): g[n_events], each equal to
+ * what the event's own value function gives there (NaN where it cannot be
+ * evaluated). */
+typedef void (*sm_events_fn)(double t, const double *x, const double *p, const void *data, double *g);
+
 typedef struct {
     const char *name;
     sm_rhs_fn rhs;
     size_t n_events;
     const sm_event *events;   /* [n_events], earlier entries win ties */
+    /* Optional: the engine's root finder asks for all the phase's events at
+     * once, through this when set (the events' value functions must still
+     * be set, for everyone else), so that a model can share the work they
+     * have in common, e.g. one forward sweep of a rigid-body tree. */
+    sm_events_fn events_all;
 } sm_phase;
 
 /* A parameter: the value is the default, [min, max] the admissible range. */

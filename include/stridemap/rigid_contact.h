@@ -156,5 +156,10 @@ sm_status sm_rigid_body_set(sm_rigid_model *m, size_t body, const sm_rigid_body_
                             size_t msglen);
 void sm_rigid_site_set(sm_rigid_model *m, size_t site, const double pos[3]);
 void sm_rigid_gravity_set(sm_rigid_model *m, const double g[3]);
+/* A model in caller memory (sm_rigid_model_bytes(m) is enough) that shares
+ * m's arrays, for a gravity of its own: only sm_rigid_gravity_set may change
+ * it, it is never copied, and m must outlive it.  Copying the whole model
+ * for a new slope cost a body walker's callback more than its sweep. */
+sm_rigid_model *sm_rigid_model_view(const sm_rigid_model *m, void *mem, size_t bytes);
 
 #endif

@@ -9,6 +9,14 @@
 #include "body_def.h"
 #include "stridemap/gait.h"
 
+/* The parameters a definition's numbers read: idx[n] when each is a lone
+ * parameter or a constant, or every one (any_expr). */
+typedef struct {
+    bool any_expr;
+    unsigned char n;
+    short idx[13];
+} body_deps;
+
 typedef struct {
     sm_model model;
     body_file *f;
@@ -18,6 +26,10 @@ typedef struct {
      * bodies and sites whose numbers changed (each set re-plans the tree) */
     sm_rigid_body_def def0[BODY_MAX_BODIES];
     double site0[BODY_MAX_SITES][3], gravity0[3];
+    /* which parameters each body, site and the gravity read, so that a copy
+     * at other p evaluates only the definitions a changed parameter can
+     * move (an expression counts as reading every parameter) */
+    body_deps body_dep[BODY_MAX_BODIES], site_dep[BODY_MAX_SITES], gravity_dep;
     size_t nq, nv, n_state;
     bool planar;
     size_t scratch_words;            /* max_align_t units of a body_eval's memory */
@@ -67,6 +79,8 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
 void body_def_at(const body_file *f, size_t i, const double *p, sm_rigid_body_def *def);
 void body_gravity_at(const body_file *f, const double *p, double g[3]);
 void body_site_at(const body_file *f, size_t i, const double *p, double pos[3]);
+/* Fills bm's body_dep, site_dep and gravity_dep from its file. */
+void body_eval_plan(body_model *bm);
 /* The max_align_t words of a body_eval's memory (scratch_words). */
 size_t body_eval_words(const body_model *bm);
 
@@ -97,6 +111,8 @@ sm_event_fn body_event_value_fn(size_t ph, size_t ev);
 sm_guard_fn body_event_guard_fn(size_t ph, size_t ev);
 sm_reset_fn body_event_reset_fn(size_t ph, size_t ev);
 sm_rhs_fn body_phase_rhs_fn(size_t ph);
+/* All the events of phase ph at once, on one forward sweep (events.c). */
+sm_events_fn body_phase_events_fn(size_t ph);
 
 /* Section (section.c). */
 void body_lift(double *x, const double *p, const void *data);

@@ -43,6 +43,47 @@ void body_site_at(const body_file *f, size_t i, const double *p, double pos[3])
     for (int k = 0; k < 3; k++) pos[k] = body_num_eval(&f->sites[i].pos[k], p);
 }
 
+static void deps_add(body_deps *d, const body_num *nums, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (nums[k].param >= 0) {
+            if (d->n < sizeof d->idx / sizeof d->idx[0]) d->idx[d->n++] = (short)nums[k].param;
+            else d->any_expr = true;
+        } else if (nums[k].expr) {
+            d->any_expr = true;
+        }
+    }
+}
+
+void body_eval_plan(body_model *bm)
+{
+    const body_file *f = bm->f;
+    for (size_t i = 0; i < f->n_bodies; i++) {
+        const body_body *b = &f->bodies[i];
+        body_deps *d = &bm->body_dep[i];
+        *d = (body_deps){0};
+        deps_add(d, b->pos, 3);
+        deps_add(d, b->com, 3);
+        deps_add(d, &b->mass, 1);
+        deps_add(d, b->inertia, 6);
+    }
+    for (size_t i = 0; i < f->n_sites; i++) {
+        bm->site_dep[i] = (body_deps){0};
+        deps_add(&bm->site_dep[i], f->sites[i].pos, 3);
+    }
+    bm->gravity_dep = (body_deps){0};
+    deps_add(&bm->gravity_dep, &f->gravity, 1);
+    deps_add(&bm->gravity_dep, &f->slope, 1);
+}
+
+static bool moved(const body_deps *d, const bool *changed)
+{
+    if (d->any_expr) return true;
+    for (size_t k = 0; k < d->n; k++)
+        if (changed[d->idx[k]]) return true;
+    return false;
+}
+
 static bool same_numbers(const sm_rigid_body_def *a, const sm_rigid_body_def *b)
 {
     return a->mass == b->mass && memcmp(a->pos, b->pos, sizeof a->pos) == 0 &&
@@ -62,29 +103,44 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
     const body_file *f = bm->f;
     e->bm = bm;
     e->p = p;
-    if (memcmp(p, bm->defaults, f->n_params * sizeof *p) == 0) {
-        e->m = bm->tmpl;
-    } else {
-        sm_rigid_model *m = sm_rigid_model_copy(bm->tmpl, at, bm->model_bytes);
-        if (!m) return SM_NO_MEMORY;
-        at += round_up(bm->model_bytes);
+    bool changed[SM_MAX_PARAMS];
+    const bool any = memcmp(p, bm->defaults, f->n_params * sizeof *p) != 0;
+    for (size_t i = 0; any && i < f->n_params; i++) changed[i] = memcmp(&p[i], &bm->defaults[i], sizeof *p) != 0;
+    e->m = bm->tmpl;
+    if (any) {
+        /* only what a changed parameter reads: evaluating every body's
+         * numbers cost as much as the dynamics (continuation over a slope
+         * changes none of them); the whole model is copied only when a
+         * body or a site changes, a new gravity alone takes a view */
+        sm_rigid_model *m = NULL;
         for (size_t i = 0; i < f->n_bodies; i++) {
+            if (!moved(&bm->body_dep[i], changed)) continue;
             sm_rigid_body_def def;
             body_def_at(f, i, p, &def);
             if (same_numbers(&def, &bm->def0[i])) continue;
+            if (!m && !(m = sm_rigid_model_copy(bm->tmpl, at, bm->model_bytes))) return SM_NO_MEMORY;
             const sm_status st = sm_rigid_body_set(m, i, &def, why, why_len);
             if (st != SM_OK) return st;
         }
         for (size_t i = 0; i < f->n_sites; i++) {
+            if (!moved(&bm->site_dep[i], changed)) continue;
             double pos[3];
             body_site_at(f, i, p, pos);
-            if (memcmp(pos, bm->site0[i], sizeof pos) != 0) sm_rigid_site_set(m, i, pos);
+            if (memcmp(pos, bm->site0[i], sizeof pos) == 0) continue;
+            if (!m && !(m = sm_rigid_model_copy(bm->tmpl, at, bm->model_bytes))) return SM_NO_MEMORY;
+            sm_rigid_site_set(m, i, pos);
         }
-        double g[3];
-        body_gravity_at(f, p, g);
-        if (memcmp(g, bm->gravity0, sizeof g) != 0) sm_rigid_gravity_set(m, g);
-        e->m = m;
+        if (moved(&bm->gravity_dep, changed)) {
+            double g[3];
+            body_gravity_at(f, p, g);
+            if (memcmp(g, bm->gravity0, sizeof g) != 0) {
+                if (!m && !(m = sm_rigid_model_view(bm->tmpl, at, bm->model_bytes))) return SM_NO_MEMORY;
+                sm_rigid_gravity_set(m, g);
+            }
+        }
+        if (m) e->m = m;
     }
+    at += round_up(bm->model_bytes);
     e->d = sm_rigid_data_init(e->m, at, bm->data_bytes);
     if (!e->d) return SM_NO_MEMORY;
     at += round_up(bm->data_bytes);

@@ -52,45 +52,122 @@ static double site_xdot(const body_eval *e, int site, const double *v)
     return s;
 }
 
-static double event_value(size_t ph, size_t ev, double t, const double *x, const double *p, const body_model *bm)
+/* What the events of one phase at one (t, x) share: the rigid model at p,
+ * its forward sweep and the constrained solve, each done at most once. */
+typedef struct {
+    const body_model *bm;
+    size_t ph;
+    const double *x, *p;
+    max_align_t *mem;
+    body_eval e;
+    int ready;               /* 0 not set up, 1 set up, -1 failed */
+    bool swept, solved, solve_ok;
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc;
+} event_state;
+
+static bool state_eval(event_state *s)
 {
-    const body_file *f = bm->f;
-    const body_event *E = &f->phases[ph].events[ev];
-    const double level = body_num_eval(&E->value, p);
-    const double *q = x, *v = x + bm->nq;
+    if (!s->ready) s->ready = body_eval_init(&s->e, s->bm, s->p, s->mem, NULL, 0) == SM_OK ? 1 : -1;
+    return s->ready > 0;
+}
+
+static bool state_swept(event_state *s)
+{
+    if (!state_eval(s)) return false;
+    if (!s->swept) {
+        if (sm_rigid_forward(s->e.m, s->e.d, s->x, s->x + s->bm->nq) != SM_OK) return false;
+        s->swept = true;
+    }
+    return true;
+}
+
+/* The normal force and tangential magnitude of contact k in the phase. */
+static bool state_force(event_state *s, int k, double *normal, double *tangential)
+{
+    if (!state_eval(s)) return false;
+    if (!s->solved) {
+        s->solve_ok = body_phase_solve(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc) == SM_OK;
+        s->solved = true;
+        s->swept = s->solve_ok; /* the solve's forward sweep is at x */
+    }
+    if (!s->solve_ok) return false;
+    const int slot = body_phase_contact_slot(s->bm->f, s->ph, k);
+    if (slot < 0) return false; /* the loader allows force events only on the phase's contacts */
+    body_contact_force(&s->e, s->c, s->nc, s->lambda, (size_t)slot, normal, tangential);
+    return true;
+}
+
+static double event_at(event_state *s, size_t ev, double t)
+{
+    const body_model *bm = s->bm;
+    const body_event *E = &bm->f->phases[s->ph].events[ev];
+    const double level = body_num_eval(&E->value, s->p);
+    const double *q = s->x, *v = s->x + bm->nq;
     /* raised against the direction of the crossing it waits for */
     const double lift = E->direction > 0 ? -1e-6 : 1e-6;
     if (E->when == BODY_WHEN_COORD) return q[E->target] - level + ramp(t, lift);
     if (E->when == BODY_WHEN_RATE) return v[E->target] - level;
-
-    BODY_EVAL_MEM(mem, bm);
-    body_eval e;
-    if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return NAN;
     if (E->when == BODY_WHEN_FORCE || E->when == BODY_WHEN_SLIP) {
         double n, tan;
-        if (contact_force(&e, ph, E->target, x, &n, &tan) != SM_OK) return NAN;
+        if (!state_force(s, E->target, &n, &tan)) return NAN;
         if (E->when == BODY_WHEN_FORCE) return n - level + ramp(t, E->direction > 0 ? -1e9 : 1e9);
         sm_contact c;
-        body_contact_at(&e, (size_t)E->target, NULL, &c);
+        body_contact_at(&s->e, (size_t)E->target, NULL, &c);
         return tan - c.mu * n - level;
     }
-    if (sm_rigid_forward(e.m, e.d, q, v) != SM_OK) return NAN;
+    if (!state_swept(s)) return NAN;
     switch (E->when) {
     case BODY_WHEN_GAP: {
         sm_contact c;
-        body_contact_at(&e, (size_t)E->target, NULL, &c);
-        return sm_contact_gap(e.m, e.d, q, &c, NULL) - level + ramp(t, lift);
+        body_contact_at(&s->e, (size_t)E->target, NULL, &c);
+        return sm_contact_gap(s->e.m, s->e.d, q, &c, NULL) - level + ramp(t, lift);
     }
     case BODY_WHEN_HEIGHT: {
         double pos[3];
-        sm_rigid_site_pos(e.m, e.d, (size_t)E->target, pos);
+        sm_rigid_site_pos(s->e.m, s->e.d, (size_t)E->target, pos);
         return pos[2] - level + ramp(t, lift);
     }
     case BODY_WHEN_STICK:
-        return site_xdot(&e, f->contacts[E->target].site, v) - level;
+        return site_xdot(&s->e, bm->f->contacts[E->target].site, v) - level;
     default:
         return NAN;
     }
+}
+
+/* Not an initializer: that would zero the contact and force arrays (1-2 KB)
+ * at every root evaluation, which cost more than the events themselves. */
+static void state_start(event_state *s, const body_model *bm, size_t ph, const double *x, const double *p,
+                        max_align_t *mem)
+{
+    s->bm = bm;
+    s->ph = ph;
+    s->x = x;
+    s->p = p;
+    s->mem = mem;
+    s->ready = 0;
+    s->swept = s->solved = s->solve_ok = false;
+    s->nc = 0;
+}
+
+static double event_value(size_t ph, size_t ev, double t, const double *x, const double *p, const body_model *bm)
+{
+    BODY_EVAL_MEM(mem, bm);
+    event_state s;
+    state_start(&s, bm, ph, x, p, mem);
+    return event_at(&s, ev, t);
+}
+
+/* The root finder's call: every event of the phase on one sweep and one
+ * solve (a kneed walker's phase watches up to a dozen). */
+static void phase_events(size_t ph, double t, const double *x, const double *p, const body_model *bm, double *g)
+{
+    BODY_EVAL_MEM(mem, bm);
+    event_state s;
+    state_start(&s, bm, ph, x, p, mem);
+    const size_t n = bm->f->phases[ph].n_events;
+    for (size_t ev = 0; ev < n; ev++) g[ev] = event_at(&s, ev, t);
 }
 
 static bool guard_holds(const body_eval *e, size_t ph, const body_guard *g, const double *x, bool *swept)
@@ -230,3 +307,27 @@ static const sm_reset_fn reset_table[BODY_MAX_PHASES][BODY_MAX_EVENTS] = BODY_TA
 sm_event_fn body_event_value_fn(size_t ph, size_t ev) { return value_table[ph][ev]; }
 sm_guard_fn body_event_guard_fn(size_t ph, size_t ev) { return guard_table[ph][ev]; }
 sm_reset_fn body_event_reset_fn(size_t ph, size_t ev) { return reset_table[ph][ev]; }
+
+#define BODY_EVS_ALL(ph)                                                                                        \
+    static void events_##ph(double t, const double *x, const double *p, const void *d, double *g)              \
+    {                                                                                                           \
+        phase_events(ph, t, x, p, d, g);                                                                        \
+    }
+BODY_EVS_ALL(0)
+BODY_EVS_ALL(1)
+BODY_EVS_ALL(2)
+BODY_EVS_ALL(3)
+BODY_EVS_ALL(4)
+BODY_EVS_ALL(5)
+BODY_EVS_ALL(6)
+BODY_EVS_ALL(7)
+BODY_EVS_ALL(8)
+BODY_EVS_ALL(9)
+BODY_EVS_ALL(10)
+BODY_EVS_ALL(11)
+
+static const sm_events_fn events_table[BODY_MAX_PHASES] = {events_0, events_1, events_2, events_3,
+                                                           events_4, events_5, events_6, events_7,
+                                                           events_8, events_9, events_10, events_11};
+
+sm_events_fn body_phase_events_fn(size_t ph) { return events_table[ph]; }

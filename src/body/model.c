@@ -63,6 +63,7 @@ static sm_status build_template(body_model *bm, char *why, size_t why_len)
     double g[3];
     body_gravity_at(f, bm->defaults, g);
     memcpy(bm->gravity0, g, sizeof g);
+    body_eval_plan(bm);
     char msg[200] = "";
     const sm_status st = sm_rigid_model_create(defs, f->n_bodies, sites, f->n_sites, g, &bm->tmpl, msg, sizeof msg);
     if (st == SM_NO_MEMORY) {
@@ -120,7 +121,7 @@ static void build_phases(body_model *bm)
             };
         }
         bm->phases[ph] = (sm_phase){.name = P->name, .rhs = body_phase_rhs_fn(ph), .n_events = P->n_events,
-                                    .events = bm->events[ph]};
+                                    .events = bm->events[ph], .events_all = body_phase_events_fn(ph)};
     }
 }
 

@@ -44,9 +44,13 @@ sm_status sm_rigid_constrained_accel(const sm_rigid_model *m, sm_rigid_data *d, 
     double *M = work, *J = M + nv * nv, *Jt = J + rows * nv, *Y = Jt + rows * nv, *A = Y + rows * nv;
     double *jdv = A + rows * rows, *u = jdv + rows;
     size_t rp[SM_RIGID_MAX_ROWS], cp[SM_RIGID_MAX_ROWS];
-    sm_rigid_mass(m, d, M);
+    if (m->use_planar) {
+        sm_rigid_planar_mass_bias(m, d, M, u);
+    } else {
+        sm_rigid_mass(m, d, M);
+        sm_rigid_bias(m, d, u);
+    }
     if (!sm_rigid_chol(M, nv)) return SM_SINGULAR_CONSTRAINTS;
-    sm_rigid_bias(m, d, u);
     for (size_t i = 0; i < nv; i++) u[i] = (tau ? tau[i] : 0.0) - u[i];
     sm_rigid_chol_solve(M, nv, u);
     if (rows == 0) {

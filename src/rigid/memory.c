@@ -61,6 +61,7 @@ size_t sm_rigid_model_layout(sm_rigid_model *m, size_t nlink, size_t nbody, size
     t->pl_com = take(&c, 3 * nlink * sizeof(double));
     t->pl_In = take(&c, nlink * sizeof(double));
     t->pl_site = take(&c, 3 * nsite * sizeof(double));
+    t->pl_Rc = take(&c, 27 * nlink * sizeof(double));
     t->names = take(&c, namelen);
     size_t bytes = up(c.off);
     if (m) m->bytes = bytes;
@@ -70,6 +71,14 @@ size_t sm_rigid_model_layout(sm_rigid_model *m, size_t nlink, size_t nbody, size
 size_t sm_rigid_model_bytes(const sm_rigid_model *m) { return m->bytes + ALIGN; }
 
 #define SHIFT(p, delta) ((p) = (void *)((uintptr_t)(p) + (delta)))
+
+sm_rigid_model *sm_rigid_model_view(const sm_rigid_model *m, void *mem, size_t bytes)
+{
+    if (!m || !mem || bytes < sm_rigid_model_bytes(m)) return NULL;
+    sm_rigid_model *c = align_mem(mem);
+    *c = *m;
+    return c;
+}
 
 sm_rigid_model *sm_rigid_model_copy(const sm_rigid_model *m, void *mem, size_t bytes)
 {
@@ -101,6 +110,7 @@ sm_rigid_model *sm_rigid_model_copy(const sm_rigid_model *m, void *mem, size_t b
     SHIFT(c->pl_com, delta);
     SHIFT(c->pl_In, delta);
     SHIFT(c->pl_site, delta);
+    SHIFT(c->pl_Rc, delta);
     SHIFT(c->names, delta);
     for (size_t i = 0; i < c->nbody; i++) SHIFT(c->body_name[i], delta);
     for (size_t i = 0; i < c->nsite; i++) SHIFT(c->site_name[i], delta);
@@ -180,7 +190,7 @@ void sm_rigid_site_set(sm_rigid_model *m, size_t site, const double pos[3])
 void sm_rigid_gravity_set(sm_rigid_model *m, const double g[3]) { memcpy(m->gravity, g, sizeof m->gravity); }
 
 /* The data: the struct, then one array of doubles cut into its pieces. */
-enum { DATA_DOUBLES = 9 + 3 + 9 + 3 + 6 + 6 + 6 + 36 + 1 + 1 + 3 + 2 + 2 };
+enum { DATA_DOUBLES = 9 + 3 + 9 + 3 + 6 + 6 + 6 + 36 + 1 + 1 + 3 + 2 + 2 + 2 };
 
 size_t sm_rigid_data_bytes(const sm_rigid_model *m)
 {
@@ -193,8 +203,11 @@ sm_rigid_data *sm_rigid_data_init(const sm_rigid_model *m, void *mem, size_t byt
     if (!m || !mem || bytes < sm_rigid_data_bytes(m)) return NULL;
     size_t n = m->nlink ? m->nlink : 1;
     sm_rigid_data *d = align_mem(mem);
+    /* not zeroed: the forward sweep writes every piece before anything
+     * reads it (rigid.h), and a body walker's callbacks set up a data block
+     * on the stack at every call, where zeroing its 2-3 KB cost as much as
+     * the sweep itself */
     double *blk = (double *)((unsigned char *)d + up(sizeof *d));
-    memset(blk, 0, n * DATA_DOUBLES * sizeof(double));
     d->E = blk;
     d->r = d->E + 9 * n;
     d->R = d->r + 3 * n;
@@ -208,5 +221,6 @@ sm_rigid_data *sm_rigid_data_init(const sm_rigid_model *m, void *mem, size_t byt
     d->pp = d->thd + n;
     d->pv = d->pp + 3 * n;
     d->pa = d->pv + 2 * n;
+    d->cs = d->pa + 2 * n;
     return d;
 }

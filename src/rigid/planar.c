@@ -88,6 +88,21 @@ bool sm_rigid_planar_setup(sm_rigid_model *m)
         m3_mul_v(m->pl_R0 + 9 * m->site_link[s], m->site_pos + 3 * s, w);
         split(m, w, m->pl_site + 3 * s, 3);
     }
+    for (size_t L = 0; L < m->nlink; L++) {
+        const double *R0 = m->pl_R0 + 9 * L;
+        double *A0 = m->pl_Rc + 27 * L, *A1 = A0 + 9, *A2 = A0 + 18;
+        for (int j = 0; j < 3; j++) {
+            const double u[3] = {R0[j], R0[3 + j], R0[6 + j]};
+            const double nu = dot3(n, u);
+            double w[3];
+            v3_cross(n, u, w);
+            for (int i = 0; i < 3; i++) {
+                A0[3 * i + j] = nu * n[i];
+                A1[3 * i + j] = u[i] - nu * n[i];
+                A2[3 * i + j] = w[i];
+            }
+        }
+    }
     /* the depth bounds the stack arrays of the sweeps below */
     for (size_t L = 0; L < m->nlink; L++) {
         int depth = 0;
@@ -115,7 +130,7 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         const double *vP = P < 0 ? (const double[2]){0, 0} : d->pv + 2 * P;
         const double *aP = P < 0 ? (const double[2]){0, 0} : d->pa + 2 * P;
         double qi = m->nd[L] ? q[m->qadr[L]] : 0.0, vi = m->nd[L] ? v[m->vadr[L]] : 0.0;
-        double cP = cos(thP), sP = sin(thP), off[2], dir[2] = {0, 0};
+        double cP = P < 0 ? 1.0 : d->cs[2 * P], sP = P < 0 ? 0.0 : d->cs[2 * P + 1], off[2], dir[2] = {0, 0};
         rot2(cP, sP, m->pl_rT + 3 * L, off);
         d->th[L] = thP;
         d->thd[L] = thdP;
@@ -137,26 +152,25 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         pa[1] = aP[1] - thdP * thdP * off[1] + 2.0 * thdP * dir[0] * vi;
         /* the 3-D pose, for site positions and body states */
         for (int k = 0; k < 3; k++) d->p[3 * L + k] = p[0] * m->pl_e1[k] + p[1] * m->pl_e2[k] + p[2] * n[k];
-        double c = cos(d->th[L]), s = sin(d->th[L]), Rn[9];
-        for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                double nn = n[i] * n[j];
-                Rn[3 * i + j] = nn + c * ((i == j) - nn);
-            }
-        Rn[1] -= s * n[2];
-        Rn[2] += s * n[1];
-        Rn[3] += s * n[2];
-        Rn[5] -= s * n[0];
-        Rn[6] -= s * n[1];
-        Rn[7] += s * n[0];
-        m3_mul(Rn, m->pl_R0 + 9 * L, d->R + 9 * L);
+        /* a slide or fixed link turns with its parent */
+        double c = cP, s = sP;
+        if (m->kind[L] == LINK_HINGE) {
+            c = cos(d->th[L]);
+            s = sin(d->th[L]);
+        }
+        d->cs[2 * L] = c;
+        d->cs[2 * L + 1] = s;
+        /* Rot_n(θ) R0 = n nᵀ R0 + cos θ (I − n nᵀ) R0 + sin θ [n]× R0 */
+        const double *A0 = m->pl_Rc + 27 * L, *A1 = A0 + 9, *A2 = A0 + 18;
+        double *R = d->R + 9 * L;
+        for (int k = 0; k < 9; k++) R[k] = A0[k] + c * A1[k] + s * A2[k];
     }
 }
 
 /* In-plane position of a point given by its reference world image u on link L. */
 static void point2(const sm_rigid_data *d, size_t L, const double *u, double *x)
 {
-    double c = cos(d->th[L]), s = sin(d->th[L]), r[2];
+    double c = d->cs[2 * L], s = d->cs[2 * L + 1], r[2];
     rot2(c, s, u, r);
     x[0] = d->pp[3 * L] + r[0];
     x[1] = d->pp[3 * L + 1] + r[1];
@@ -176,8 +190,7 @@ static int columns(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, co
             rot[n] = s;
         } else if (m->kind[j] == LINK_SLIDE) {
             int P = m->parent[j];
-            double th = P < 0 ? 0.0 : d->th[P];
-            rot2(cos(th), sin(th), m->pl_dir + 2 * j, col + 2 * n);
+            rot2(P < 0 ? 1.0 : d->cs[2 * P], P < 0 ? 0.0 : d->cs[2 * P + 1], m->pl_dir + 2 * j, col + 2 * n);
             rot[n] = 0.0;
         } else {
             continue;
@@ -210,6 +223,30 @@ void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, doubl
                 M[dof[a] * nv + dof[b]] += t;
                 if (a != b) M[dof[b] * nv + dof[a]] += t;
             }
+    }
+}
+
+void sm_rigid_planar_mass_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *M, double *bias)
+{
+    size_t nv = m->nv, dof[MAX_DEPTH];
+    double col[2 * MAX_DEPTH], rot[MAX_DEPTH], g[2];
+    split(m, m->gravity, g, 2);
+    memset(M, 0, nv * nv * sizeof *M);
+    memset(bias, 0, nv * sizeof *bias);
+    for (size_t L = 0; L < m->nlink; L++) {
+        double x[2], a[2], mass = m->mass[L], In = m->pl_In[L];
+        point2(d, L, m->pl_com + 3 * L, x);
+        int n = columns(m, d, L, x, dof, col, rot);
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j <= i; j++) {
+                double t = mass * (col[2 * i] * col[2 * j] + col[2 * i + 1] * col[2 * j + 1]) + In * rot[i] * rot[j];
+                M[dof[i] * nv + dof[j]] += t;
+                if (i != j) M[dof[j] * nv + dof[i]] += t;
+            }
+        point_acc0(d, L, x, a);
+        a[0] = mass * (a[0] - g[0]);
+        a[1] = mass * (a[1] - g[1]);
+        for (int k = 0; k < n; k++) bias[dof[k]] += col[2 * k] * a[0] + col[2 * k + 1] * a[1];
     }
 }
 

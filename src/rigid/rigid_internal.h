@@ -55,6 +55,8 @@ struct sm_rigid_model {
     double *pl_com;  /* 3 per link: R0 com in (e1, e2, n) */
     double *pl_In;   /* moment of inertia about n through the centre of mass */
     double *pl_site; /* 3 per site: R0 s in (e1, e2, n) */
+    double *pl_Rc;   /* 27 per link: n nᵀ R0, R0 − n nᵀ R0, [n]× R0, so that the
+                        world rotation is the first + cos θ the second + sin θ the third */
     char *names;     /* the body and site names, each NUL-terminated */
 };
 
@@ -66,8 +68,9 @@ struct sm_rigid_data {
     double *f;       /* 6: RNEA forces */
     double *Ic;      /* 36: composite inertias */
     /* planar fast path, per link: angle from the reference pose, its rate, the
-     * origin in (e1, e2, n), its in-plane velocity and acceleration at v̇ = 0 */
-    double *th, *thd, *pp, *pv, *pa;
+     * origin in (e1, e2, n), its in-plane velocity and acceleration at v̇ = 0,
+     * and (cos θ, sin θ), so that each hinge costs one sincos per sweep */
+    double *th, *thd, *pp, *pv, *pa, *cs;
 };
 
 /* 3-vectors and 3x3 row-major matrices. */
@@ -114,6 +117,9 @@ bool sm_rigid_planar_setup(sm_rigid_model *m);
 void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v);
 void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, double *M);
 void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *bias);
+/* Both on one pass over the links (the same numbers): the constrained solve
+ * wants both at every call. */
+void sm_rigid_planar_mass_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *M, double *bias);
 void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
                               double *jacr);
 void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3]);

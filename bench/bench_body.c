@@ -1,0 +1,146 @@
+/* bench_body: each walker of models/bodies/ (a tree of rigid bodies, src/body/)
+ * against the same walker as a linkage file (a models/ YAML file, src/linkage/):
+ * µs per stride from the gait, ms per gait (a fixed point from the file's
+ * guess, with its multipliers), RHS and root evaluations per stride, the two
+ * taken in turn in one run with the library's default tolerances.
+ *
+ *   build/bench/bench_body [--quick]          from the top of the tree
+ *   build/bench/bench_body --profile FILE N [NAME=VALUE]
+ *                                             N strides of FILE from its gait
+ *                                             (at that parameter), nothing
+ *                                             else (for callgrind)
+ *
+ * Speed is measured here, never asserted in a test. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stridemap/registry.h"
+#include "stridemap/stridemap.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct {
+    const char *path;
+    const sm_model *m;
+    sm_workspace *ws;
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE], gait[SM_MAX_STATE];
+    double best_stride_us, best_fp_ms;
+    long strides_per_fp;
+    sm_counters per_stride;
+    sm_status status;
+} walker;
+
+static sm_fixed_result result; /* large: not on the stack */
+
+static int walker_open(walker *w, const char *path)
+{
+    char why[512] = "";
+    memset(w, 0, sizeof *w);
+    w->path = path;
+    if (sm_registry_open(path, &w->m, why, sizeof why) != SM_OK) {
+        fprintf(stderr, "bench_body: %s: %s (run from the top of the tree)\n", path, why);
+        return -1;
+    }
+    sm_model_default_params(w->m, w->p);
+    w->m->guess(w->x0, w->p, w->m->data);
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    if (sm_workspace_create(w->m, &o, &w->ws) != SM_OK) return -1;
+    w->best_stride_us = w->best_fp_ms = INFINITY;
+    return 0;
+}
+
+static void walker_close(walker *w)
+{
+    sm_workspace_free(w->ws);
+    sm_registry_close(w->m);
+}
+
+/* One fixed point from the guess (timed), then `strides` strides from it. */
+static void walker_round(walker *w, int strides)
+{
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    double t0 = now_s();
+    w->status = sm_fixed_point(w->ws, w->p, w->x0, &no, &result);
+    const double fp = (now_s() - t0) * 1e3;
+    if (fp < w->best_fp_ms) w->best_fp_ms = fp;
+    w->strides_per_fp = result.stride_evals;
+    memcpy(w->gait, result.x, w->m->n_state * sizeof *w->gait);
+    double y[SM_MAX_STATE];
+    sm_workspace_reset_counters(w->ws);
+    t0 = now_s();
+    for (int i = 0; i < strides; i++) sm_stride(w->ws, w->p, w->gait, y, NULL, NULL);
+    const double us = (now_s() - t0) / strides * 1e6;
+    if (us < w->best_stride_us) w->best_stride_us = us;
+    sm_workspace_counters(w->ws, &w->per_stride);
+    w->per_stride.rhs_evals /= strides;
+    w->per_stride.root_evals /= strides;
+    w->per_stride.steps /= strides;
+}
+
+static int profile(const char *path, long n, const char *set)
+{
+    walker w;
+    if (walker_open(&w, path) != 0) return 1;
+    if (set) {
+        /* a parameter off its default: a body walker's callbacks then work
+         * on a copy of the rigid model (src/body/eval.c) */
+        char name[128];
+        const char *eq = strchr(set, '=');
+        const int i = eq && (size_t)(eq - set) < sizeof name
+                          ? sm_model_param_index(w.m, (snprintf(name, sizeof name, "%.*s", (int)(eq - set), set), name))
+                          : -1;
+        if (i < 0) {
+            fprintf(stderr, "bench_body: %s: no such parameter NAME=VALUE\n", set);
+            return 64;
+        }
+        w.p[i] = atof(eq + 1);
+    }
+    walker_round(&w, 1);
+    double y[SM_MAX_STATE];
+    for (long i = 0; i < n; i++) sm_stride(w.ws, w.p, w.gait, y, NULL, NULL);
+    printf("%s: %ld strides, status %s\n", path, n, sm_status_name(w.status));
+    walker_close(&w);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "--profile") == 0)
+        return profile(argv[2], atol(argv[3]), argc == 5 ? argv[4] : NULL);
+    const bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    const int rounds = quick ? 3 : 9, strides = quick ? 5 : 20;
+    static const char *pairs[][2] = {
+        {"models/compass.yaml", "models/bodies/compass.yaml"},
+        {"models/compass_round_spring.yaml", "models/bodies/compass_round_spring.yaml"},
+        {"models/kneed_mcgeer.yaml", "models/bodies/kneed_mcgeer.yaml"},
+    };
+    printf("%-42s %10s %8s %8s %8s %12s %8s\n", "file", "us/stride", "rhs", "roots", "steps", "ms/gait",
+           "strides");
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        walker w[2];
+        if (walker_open(&w[0], pairs[k][0]) != 0) return 1;
+        if (walker_open(&w[1], pairs[k][1]) != 0) return 1;
+        /* in turn, so that a slow spell of the shared machine hits both */
+        for (int r = 0; r < rounds; r++)
+            for (int i = 0; i < 2; i++) walker_round(&w[i], strides);
+        for (int i = 0; i < 2; i++)
+            printf("%-42s %10.1f %8ld %8ld %8ld %12.2f %8ld%s%s\n", w[i].path, w[i].best_stride_us,
+                   w[i].per_stride.rhs_evals, w[i].per_stride.root_evals, w[i].per_stride.steps,
+                   w[i].best_fp_ms, w[i].strides_per_fp, w[i].status == SM_OK ? "" : "  ",
+                   w[i].status == SM_OK ? "" : sm_status_name(w[i].status));
+        printf("%-42s %10.2f %8s %8s %8s %12.2f\n", "  body / linkage", w[1].best_stride_us / w[0].best_stride_us,
+               "", "", "", w[1].best_fp_ms / w[0].best_fp_ms);
+        for (int i = 0; i < 2; i++) walker_close(&w[i]);
+    }
+    return 0;
+}
