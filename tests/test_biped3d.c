@@ -17,6 +17,7 @@
  * orientation is then held by its heel line, the locks are gone). */
 #include "test_util.h"
 #include "linkage_util.h"
+#include "cli_run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -553,8 +554,33 @@ static void test_double_stance_forces(void **state)
     sm_registry_close(B.m);
 }
 
-int main(void)
+/* The user's view: `stridemap simulate models/biped3d.yaml --steps 1`
+ * passes through every phase in order, single stance, the heel-strike
+ * impact and double stance among them, and the stride ends at toe-off. */
+static void test_simulate_one_stride(void **state)
 {
+    (void)state;
+    if (!cli_exe) skip();
+    cli_result *r = cli_run("simulate", SM_SOURCE_DIR "/models/biped3d.yaml", "--steps", "1", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    static const char *const want[][2] = {{"heel_rock", "toe_down"}, {"flat", "heel_off"},
+                                          {"toe_rock", "heelstrike"}, {"double", "toeoff"}};
+    size_t n = 0;
+    for (const char *line = r->out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, "pre,", 4) != 0) continue;
+        char phase[64] = "", event[64] = "";
+        if (sscanf(line, "pre,%*[^,],%*[^,],%63[^,],%63[^,]", phase, event) != 2) fail_msg("row: %.80s", line);
+        if (n >= 4) fail_msg("more than 4 events; %s in %s", event, phase);
+        assert_string_equal(phase, want[n][0]);
+        assert_string_equal(event, want[n][1]);
+        n++;
+    }
+    assert_int_equal(n, 4);
+}
+
+int main(int argc, char **argv)
+{
+    cli_exe = argc > 1 ? argv[1] : NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dof_counts),
         cmocka_unit_test(test_against_mujoco),
@@ -562,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_impact),
         cmocka_unit_test(test_mirror_relabel),
         cmocka_unit_test(test_double_stance_forces),
+        cmocka_unit_test(test_simulate_one_stride),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
