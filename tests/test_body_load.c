@@ -629,6 +629,50 @@ static void test_fuzz_corpus(void **state)
     assert_true(loaded >= 3);
 }
 
+/* A pin's rows (docs/body-walkers.md "Contacts"): the file of a foot on its
+ * toe line loads, the masked pin counting 2 rows in the section's lift
+ * (with 3 the lift's rate count would be short by one, as rows_count.yaml
+ * shows), and a bad list is one line at its place. */
+static void test_pin_rows(void **state)
+{
+    (void)state;
+    body_file *f = NULL;
+    char why[2048] = "";
+    const char *path = src_path("tests/data/biped3d/toe_line.yaml");
+    if (body_file_load(path, &f, why, sizeof why) != SM_OK) fail_msg("%s", why);
+    assert_int_equal(f->n_contacts, 2);
+    assert_int_equal(f->contacts[0].rows, 0);
+    assert_int_equal(f->contacts[1].rows, SM_ROW_X | SM_ROW_Z);
+    body_file_free(f);
+    const sm_model *m = NULL;
+    assert_status(sm_registry_open(path, &m, why, sizeof why), SM_OK);
+    sm_registry_close(m);
+    static const struct {
+        const char *file;
+        int line, col;
+        const char *says;
+    } cases[] = {
+        {"rows_count", 34, 3, "5 rates are not free but the contacts of phase 'rocking' give 6"},
+        {"rows_empty", 24, 49, "pin 'toe_r' has no rows"},
+        {"rows_word", 24, 53, "row 'w' is none of x, y, z"},
+        {"rows_twice", 24, 56, "lists row 'z' twice"},
+        {"rows_slide", 24, 54, "unknown key 'rows' in slide contact"},
+        {"rows_planar_y", 27, 51, "holds only y, which a planar model does not have"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char rel[200], p2[1100], want[1300];
+        snprintf(rel, sizeof rel, "tests/data/biped3d/%s.yaml", cases[i].file);
+        snprintf(p2, sizeof p2, "%s", src_path(rel));
+        f = NULL;
+        why[0] = 0;
+        const sm_status st = body_file_load(p2, &f, why, sizeof why);
+        if (st != SM_BAD_MODEL_FILE || f) fail_msg("%s: status %s: %s", cases[i].file, sm_status_name(st), why);
+        snprintf(want, sizeof want, "%s:%d:%d: ", p2, cases[i].line, cases[i].col);
+        if (strncmp(why, want, strlen(want)) != 0) fail_msg("%s: want \"%s...\", got: %s", cases[i].file, want, why);
+        if (!strstr(why, cases[i].says) || strchr(why, '\n')) fail_msg("%s: want \"%s\" in: %s", cases[i].file, cases[i].says, why);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -641,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_registry_dispatch),
         cmocka_unit_test(test_fuzz_corpus),
+        cmocka_unit_test(test_pin_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -321,6 +321,119 @@ static void test_qdot_quaternion(void **state)
     sm_rigid_model_free(m);
 }
 
+/* Rank of a rows x n matrix by Gaussian elimination with full pivoting. */
+static size_t rank_of(const double *A, size_t rows, size_t n, double tol)
+{
+    double B[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V];
+    memcpy(B, A, rows * n * sizeof *B);
+    size_t r = 0;
+    for (; r < rows && r < n; r++) {
+        size_t pi = r, pj = 0;
+        double big = -1;
+        for (size_t i = r; i < rows; i++)
+            for (size_t j = 0; j < n; j++)
+                if (fabs(B[i * n + j]) > big) big = fabs(B[i * n + j]), pi = i, pj = j;
+        if (big <= tol) break;
+        for (size_t j = 0; j < n; j++) {
+            double t = B[r * n + j];
+            B[r * n + j] = B[pi * n + j];
+            B[pi * n + j] = t;
+        }
+        for (size_t i = r + 1; i < rows; i++) {
+            double f = B[i * n + pj] / B[r * n + pj];
+            for (size_t j = 0; j < n; j++) B[i * n + j] -= f * B[r * n + j];
+        }
+        for (size_t j = 0; j < n; j++) B[r * n + j] = 0.0; /* pivot row done: keep it out of the next search */
+    }
+    return r;
+}
+
+/* A free foot hinged along its toe line (y) in 3-D: a pin at one end and
+ * the other end held in x and z.  Exactly the rotation about y is left;
+ * a second full pin would be dependent.  The accelerations are the
+ * hinge's: θ̈ = −a m g / (I_yy + m (a² + h²)) for the centre of mass at
+ * (−a, ·, h) from the line, and the forces add up to m (a_com − g). */
+static void test_toe_line_masked_pin(void **state)
+{
+    (void)state;
+    const double mass = 1.3, a = 0.12, h = 0.04, ixx = 0.002, iyy = 0.011, izz = 0.012, g = 9.81;
+    sm_rigid_body_def b;
+    memset(&b, 0, sizeof b);
+    b.name = "foot";
+    b.parent = -1;
+    b.joint = SM_RIGID_FREE;
+    b.quat[0] = 1.0;
+    b.mass = mass;
+    b.com[0] = -a;
+    b.com[2] = h;
+    b.inertia[0] = ixx;
+    b.inertia[4] = iyy;
+    b.inertia[8] = izz;
+    sm_rigid_site_def s[2] = {{"toe_l", 0, {0, 0.05, 0}}, {"toe_r", 0, {0, -0.05, 0}}};
+    sm_rigid_model *m = make_model(&b, 1, s, 2);
+    sm_rigid_data *d = sm_rigid_data_create(m);
+    assert_int_equal(sm_rigid_nv(m), 6);
+    double work[WORK_DOUBLES], q[7] = {0, 0, 0, 1, 0, 0, 0}, v[6] = {0};
+    sm_contact c[2] = {{.kind = SM_CONTACT_PIN, .site = 0, .anchor = {0, 0.05, 0}},
+                       {.kind = SM_CONTACT_PIN, .site = 1, .anchor = {0, -0.05, 0}, .rows = SM_ROW_X | SM_ROW_Z}};
+    assert_status(sm_rigid_forward(m, d, q, v), SM_OK);
+    assert_int_equal(sm_contact_set_rows(m, c, 2), 5);
+    double J[5 * 6], Jdv[5];
+    assert_int_equal(sm_contact_jacobian(m, d, c, 2, J, Jdv, NULL), 5);
+    assert_int_equal(6 - rank_of(J, 5, 6, 1e-12), 1);
+    /* the one free direction: the rotation about y (ω_y alone) moves no row */
+    double w[6] = {0, 0, 0, 0, 1, 0};
+    for (size_t i = 0; i < 5; i++) {
+        double r = 0;
+        for (size_t k = 0; k < 6; k++) r += J[i * 6 + k] * w[k];
+        assert_close(r, 0.0, 1e-15);
+    }
+    double vdot[6], lam[5];
+    assert_status(sm_rigid_constrained_accel(m, d, c, 2, NULL, vdot, lam, work), SM_OK);
+    const double th = -a * mass * g / (iyy + mass * (a * a + h * h));
+    assert_close(vdot[4], th, 1e-12);
+    for (int k = 0; k < 6; k++)
+        if (k != 4 && k != 0 && k != 2) assert_close(vdot[k], 0.0, 1e-12);
+    /* the centre of mass moves on the circle about the line: a_com = α × r */
+    const double acom[3] = {th * h, 0, th * a};
+    double F0[3], F1[3];
+    sm_contact_force(m, d, c, 2, lam, 0, F0);
+    sm_contact_force(m, d, c, 2, lam, 1, F1);
+    assert_true(F1[1] == 0.0);
+    assert_close(F0[0] + F1[0], mass * acom[0], 1e-12);
+    assert_close(F0[1] + F1[1], 0.0, 1e-12);
+    assert_close(F0[2] + F1[2], mass * (acom[2] + g), 1e-12);
+    /* the same foot with two full pins: the sixth row is dependent */
+    c[1].rows = 0;
+    assert_int_equal(sm_contact_set_rows(m, c, 2), 6);
+    assert_status(sm_rigid_constrained_accel(m, d, c, 2, NULL, vdot, lam, work), SM_SINGULAR_CONSTRAINTS);
+    /* a planar tree drops y from a mask, as from a full pin */
+    sm_rigid_body_def pb[3];
+    size_t n = planar_base(pb, "foot", 1.0, 0.01);
+    sm_rigid_site_def ps[1] = {{"toe", 2, {0.15, 0, 0}}};
+    sm_rigid_model *pm = make_model(pb, n, ps, 1);
+    sm_contact pc = {.kind = SM_CONTACT_PIN, .site = 0, .rows = SM_ROW_Y | SM_ROW_Z};
+    assert_int_equal(sm_contact_rows(pm, &pc), 1);
+    pc.rows = 0;
+    assert_int_equal(sm_contact_rows(pm, &pc), 2);
+    sm_rigid_model_free(pm);
+    /* the projection restores only the rows held: a masked pin moved along
+     * y stays there, moved along x comes back */
+    c[1].rows = SM_ROW_X | SM_ROW_Z;
+    double qp[7] = {0.01, 0.02, 0.003, 1, 0, 0, 0}, vp[6] = {0.1, 0.2, 0.3, 0.1, 0.2, 0.3}, drift;
+    assert_status(sm_rigid_project(m, d, c, 2, 1e-13, qp, vp, &drift, work), SM_OK);
+    double p0[3], p1[3];
+    sm_rigid_site_pos(m, d, 0, p0);
+    sm_rigid_site_pos(m, d, 1, p1);
+    assert_close(p0[0], 0, 1e-13);
+    assert_close(p0[1], 0.05, 1e-13);
+    assert_close(p0[2], 0, 1e-13);
+    assert_close(p1[0], 0, 1e-13);
+    assert_close(p1[2], 0, 1e-13);
+    sm_rigid_data_free(d);
+    sm_rigid_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_slide_friction),
         cmocka_unit_test(test_stack_copy_and_data),
         cmocka_unit_test(test_qdot_quaternion),
+        cmocka_unit_test(test_toe_line_masked_pin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

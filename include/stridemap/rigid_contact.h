@@ -51,7 +51,16 @@ typedef struct {
     size_t body;      /* LOCK: the body whose 1-DOF joint is held */
     double at;        /* LOCK: the held coordinate value */
     double anchor[3]; /* PIN: the world point the site is held at (position projection) */
+    unsigned rows;    /* PIN: the world rows held, SM_ROW_X | SM_ROW_Y | SM_ROW_Z; 0 = all
+                       * (a planar tree never has the y row) */
 } sm_contact;
+
+#define SM_ROW_X 1u
+#define SM_ROW_Y 2u
+#define SM_ROW_Z 4u
+
+/* The rows a PIN holds, after the default (0: all) and the planar rule. */
+unsigned sm_contact_pin_rows(const sm_rigid_model *m, const sm_contact *c);
 
 /* Constraint rows of one contact, and of a set. */
 size_t sm_contact_rows(const sm_rigid_model *m, const sm_contact *c);

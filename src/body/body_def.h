@@ -66,6 +66,7 @@ typedef struct {
     bool has_mu;
     int body;          /* LOCK: the body whose 1-DOF coordinate is held */
     body_num at;       /* LOCK */
+    unsigned rows;     /* PIN: SM_ROW_X | SM_ROW_Y | SM_ROW_Z held; 0 = all */
 } body_contact;
 
 typedef struct {

@@ -160,6 +160,7 @@ void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *
     c->body = bc->body >= 0 ? (size_t)bc->body : 0;
     c->at = bc->kind == SM_CONTACT_LOCK ? body_num_eval(&bc->at, e->p) : 0.0;
     c->slide_sign = 1;
+    c->rows = bc->rows;
     if (bc->kind == SM_CONTACT_PIN) {
         /* held where it is, on the ground: only the section's projection
          * reads the anchor */

@@ -31,6 +31,9 @@
  *   y -> -y of the joint);
  * - every phase, not only the first, must have a way to the section; an
  *   event that fails the stride takes no impact or relabel;
+ * - a pin's rows (x, y, z) are read as a set: the order written does not
+ *   change the order of the constraint rows (always x, y, z); a planar
+ *   model drops y from it;
  * - the section's origin is optional (no origin equations without it); a
  *   ball or free joint with a position not free adds its unit length as
  *   one more equation of the lift; free keeps the order written. */
@@ -725,6 +728,32 @@ static bool read_site(bl_ctx *c, const yaml_node_t *n)
     return true;
 }
 
+/* A pin's rows: a non-empty list of x, y, z, each once; a planar model
+ * has no y row, so a list of y alone holds nothing there. */
+static bool read_rows(bl_ctx *c, const yaml_node_t *x, const char *name, unsigned *rows)
+{
+    if (!bl_want(c, x, YAML_SEQUENCE_NODE, "rows (a list of x, y, z)")) return false;
+    if (bl_len(x) == 0)
+        return bl_fail_at(c, x->start_mark, "pin '%s' has no rows; list some of x, y, z or leave rows out (all)", name);
+    *rows = 0;
+    for (size_t i = 0; i < bl_len(x); i++) {
+        yaml_node_t *it = bl_item(c, x, i);
+        const char *w = bl_scalar(it);
+        unsigned bit = 0;
+        if (w && strcmp(w, "x") == 0) bit = SM_ROW_X;
+        if (w && strcmp(w, "y") == 0) bit = SM_ROW_Y;
+        if (w && strcmp(w, "z") == 0) bit = SM_ROW_Z;
+        if (!bit)
+            return bl_fail_at(c, it->start_mark, "pin '%s': row '%s' is none of x, y, z; use those", name, w ? w : "?");
+        if (*rows & bit) return bl_fail_at(c, it->start_mark, "pin '%s' lists row '%s' twice; keep one", name, w);
+        *rows |= bit;
+    }
+    if (*rows == SM_ROW_Y && bl_is_planar(c->f))
+        return bl_fail_at(c, x->start_mark, "pin '%s' holds only y, which a planar model does not have; add x or z",
+                          name);
+    return true;
+}
+
 static bool read_contact(bl_ctx *c, const yaml_node_t *n)
 {
     if (!bl_want(c, n, YAML_MAPPING_NODE, "a contact")) return false;
@@ -742,7 +771,7 @@ static bool read_contact(bl_ctx *c, const yaml_node_t *n)
     if (!t) return false;
     const char *ts = bl_scalar(t);
     static const char *const types[] = {"pin", "slide", "roll", "lock"};
-    static const char *const keys[4][6] = {{"name", "type", "site", "mu", NULL},
+    static const char *const keys[4][6] = {{"name", "type", "site", "mu", "rows", NULL},
                                            {"name", "type", "site", "mu", NULL},
                                            {"name", "type", "site", "radius", "axis", NULL},
                                            {"name", "type", "coord", "at", NULL}};
@@ -774,6 +803,7 @@ static bool read_contact(bl_ctx *c, const yaml_node_t *n)
             if (!bl_num(c, x, pname, -1e3, 1e3, "", "the coordinate the lock holds", &k->at)) return false;
         }
     }
+    if (kind == 0 && (x = bl_get(c, n, "rows", NULL)) && !read_rows(c, x, name, &k->rows)) return false;
     if (kind == 1 && !bl_get(c, n, "mu", NULL))
         return bl_fail_at(c, n->start_mark, "slide contact '%s' has no 'mu' (kinetic friction); add it", name);
     if ((x = bl_get(c, n, "mu", NULL))) {

@@ -47,7 +47,11 @@ bool bl_is_planar(const body_file *f)
 size_t bl_contact_rows(const body_file *f, int contact, bool planar)
 {
     switch (f->contacts[contact].kind) {
-    case SM_CONTACT_PIN:
+    case SM_CONTACT_PIN: {
+        unsigned r = f->contacts[contact].rows ? f->contacts[contact].rows : SM_ROW_X | SM_ROW_Y | SM_ROW_Z;
+        if (planar) r &= ~SM_ROW_Y;
+        return (size_t)((r & 1u) + ((r >> 1) & 1u) + ((r >> 2) & 1u));
+    }
     case SM_CONTACT_ROLL: return planar ? 2 : 3;
     default: return 1;
     }

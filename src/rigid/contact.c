@@ -3,7 +3,11 @@
  *
  * PIN: the site's translational Jacobian rows (x, z planar; x, y, z in 3-D),
  * J̇v the site's acceleration at v̇ = 0.  A planar tree moves in x–z, where
- * the y row is identically zero and would make every set dependent.
+ * the y row is identically zero and would make every set dependent.  A pin
+ * may hold a subset of the rows (rows): a foot hinged along its toe line in
+ * 3-D is a pin at one end of the line and the other end held in x and z
+ * only, since that end's y velocity along the line is the first end's
+ * (ω × r has no component along r): a second full pin would be dependent.
  * SLIDE: the z row; its tangential row (x) goes to Jt for the friction law.
  * LOCK: a unit row on the body's velocity index, J̇v = 0.
  * ROLL (a disk of radius r, centre x_c, world axis a): the material point at
@@ -24,10 +28,20 @@
 #include "rigid_internal.h"
 #include "stridemap/rigid_contact.h"
 
+unsigned sm_contact_pin_rows(const sm_rigid_model *m, const sm_contact *c)
+{
+    unsigned r = c->rows & (SM_ROW_X | SM_ROW_Y | SM_ROW_Z);
+    if (!r) r = SM_ROW_X | SM_ROW_Y | SM_ROW_Z;
+    return m->planar ? r & ~SM_ROW_Y : r;
+}
+
 size_t sm_contact_rows(const sm_rigid_model *m, const sm_contact *c)
 {
     switch (c->kind) {
-    case SM_CONTACT_PIN:
+    case SM_CONTACT_PIN: {
+        unsigned r = sm_contact_pin_rows(m, c);
+        return (size_t)((r & 1u) + ((r >> 1) & 1u) + ((r >> 2) & 1u));
+    }
     case SM_CONTACT_ROLL: return m->planar ? 2 : 3;
     case SM_CONTACT_SLIDE:
     case SM_CONTACT_LOCK: return 1;
@@ -96,12 +110,13 @@ double sm_contact_gap(const sm_rigid_model *m, const sm_rigid_data *d, const dou
     return x[2];
 }
 
-/* The in-plane rows of a planar tree are x and z; 3-D takes all three. */
-static size_t put_rows(const sm_rigid_model *m, const double *jac, const double *acc, double *J, double *Jdv)
+/* The world rows in mask (a planar tree's mask has no y). */
+static size_t put_rows(const sm_rigid_model *m, unsigned mask, const double *jac, const double *acc, double *J,
+                       double *Jdv)
 {
     size_t nv = m->nv, n = 0;
     for (int k = 0; k < 3; k++) {
-        if (m->planar && k == 1) continue;
+        if (!(mask & (1u << k))) continue;
         if (J) memcpy(J + n * nv, jac + k * nv, nv * sizeof *J);
         if (Jdv) Jdv[n] = acc[k];
         n++;
@@ -145,7 +160,7 @@ static size_t roll_rows(const sm_rigid_model *m, const sm_rigid_data *d, const s
             for (int k = 0; k < 3; k++) acc[k] += t[k];
         }
     }
-    return put_rows(m, jp, acc, J, Jdv);
+    return put_rows(m, m->planar ? SM_ROW_X | SM_ROW_Z : SM_ROW_X | SM_ROW_Y | SM_ROW_Z, jp, acc, J, Jdv);
 }
 
 size_t sm_contact_jacobian(const sm_rigid_model *m, const sm_rigid_data *d, const sm_contact *c, size_t nc,
@@ -162,7 +177,7 @@ size_t sm_contact_jacobian(const sm_rigid_model *m, const sm_rigid_data *d, cons
         case SM_CONTACT_PIN:
             sm_rigid_site_jac(m, d, ci->site, jp, NULL);
             sm_rigid_site_jdotv(m, d, ci->site, acc);
-            row += put_rows(m, jp, acc, Ji, Ai);
+            row += put_rows(m, sm_contact_pin_rows(m, ci), jp, acc, Ji, Ai);
             break;
         case SM_CONTACT_SLIDE:
             sm_rigid_site_jac(m, d, ci->site, jp, NULL);

@@ -1,7 +1,8 @@
 /* Ground forces as gait measures (seed 000, eqs. 24–26).
  *
  * A contact's force on the walker from the λ of the solve: PIN and ROLL
- * carry their world components (y = 0 on a planar tree), SLIDE its normal
+ * carry their world components (y = 0 on a planar tree; a pin's rows not
+ * held, 0), SLIDE its normal
  * force with the friction −μ s F_n along x, LOCK its torque in F[0].
  *
  * Centre of pressure (eq. 24): p_cop = Σ F_z,i p_i / Σ F_z,i over the
@@ -31,7 +32,13 @@ void sm_contact_force(const sm_rigid_model *m, const sm_rigid_data *d, const sm_
     if (k >= nc) return;
     const double *l = lambda + row;
     switch (c[k].kind) {
-    case SM_CONTACT_PIN:
+    case SM_CONTACT_PIN: {
+        /* a row not held carries no force */
+        const unsigned mask = sm_contact_pin_rows(m, &c[k]);
+        for (int i = 0, r = 0; i < 3; i++)
+            if (mask & (1u << i)) F[i] = l[r++];
+        break;
+    }
     case SM_CONTACT_ROLL:
         if (m->planar) {
             F[0] = l[0];

@@ -26,8 +26,9 @@ static size_t holonomic(const sm_rigid_model *m, const sm_rigid_data *d, const d
         if (c[k].kind == SM_CONTACT_PIN) {
             double x[3];
             sm_rigid_site_pos(m, d, c[k].site, x);
+            const unsigned mask = sm_contact_pin_rows(m, &c[k]);
             for (int i = 0, r = 0; i < 3; i++) {
-                if (m->planar && i == 1) continue;
+                if (!(mask & (1u << i))) continue;
                 phi[n] = x[i] - c[k].anchor[i];
                 idx[n++] = row + (size_t)r++;
             }
