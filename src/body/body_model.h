@@ -84,6 +84,10 @@ void body_eval_plan(body_model *bm);
 /* The max_align_t words of a body_eval's memory (scratch_words). */
 size_t body_eval_words(const body_model *bm);
 
+/* A slide whose sliding speed is at most this (m/s) is at rest: friction
+ * takes its sign from the motion that starts (body_phase_solve). */
+#define BODY_SLIDE_AT_REST 1e-12
+
 /* The rigid-core contacts of phase ph at p (slides take their sign from the
  * state in e's last forward sweep; pins are anchored where their sites are,
  * on the ground).  Returns their number. */

@@ -148,6 +148,28 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
     return SM_OK;
 }
 
+/* A slide's site velocity along x, and its acceleration along x for the
+ * accelerations a (J a + J̇v), at the last forward sweep. */
+static double slide_velocity(const body_eval *e, const sm_contact *c, const double *v)
+{
+    double jac[3 * SM_RIGID_MAX_V];
+    sm_rigid_site_jac(e->m, e->d, c->site, jac, NULL);
+    double vt = 0;
+    for (size_t i = 0; i < e->bm->nv; i++) vt += jac[i] * v[i];
+    return vt;
+}
+
+static double slide_accel(const body_eval *e, const sm_contact *c, const double *v, const double *a)
+{
+    (void)v;
+    double jac[3 * SM_RIGID_MAX_V], jdv[3];
+    sm_rigid_site_jac(e->m, e->d, c->site, jac, NULL);
+    sm_rigid_site_jdotv(e->m, e->d, c->site, jdv);
+    double at = jdv[0];
+    for (size_t i = 0; i < e->bm->nv; i++) at += jac[i] * a[i];
+    return at;
+}
+
 void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c)
 {
     const body_contact *bc = &e->bm->f->contacts[k];
@@ -169,12 +191,8 @@ void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *
     }
     if (bc->kind == SM_CONTACT_SLIDE && v) {
         /* the sign of the sliding velocity: it changes only where a stick
-         * event ends the sliding phase */
-        double jac[3 * SM_RIGID_MAX_V];
-        sm_rigid_site_jac(e->m, e->d, c->site, jac, NULL);
-        double vt = 0;
-        for (size_t i = 0; i < e->bm->nv; i++) vt += jac[i] * v[i];
-        c->slide_sign = vt < 0 ? -1 : 1;
+         * event ends the sliding phase (at rest: body_phase_solve) */
+        c->slide_sign = slide_velocity(e, c, v) < 0 ? -1 : 1;
     }
 }
 
@@ -233,8 +251,20 @@ sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, doubl
     const size_t n = body_phase_contacts(e, ph, v, c);
     if (nc) *nc = n;
     double tau[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], lam[SM_RIGID_MAX_ROWS];
+    double *a = vdot ? vdot : acc, *l = lambda ? lambda : lam;
     body_spring_forces(e, q, v, tau);
-    st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, vdot ? vdot : acc, lambda ? lambda : lam, e->work);
+    st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, a, l, e->work);
+    /* A slide at rest (the state a slip event leaves) has no velocity to
+     * take friction's sign from: it slides the way it accelerates, so the
+     * sign must agree with the tangential acceleration it produces
+     * (friction opposing the motion that starts).  Where +1 does not, −1
+     * does: the friction force then adds to the push instead of opposing it. */
+    for (size_t k = 0; st == SM_OK && k < n; k++) {
+        if (c[k].kind != SM_CONTACT_SLIDE || fabs(slide_velocity(e, &c[k], v)) > BODY_SLIDE_AT_REST) continue;
+        if (slide_accel(e, &c[k], v, a) * c[k].slide_sign >= 0) continue;
+        c[k].slide_sign = -c[k].slide_sign;
+        st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, a, l, e->work);
+    }
     return st;
 }
 
