@@ -402,6 +402,31 @@ static void match_linkage(const char *body_rel, const char *link_rel)
     body_file_free(f);
 }
 
+/* Chen's heel-strike: the impulse acts on a list of contacts (the new
+ * stance foot and both knees held), not on the next phase's set, which
+ * releases the new swing knee; the other events keep impact: true. */
+static void test_impact_list(void **state)
+{
+    body_file *f = body_ok(src_path("models/bodies/kneed_hsu.yaml"));
+    assert_int_equal(f->n_phases, 2);
+    const body_event *hs = &f->phases[1].events[0];
+    assert_string_equal(hs->name, "heelstrike");
+    assert_true(hs->impact && hs->relabel);
+    assert_int_equal(hs->n_impact, 3);
+    static const char *const names[] = {"foot_a", "knee_a", "knee_b"};
+    for (size_t i = 0; i < 3; i++) assert_string_equal(f->contacts[hs->impact_contacts[i]].name, names[i]);
+    /* the next phase (knee_free) keeps only the stance knee locked */
+    assert_int_equal(f->phases[0].n_contacts, 2);
+    const body_event *ks = &f->phases[0].events[0];
+    assert_true(ks->impact);
+    assert_int_equal(ks->n_impact, 0);
+    /* the stance knee is locked by assumption: no knee_unlocked event */
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t i = 0; i < f->phases[ph].n_events; i++)
+            assert_int_not_equal(f->phases[ph].events[i].failure, SM_KNEE_UNLOCKED);
+    body_file_free(f);
+}
+
 static void test_files_match_linkage(void **state)
 {
     match_linkage("models/bodies/compass.yaml", "models/compass.yaml");
@@ -560,6 +585,9 @@ static void test_bad_files(void **state)
         {"too_many_coords", 4, 1, "more than 64 entries"},
         {"too_many_rows", 48, 5, "38 constraint rows, more than 36"},
         {"too_many_bodies", 18, 12, "more than 40 bodies"},
+        {"impact_unknown", 34, 26, "the impact of event 'heelstrike' names no contact ('toe_b')"},
+        {"impact_twice", 34, 26, "lists contact 'foot_a' twice in impact"},
+        {"impact_empty", 34, 17, "impact: [] names no contact"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char rel[200], path[1100];
@@ -636,6 +664,7 @@ int main(void)
         cmocka_unit_test(test_compass_round_spring),
         cmocka_unit_test(test_kneed_mcgeer),
         cmocka_unit_test(test_files_match_linkage),
+        cmocka_unit_test(test_impact_list),
         cmocka_unit_test(test_expressions),
         cmocka_unit_test(test_expression_in_file),
         cmocka_unit_test(test_bad_files),
