@@ -233,6 +233,161 @@ static void check_kneed(const sm_model *b)
     b->release(b);
 }
 
+/* The gait metrics both engines define, compared. */
+static void same_metrics(const sm_fixed_result *rb, const sm_fixed_result *rl)
+{
+    assert_close(rb->metrics.period, rl->metrics.period, 1e-10);
+    assert_close(rb->metrics.step_length, rl->metrics.step_length, 1e-10);
+    assert_close(rb->metrics.impact_energy_loss, rl->metrics.impact_energy_loss, 1e-9);
+    assert_close(rb->metrics.heelstrike_impulse, rl->metrics.heelstrike_impulse, 1e-9);
+    assert_close(rb->metrics.min_normal_force, rl->metrics.min_normal_force, 1e-8);
+    assert_close(rb->metrics.max_friction_ratio, rl->metrics.max_friction_ratio, 1e-9);
+}
+
+/* Hsu Chen's kneed walker: point feet, the stance knee locked by
+ * assumption, the new swing knee held through the heel-strike impact
+ * (impact: [foot_a, knee_a, knee_b]) and released after it. */
+static void check_hsu(const sm_model *b)
+{
+    sm_linkage *lk = load_ok("models/kneed_hsu.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(l, pl, xl, &rl);
+    solve(b, pb, xb, &rb);
+    const double *x = rb.x;
+    const double mapped[6] = {x[2], x[4], x[4] - x[5], x[8], x[10], x[10] - x[11]};
+    for (size_t i = 0; i < 6; i++) assert_close(mapped[i], rl.x[i], 1e-10);
+    /* the held knee: the trailing leg leaves straight, its flexion rate 0 */
+    assert_close(x[11], 0.0, 1e-12);
+    assert_close(rl.x[4], rl.x[5], 1e-12);
+    /* the published gait (models/kneed_hsu.yaml's header, Chen 2007) */
+    assert_close(x[2], 0.2396419965, 1e-9);
+    assert_close(x[8], -1.1338165864, 1e-9);
+    assert_close(x[10], -0.1087293385, 1e-9);
+    /* The held knee makes one multiplier zero (to the finite differences:
+     * a few 1e-12 here); the others agree to 1e-9 as McGeer's walker's. */
+    assert_int_equal(rb.n_free, rl.n_free);
+    for (size_t i = 0; i < rb.n_free; i++) {
+        print_message("hsu: multiplier %zu: %.12g%+.12gi body, %.12g%+.12gi linkage\n", i, rb.eig_re[i],
+                      rb.eig_im[i], rl.eig_re[i], rl.eig_im[i]);
+        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-9);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-9);
+    }
+    assert_close(rb.eig_re[rb.n_free - 1], 0.0, 1e-9);
+    same_metrics(&rb, &rl);
+    /* the stance knee's smallest locking torque, negative (Chen's knee is
+     * locked by assumption, so no knee_unlocked ends the stride) */
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = o.atol = 1e-12;
+    double lock = NAN, imp = NAN;
+    assert_status(sm_linkage_knee_measures(l, &o, pl, rl.x, &lock, &imp), SM_OK);
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(b, &o, &ws), SM_OK);
+    double g[SM_MAX_EXTRA];
+    assert_status(b->extra_measures(ws, pb, rb.x, g), SM_OK);
+    sm_workspace_free(ws);
+    print_message("hsu: period %.12g s, step %.12g m, min lock torque %.10g (linkage %.10g) N m\n",
+                  rb.metrics.period, rb.metrics.step_length, g[3], lock);
+    assert_close(g[3], lock, 1e-6);
+    assert_true(g[3] < -0.09);
+    assert_true(g[4] < 1e-9);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+/* The stance knee's (knee_a's) smallest locking torque over a stride,
+ * sampled: with both knees locked in every phase the ground measures'
+ * min_lock_torque is the swing knee's too. */
+typedef struct {
+    const body_model *bm;
+    const double *p;
+    double min;
+} knee_watch;
+
+static int watch_knee(void *ctx, double t, size_t phase, const double *x)
+{
+    knee_watch *w = ctx;
+    BODY_EVAL_MEM(mem, w->bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, w->bm, w->p, mem, NULL, 0), SM_OK);
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc = 0;
+    assert_status(body_phase_solve(&e, phase, x, NULL, lambda, c, &nc), SM_OK);
+    int knee_a = -1;
+    for (size_t k = 0; k < w->bm->f->n_contacts; k++)
+        if (strcmp(w->bm->f->contacts[k].name, "knee_a") == 0) knee_a = (int)k;
+    const int slot = body_phase_contact_slot(w->bm->f, phase, knee_a);
+    assert_true(slot >= 0);
+    double n, tan;
+    body_contact_force(&e, c, nc, lambda, (size_t)slot, &n, &tan);
+    w->min = fmin(w->min, n);
+    return 0;
+}
+
+/* McGeer's walker with its knees locked throughout: one phase, both locks. */
+static void check_kneed_locked(const sm_model *b)
+{
+    sm_linkage *lk = load_ok("models/kneed_mcgeer_locked.yaml");
+    const sm_model *l = sm_linkage_model(lk);
+    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    sm_model_default_params(b, pb);
+    sm_model_default_params(l, pl);
+    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    b->guess(xb, pb, b->data);
+    l->guess(xl, pl, l->data);
+    static sm_fixed_result rb, rl;
+    solve(l, pl, xl, &rl);
+    solve(b, pb, xb, &rb);
+    /* (stance, swing, rates) from the absolute thigh angles */
+    const size_t map[4] = {2, 4, 8, 10};
+    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    for (size_t i = 0; i < 2; i++) {
+        assert_close(rb.x[3 + 2 * i], 0.0, 1e-12);
+        assert_close(rb.x[9 + 2 * i], 0.0, 1e-12);
+    }
+    assert_int_equal(rb.n_free, rl.n_free);
+    for (size_t i = 0; i < rb.n_free; i++) {
+        print_message("locked: multiplier %zu: %.12g body, %.12g linkage\n", i, rb.eig_re[i], rl.eig_re[i]);
+        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-9);
+        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-9);
+    }
+    assert_true(rb.eig_re[0] < -1.0); /* period doubling: the knees make the walker stable */
+    same_metrics(&rb, &rl);
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.rtol = o.atol = 1e-12;
+    double lock = NAN, imp = NAN;
+    assert_status(sm_linkage_knee_measures(l, &o, pl, rl.x, &lock, &imp), SM_OK);
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(b, &o, &ws), SM_OK);
+    knee_watch w = {.bm = b->data, .p = pb, .min = INFINITY};
+    const sm_observer obs = {.dt = rb.metrics.period / 20000, .sample = watch_knee, .ctx = &w};
+    double y[SM_MAX_STATE];
+    assert_status(watch_knee(&w, 0, 0, rb.x), 0); /* the samples start after t = 0 */
+    assert_status(sm_stride(ws, pb, rb.x, y, NULL, &obs), SM_OK);
+    sm_workspace_free(ws);
+    print_message("locked: period %.12g s, step %.12g m, stance knee's min lock torque %.10g (linkage %.10g) N m\n",
+                  rb.metrics.period, rb.metrics.step_length, w.min, lock);
+    assert_close(w.min, lock, 1e-6);
+    assert_true(w.min > 0.18);
+    sm_linkage_free(lk);
+    b->release(b);
+}
+
+static void test_hsu_file(void **state) { check_hsu(open_ok("models/bodies/kneed_hsu.yaml")); }
+static void test_kneed_locked_file(void **state)
+{
+    check_kneed_locked(open_ok("models/bodies/kneed_mcgeer_locked.yaml"));
+}
+
 static void test_compass_matches_linkage_and_closed_form(void **state) { check_compass(create_ok(bf_compass())); }
 static void test_round_feet_spring_matches_linkage(void **state)
 {
@@ -433,6 +588,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_compass_file),
         cmocka_unit_test(test_round_feet_spring_file),
         cmocka_unit_test(test_kneed_file),
+        cmocka_unit_test(test_hsu_file),
+        cmocka_unit_test(test_kneed_locked_file),
         cmocka_unit_test(test_double_support_pins_hold),
         cmocka_unit_test(test_step_length_skips_locks),
         cmocka_unit_test(test_dependent_contacts_refused),
