@@ -1,5 +1,5 @@
 /* Body-walker model files (src/body/load.c, docs/body-walkers.md): the
- * files of models/bodies/ read into body_file with the counts, names and
+ * files of models/ read into body_file with the counts, names and
  * indices the format defines; expressions against values worked by hand;
  * every refused file of tests/data/body_bad/ at its line and column; the
  * fuzzer's corpus (tests/fuzz/fuzz_body.c). */
@@ -54,8 +54,8 @@ static void assert_names(char *const *names, size_t n, const char *const *want, 
 
 static void test_compass(void **state)
 {
-    body_file *f = body_ok(src_path("models/bodies/compass.yaml"));
-    assert_string_equal(f->name, "compass_body");
+    body_file *f = body_ok(src_path("models/compass.yaml"));
+    assert_string_equal(f->name, "compass_file");
     assert_int_equal(f->n_bodies, 4);
     static const char *const q[] = {"hip_x", "hip_z", "leg_a", "leg_b"};
     static const char *const v[] = {"hip_x_dot", "hip_z_dot", "leg_a_dot", "leg_b_dot"};
@@ -129,7 +129,7 @@ static void test_compass(void **state)
 
 static void test_compass_round_spring(void **state)
 {
-    body_file *f = body_ok(src_path("models/bodies/compass_round_spring.yaml"));
+    body_file *f = body_ok(src_path("models/compass_round_spring.yaml"));
     assert_int_equal(f->nq, 4);
     assert_int_equal(f->nv, 4);
     assert_int_equal(f->n_contacts, 2);
@@ -155,7 +155,7 @@ static void test_compass_round_spring(void **state)
 
 static void test_kneed_mcgeer(void **state)
 {
-    body_file *f = body_ok(src_path("models/bodies/kneed_mcgeer.yaml"));
+    body_file *f = body_ok(src_path("models/kneed_mcgeer.yaml"));
     assert_int_equal(f->n_bodies, 6);
     static const char *const q[] = {"hip_x", "hip_z", "thigh_a", "shank_a", "thigh_b", "shank_b"};
     assert_names(f->q_names, f->nq, q, 6);
@@ -407,7 +407,7 @@ static void match_linkage(const char *body_rel, const char *link_rel)
  * releases the new swing knee; the other events keep impact: true. */
 static void test_impact_list(void **state)
 {
-    body_file *f = body_ok(src_path("models/bodies/kneed_hsu.yaml"));
+    body_file *f = body_ok(src_path("models/kneed_hsu.yaml"));
     assert_int_equal(f->n_phases, 2);
     const body_event *hs = &f->phases[1].events[0];
     assert_string_equal(hs->name, "heelstrike");
@@ -429,9 +429,9 @@ static void test_impact_list(void **state)
 
 static void test_files_match_linkage(void **state)
 {
-    match_linkage("models/bodies/compass.yaml", "models/compass.yaml");
-    match_linkage("models/bodies/compass_round_spring.yaml", "models/compass_round_spring.yaml");
-    match_linkage("models/bodies/kneed_mcgeer.yaml", "models/kneed_mcgeer.yaml");
+    match_linkage("models/compass.yaml", "tests/data/linkage_models/compass.yaml");
+    match_linkage("models/compass_round_spring.yaml", "tests/data/linkage_models/compass_round_spring.yaml");
+    match_linkage("models/kneed_mcgeer.yaml", "tests/data/linkage_models/kneed_mcgeer.yaml");
 }
 
 /* Expressions: precedence, associativity and functions against the values

@@ -2,7 +2,7 @@
  * of rigid bodies against the linkage engine's models/compass.yaml and the
  * closed-form compass walker, round feet with a hip spring and McGeer's
  * kneed walker against their linkage files (built in C and read from
- * models/bodies/); a phase with dependent contacts refused at its line; a
+ * models/); a phase with dependent contacts refused at its line; a
  * callback's own status ending the stride. */
 #include <fcntl.h>
 #include <spawn.h>
@@ -59,7 +59,7 @@ static const sm_model *create_ok(body_file *f)
  * multipliers, period and step length; and the closed-form walker's. */
 static void check_compass(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/compass.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass.yaml");
     const sm_model *l = sm_linkage_model(lk);
     const sm_model *c = test_model("compass");
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
@@ -128,7 +128,7 @@ static void check_compass(const sm_model *b)
 static void test_compass_other_slope(void **state)
 {
     const sm_model *b = create_ok(bf_compass());
-    sm_linkage *lk = load_ok("models/compass.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass.yaml");
     const sm_model *l = sm_linkage_model(lk);
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);
@@ -154,7 +154,7 @@ static void test_compass_other_slope(void **state)
  * of models/compass_round_spring.yaml. */
 static void check_round_feet_spring(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/compass_round_spring.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass_round_spring.yaml");
     const sm_model *l = sm_linkage_model(lk);
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);
@@ -185,7 +185,7 @@ static void check_round_feet_spring(const sm_model *b)
 /* McGeer's kneed walker: knee locks, a knee-strike impact, two phases. */
 static void check_kneed(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/kneed_mcgeer.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/kneed_mcgeer.yaml");
     const sm_model *l = sm_linkage_model(lk);
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);
@@ -249,7 +249,7 @@ static void same_metrics(const sm_fixed_result *rb, const sm_fixed_result *rl)
  * (impact: [foot_a, knee_a, knee_b]) and released after it. */
 static void check_hsu(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/kneed_hsu.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/kneed_hsu.yaml");
     const sm_model *l = sm_linkage_model(lk);
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);
@@ -335,7 +335,7 @@ static int watch_knee(void *ctx, double t, size_t phase, const double *x)
 /* McGeer's walker with its knees locked throughout: one phase, both locks. */
 static void check_kneed_locked(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/kneed_mcgeer_locked.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/kneed_mcgeer_locked.yaml");
     const sm_model *l = sm_linkage_model(lk);
     double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);
@@ -382,10 +382,10 @@ static void check_kneed_locked(const sm_model *b)
     b->release(b);
 }
 
-static void test_hsu_file(void **state) { check_hsu(open_ok("models/bodies/kneed_hsu.yaml")); }
+static void test_hsu_file(void **state) { check_hsu(open_ok("models/kneed_hsu.yaml")); }
 static void test_kneed_locked_file(void **state)
 {
-    check_kneed_locked(open_ok("models/bodies/kneed_mcgeer_locked.yaml"));
+    check_kneed_locked(open_ok("models/kneed_mcgeer_locked.yaml"));
 }
 
 static void test_compass_matches_linkage_and_closed_form(void **state) { check_compass(create_ok(bf_compass())); }
@@ -395,14 +395,14 @@ static void test_round_feet_spring_matches_linkage(void **state)
 }
 static void test_kneed_matches_linkage(void **state) { check_kneed(create_ok(bf_kneed_mcgeer())); }
 
-/* The same through the files of models/bodies/ (the loader's), as the
+/* The same through the files of models/ (the loader's), as the
  * program opens them. */
-static void test_compass_file(void **state) { check_compass(open_ok("models/bodies/compass.yaml")); }
+static void test_compass_file(void **state) { check_compass(open_ok("models/compass.yaml")); }
 static void test_round_feet_spring_file(void **state)
 {
-    check_round_feet_spring(open_ok("models/bodies/compass_round_spring.yaml"));
+    check_round_feet_spring(open_ok("models/compass_round_spring.yaml"));
 }
-static void test_kneed_file(void **state) { check_kneed(open_ok("models/bodies/kneed_mcgeer.yaml")); }
+static void test_kneed_file(void **state) { check_kneed(open_ok("models/kneed_mcgeer.yaml")); }
 
 /* Ten strides of a model in double support (both pins holding through three
  * phases, tests/data/body_models/double_support.yaml), stride after stride
@@ -555,7 +555,7 @@ static void cli_refuses_dependent_contacts(void **state)
 /* fixed, simulate and continue over the slope take a body file as any model. */
 static void cli_runs_the_compass_file(void **state)
 {
-    const char *file = SM_SOURCE_DIR "/models/bodies/compass.yaml";
+    const char *file = SM_SOURCE_DIR "/models/compass.yaml";
     cli_result *r = cli_run("fixed", file, NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "leg_a=0.2710286"));

@@ -124,7 +124,7 @@ static void test_kneed_walker_extra_measures(void **state)
     (void)state;
     sm_linkage *lk = NULL;
     char why[256];
-    assert_status(sm_linkage_load(SM_SOURCE_DIR "/models/kneed_mcgeer.yaml", &lk, why, sizeof why), SM_OK);
+    assert_status(sm_linkage_load(SM_SOURCE_DIR "/tests/data/linkage_models/kneed_mcgeer.yaml", &lk, why, sizeof why), SM_OK);
     const sm_model *m = sm_linkage_model(lk);
     assert_non_null(m->extra_measures);
     assert_string_equal(m->extra_group, "knee");
@@ -152,7 +152,7 @@ static void test_kneed_walker_extra_measures(void **state)
     sm_linkage_free(lk);
 
     /* Straight legs: the hook is there, but nothing applies. */
-    assert_status(sm_linkage_load(SM_SOURCE_DIR "/models/compass.yaml", &lk, why, sizeof why), SM_OK);
+    assert_status(sm_linkage_load(SM_SOURCE_DIR "/tests/data/linkage_models/compass.yaml", &lk, why, sizeof why), SM_OK);
     m = sm_linkage_model(lk);
     ws = workspace(m);
     sm_model_default_params(m, p);

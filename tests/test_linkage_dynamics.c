@@ -22,8 +22,8 @@ static void check_mass_matrix(sm_linkage *lk, const double *p, size_t phase, con
 
 static void test_mass_matrix_is_kinetic_energy(void **state)
 {
-    const char *files[] = {"models/compass.yaml", "models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml",
-                           "models/kneed_mcgeer_locked.yaml"};
+    const char *files[] = {"tests/data/linkage_models/compass.yaml", "tests/data/linkage_models/kneed_hsu.yaml", "tests/data/linkage_models/kneed_mcgeer.yaml",
+                           "tests/data/linkage_models/kneed_mcgeer_locked.yaml"};
     for (size_t k = 0; k < 4; k++) {
         if (access(src_path(files[k]), R_OK) != 0) continue;
         sm_linkage *lk = load_ok(files[k]);
@@ -53,7 +53,7 @@ static void test_mass_matrix_is_kinetic_energy(void **state)
  * refused with an error, which the engine reports as rhs_failed. */
 static void test_singular_mass_matrix(void **state)
 {
-    sm_linkage *lk = load_ok("models/compass.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass.yaml");
     const sm_model *m = sm_linkage_model(lk);
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE], acc[3];
     sm_model_default_params(m, p);
@@ -107,7 +107,7 @@ static int watch_event(void *ctx, double t, size_t phase, const char *name, cons
  * with point feet and with round feet. */
 static void test_energy_and_momentum(void **state)
 {
-    sm_linkage *lk = load_ok("models/compass.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass.yaml");
     const sm_model *m = sm_linkage_model(lk);
     const double radii[] = {0.0, 0.3};
     for (size_t k = 0; k < 2; k++) {
@@ -179,7 +179,7 @@ static void test_kneed_energy_and_momentum(void **state)
  * same legs; momenta through heel-strike and the gait. */
 static void test_locked_knees(void **state)
 {
-    sm_linkage *lk = load_ok("models/kneed_mcgeer_locked.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/kneed_mcgeer_locked.yaml");
     const sm_model *m = sm_linkage_model(lk);
     assert_int_equal(m->n_state, 4);
     assert_int_equal(m->n_phases, 1);
@@ -239,7 +239,7 @@ static int work_sample(void *ctx, double t, size_t phase, const double *x)
  * of the damper and the torque (the spring's energy is in the potential). */
 static void test_spring_damper_work(void **state)
 {
-    sm_linkage *lk = load_ok("models/compass_round_spring.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass_round_spring.yaml");
     const sm_model *m = sm_linkage_model(lk);
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
     sm_model_default_params(m, p);

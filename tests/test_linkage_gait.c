@@ -8,7 +8,7 @@
  * and the gait measures of the file model match the closed-form compass. */
 static void test_kneed_hsu_gait(void **state)
 {
-    sm_linkage *lk = load_ok("models/kneed_hsu.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/kneed_hsu.yaml");
     const sm_model *m = sm_linkage_model(lk);
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
@@ -36,7 +36,7 @@ static void test_kneed_hsu_gait(void **state)
  * unlocks the knee and is reported as such. */
 static void test_kneed_mcgeer_gait(void **state)
 {
-    sm_linkage *lk = load_ok("models/kneed_mcgeer.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/kneed_mcgeer.yaml");
     const sm_model *m = sm_linkage_model(lk);
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
@@ -96,8 +96,8 @@ static void check_multipliers_converge(const char *rel)
 
 static void test_kneed_multipliers_converge(void **state)
 {
-    check_multipliers_converge("models/kneed_hsu.yaml");
-    check_multipliers_converge("models/kneed_mcgeer.yaml");
+    check_multipliers_converge("tests/data/linkage_models/kneed_hsu.yaml");
+    check_multipliers_converge("tests/data/linkage_models/kneed_mcgeer.yaml");
 }
 
 int main(void)

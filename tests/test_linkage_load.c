@@ -12,7 +12,7 @@ static void test_registry_opens_files(void **state)
 {
     const sm_model *m = NULL;
     char why[1024];
-    assert_status(sm_registry_open(src_path("models/compass.yaml"), &m, why, sizeof why), SM_OK);
+    assert_status(sm_registry_open(src_path("tests/data/linkage_models/compass.yaml"), &m, why, sizeof why), SM_OK);
     assert_non_null(sm_linkage_of(m));
     assert_string_equal(m->name, "compass_file");
     assert_true(sm_model_param_index(m, "leg.mass") >= 0);
@@ -163,16 +163,16 @@ static void same_strides(sm_linkage *a, sm_linkage *b)
  * legs: declared, each gives the same walker, stride for stride. */
 static void test_declared_phases_identical(void **state)
 {
-    const char *mcgeer = read_text("models/kneed_mcgeer.yaml");
-    sm_linkage *a = load_ok("models/kneed_mcgeer.yaml");
+    const char *mcgeer = read_text("tests/data/linkage_models/kneed_mcgeer.yaml");
+    sm_linkage *a = load_ok("tests/data/linkage_models/kneed_mcgeer.yaml");
     sm_linkage *b = load_text(mcgeer, NULL, "phases: [knee_free, knee_locked]\n");
     same_strides(a, b);
     sm_linkage_free(b);
     sm_linkage_free(a);
 
-    const char *locked = read_text("models/kneed_mcgeer_locked.yaml");
+    const char *locked = read_text("tests/data/linkage_models/kneed_mcgeer_locked.yaml");
     const char *line = "  locked: true      # both knees locked: the straight-legged phase sequence\n";
-    a = load_ok("models/kneed_mcgeer_locked.yaml");
+    a = load_ok("tests/data/linkage_models/kneed_mcgeer_locked.yaml");
     b = load_text(locked, line, "phases: [knee_locked]\n");
     same_strides(a, b);
     sm_linkage_free(b);
@@ -181,8 +181,8 @@ static void test_declared_phases_identical(void **state)
     sm_linkage_free(b);
     sm_linkage_free(a);
 
-    a = load_ok("models/compass.yaml");
-    b = load_text(read_text("models/compass.yaml"), NULL, "phases: [swing]\n");
+    a = load_ok("tests/data/linkage_models/compass.yaml");
+    b = load_text(read_text("tests/data/linkage_models/compass.yaml"), NULL, "phases: [swing]\n");
     same_strides(a, b);
     sm_linkage_free(b);
     sm_linkage_free(a);
@@ -261,58 +261,6 @@ static void test_fuzz_corpus(void **state)
 
 /* ---- the program ------------------------------------------------------------ */
 
-/* Runs stridemap in the source tree, where models/NAME.yaml is found by
- * name, with the NULL-terminated arguments. */
-static cli_result *run_in_tree(const char *first, ...)
-{
-    char here[4096];
-    assert_non_null(getcwd(here, sizeof here));
-    assert_int_equal(chdir(SM_SOURCE_DIR), 0);
-    va_list ap;
-    va_start(ap, first);
-    cli_result *r = cli_run_va(NULL, first, ap);
-    va_end(ap);
-    assert_int_equal(chdir(here), 0);
-    return r;
-}
-
-static void test_cli_files(void **state)
-{
-    if (!cli_exe) skip();
-    cli_result *r = run_in_tree("fixed", "models/kneed_mcgeer.yaml", "--json", NULL);
-    assert_int_equal(r->status, 0);
-    assert_non_null(strstr(r->out, "\"min_lock_torque\""));
-    assert_non_null(strstr(r->out, "\"heelstrike_impulse\""));
-    assert_non_null(strstr(r->out, "\"min_foot_clearance\""));
-    assert_non_null(strstr(r->out, "\"stable\": true"));
-    assert_int_equal(run_in_tree("fixed", "kneed_hsu", "--set", "thigh.mass=0.55", NULL)->status, 0);
-    /* a 1e-5 step in a leg rate no longer locks the knee for the swing */
-    r = run_in_tree("fixed", "kneed_hsu", "--fd-step", "1e-5", "--rtol", "1e-12", "--atol", "1e-12", NULL);
-    assert_int_equal(r->status, 0);
-    r = run_in_tree("params", "models/compass.yaml", NULL);
-    assert_int_equal(r->status, 0);
-    assert_non_null(strstr(r->out, "leg.mass"));
-    r = run_in_tree("models", NULL);
-    assert_int_equal(r->status, 0);
-    assert_non_null(strstr(r->out, "models/kneed_mcgeer.yaml"));
-    /* a file error: file:line:col, one line, the data-error status */
-    const char *bad = write_tmp(GOOD_HEAD "links:\n  - name: leg\n    length: 1\n    mass: -5\n    com: 0.5\n");
-    r = run_in_tree("fixed", bad, NULL);
-    unlink(bad);
-    cli_expect_error(r, 65, ":7:11: ");
-    assert_non_null(strstr(r->err, "mass must be zero or positive"));
-    assert_int_equal(run_in_tree("fixed", "/nonexistent/walker.yaml", NULL)->status, 66);
-    char top[] = "/tmp/stridemap_dir_XXXXXX", dir[64];
-    assert_non_null(mkdtemp(top));
-    snprintf(dir, sizeof dir, "%s/walker.yaml", top);
-    assert_int_equal(mkdir(dir, 0700), 0);
-    r = run_in_tree("fixed", dir, NULL);
-    rmdir(dir);
-    rmdir(top);
-    assert_int_equal(r->status, 66);
-    assert_non_null(strstr(r->err, "is a directory"));
-    assert_int_equal(run_in_tree("fixed", "models/compass.yaml", "--set", "leg.mass=-1", NULL)->status, 65);
-}
 int main(int argc, char **argv)
 {
     /* absolute: the program runs in the source tree */
@@ -325,7 +273,6 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fuzz_corpus),
         cmocka_unit_test(test_declared_phases_identical),
         cmocka_unit_test(test_phase_errors),
-        cmocka_unit_test(test_cli_files),
     };
     return cmocka_run_group_tests_name("linkage_load", tests, NULL, NULL);
 }

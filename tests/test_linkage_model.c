@@ -26,7 +26,7 @@ static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed
 static void test_compass_file_matches_closed_form(void **state)
 {
     const sm_model *c = test_model("compass");
-    sm_linkage *lk = load_ok("models/compass.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass.yaml");
     const sm_model *f = sm_linkage_model(lk);
     double pc[SM_MAX_PARAMS], pf[SM_MAX_PARAMS];
     sm_model_default_params(c, pc);
@@ -98,8 +98,8 @@ static void check_start_continuous(const char *rel)
 
 static void test_kneed_start_continuous(void **state)
 {
-    check_start_continuous("models/kneed_hsu.yaml");
-    check_start_continuous("models/kneed_mcgeer.yaml");
+    check_start_continuous("tests/data/linkage_models/kneed_hsu.yaml");
+    check_start_continuous("tests/data/linkage_models/kneed_mcgeer.yaml");
 }
 
 typedef struct {
@@ -124,7 +124,7 @@ static int foot_sample(void *ctx, double t, size_t phase, const double *x)
  * the knee locked at once) and the stride was accepted. */
 static void test_kneed_swing_clears_ground(void **state)
 {
-    const char *files[2] = {"models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml"};
+    const char *files[2] = {"tests/data/linkage_models/kneed_hsu.yaml", "tests/data/linkage_models/kneed_mcgeer.yaml"};
     for (int k = 0; k < 2; k++) {
         static sm_fixed_result r;
         assert_status(kneed_gait(files[k], 1e-10, 0, false, &r), SM_OK);
@@ -159,7 +159,7 @@ static void test_kneed_swing_clears_ground(void **state)
 /* A tiny foot radius is a small perturbation of the point foot. */
 static void test_zero_radius_is_point_foot(void **state)
 {
-    sm_linkage *lk = load_ok("models/compass.yaml");
+    sm_linkage *lk = load_ok("tests/data/linkage_models/compass.yaml");
     const sm_model *m = sm_linkage_model(lk);
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y0[SM_MAX_STATE], y1[SM_MAX_STATE];
     sm_model_default_params(m, p);
