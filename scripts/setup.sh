@@ -7,7 +7,7 @@ packages=(
   gcc meson ninja-build pkg-config
   libsundials-dev liblapacke-dev libopenblas-dev
   libcmocka-dev libjansson-dev
-  libcyaml-dev               # model files (models/*.yaml)
+  libyaml-dev                # model files (models/*.yaml): libyaml gives every node its line:column
   libgsl-dev                 # bench/ baseline only
   libmujoco-dev              # tests/test_rigid_mujoco.c, an independent check of src/rigid/ (optional)
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
