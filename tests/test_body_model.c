@@ -306,6 +306,7 @@ typedef struct {
     const body_model *bm;
     const double *p;
     double min;
+    size_t phase; /* of the last sample */
 } knee_watch;
 
 static int watch_knee(void *ctx, double t, size_t phase, const double *x)
@@ -326,6 +327,7 @@ static int watch_knee(void *ctx, double t, size_t phase, const double *x)
     double n, tan;
     body_contact_force(&e, c, nc, lambda, (size_t)slot, &n, &tan);
     w->min = fmin(w->min, n);
+    w->phase = phase;
     return 0;
 }
 
@@ -354,6 +356,69 @@ static void check_kneed_locked(const sm_model *b)
                   rb.metrics.period, rb.metrics.step_length, w.min);
     assert_close(w.min, LOCKED.lock, 1e-6);
     assert_true(w.min > 0.18);
+    b->release(b);
+}
+
+/* The gap of contact name of a body walker at x. */
+static double gap_of(const sm_model *m, const double *p, const double *x, const char *name)
+{
+    const body_model *bm = m->data;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    assert_status(sm_rigid_forward(e.m, e.d, x, x + bm->nq), SM_OK);
+    for (size_t k = 0; k < bm->f->n_contacts; k++)
+        if (strcmp(bm->f->contacts[k].name, name) == 0) {
+            sm_contact c;
+            body_contact_at(&e, k, NULL, &c);
+            return sm_contact_gap(e.m, e.d, x, &c, NULL);
+        }
+    fail_msg("no contact %s", name);
+    return NAN;
+}
+
+/* McGeer's walker fails the way its header says: with the disk's centre
+ * 0.03 m ahead of the leg axis (below ~0.045 m) the stance knee's locking
+ * torque is negative from the start of the step, knee_unlocked; on level
+ * ground the swing disk touches down before heel-strike may count, scuffed,
+ * with its lowest point on the ground. */
+static void test_kneed_failures(void **state)
+{
+    const sm_model *b = open_ok("models/kneed_mcgeer.yaml");
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+    sm_model_default_params(b, p);
+    b->guess(x, p, b->data);
+    set_param(b, p, "sites.disk_a.pos.x", 0.03);
+    b->lift(x, p, b->data);
+    sm_workspace *ws = test_workspace(b, 1e-12, SM_METHOD_ADAMS);
+    assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_KNEE_UNLOCKED);
+    /* the stop would have to pull the stance knee straight from the start */
+    knee_watch w = {.bm = b->data, .p = p, .min = INFINITY};
+    assert_status(watch_knee(&w, 0, 0, x), 0);
+    print_message("kneed, disk 0.03 m ahead: knee_unlocked; the stance knee's torque at the start %.3g N m\n", w.min);
+    assert_true(w.min < 0);
+    /* the default gait's stays positive (Garcia's Table 2.1: 0.353 N m) */
+    sm_model_default_params(b, p);
+    b->guess(x, p, b->data);
+    w.min = INFINITY;
+    assert_status(watch_knee(&w, 0, 0, x), 0);
+    assert_true(w.min > 0);
+
+    sm_model_default_params(b, p);
+    set_param(b, p, "slope", 0.0);
+    b->guess(x, p, b->data);
+    b->lift(x, p, b->data);
+    /* walking on, it slows down until a stride scuffs */
+    sm_status st = SM_OK;
+    int k = 0;
+    for (; k < 50 && st == SM_OK; k++) {
+        st = sm_stride(ws, p, x, y, NULL, NULL);
+        if (st == SM_OK) memcpy(x, y, sizeof x);
+    }
+    print_message("kneed on level ground: stride %d ends %s\n", k, sm_status_name(st));
+    assert_status(st, SM_SCUFFED);
+    assert_close(gap_of(b, p, y, "disk_b"), 0.0, 1e-9);
+    sm_workspace_free(ws);
     b->release(b);
 }
 
@@ -558,6 +623,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_kneed_file),
         cmocka_unit_test(test_hsu_file),
         cmocka_unit_test(test_kneed_locked_file),
+        cmocka_unit_test(test_kneed_failures),
         cmocka_unit_test(test_double_support_pins_hold),
         cmocka_unit_test(test_step_length_skips_locks),
         cmocka_unit_test(test_dependent_contacts_refused),
