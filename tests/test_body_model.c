@@ -422,6 +422,61 @@ static void test_kneed_failures(void **state)
     b->release(b);
 }
 
+/* The gait of a model file at tolerance rtol, Newton's (and the stability
+ * Jacobian's) finite-difference step h. */
+static sm_status file_gait(const char *rel, double rtol, double h, bool central, sm_fixed_result *r)
+{
+    const sm_model *m = open_ok(rel);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = test_workspace(m, rtol, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.fd_step = h;
+    no.central = central;
+    const sm_status st = sm_fixed_point(ws, p, x0, &no, r);
+    sm_workspace_free(ws);
+    m->release(m);
+    return st;
+}
+
+/* The multipliers of a kneed gait, by central differences of one fixed step
+ * h, converge as the integration tolerance goes from 1e-10 to 1e-13: the
+ * integrator's error in P, divided by h, is all that changes.  Newton with
+ * that step converges at every tolerance, as it does with forward
+ * differences of 1e-5 (a knee locking at once for one sign of the step
+ * would stop both: Chen's walker starts every step with its swing knee
+ * straight at rate zero). */
+static void check_multipliers_converge(const char *rel)
+{
+    const double h = 1e-2;
+    static sm_fixed_result r[4];
+    for (int k = 0; k < 4; k++) {
+        const double rtol = pow(10.0, -10 - k);
+        if (file_gait(rel, rtol, h, true, &r[k]) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step %g (%s)", rel, rtol, h, sm_status_name(r[k].status));
+        static sm_fixed_result f;
+        if (file_gait(rel, rtol, 1e-5, false, &f) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step 1e-5 (%s)", rel, rtol, sm_status_name(f.status));
+    }
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = 0;
+        for (size_t i = 0; i < r[k].n_free; i++)
+            d[k] = fmax(d[k], hypot(r[k].eig_re[i] - r[k + 1].eig_re[i], r[k].eig_im[i] - r[k + 1].eig_im[i]));
+    }
+    print_message("%s: multipliers move by %.2g, %.2g, %.2g from rtol 1e-10 to 1e-13\n", rel, d[0], d[1], d[2]);
+    assert_true(d[2] < d[0]);
+    assert_true(d[2] <= 2e-8);
+}
+
+static void test_kneed_multipliers_converge(void **state)
+{
+    check_multipliers_converge("models/kneed_hsu.yaml");
+    check_multipliers_converge("models/kneed_mcgeer.yaml");
+}
+
 static void test_compass_built(void **state) { check_compass(create_ok(bf_compass())); }
 static void test_round_feet_spring_built(void **state) { check_round_feet_spring(create_ok(bf_compass_round_spring())); }
 static void test_kneed_built(void **state) { check_kneed(create_ok(bf_kneed_mcgeer())); }
@@ -624,6 +679,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_hsu_file),
         cmocka_unit_test(test_kneed_locked_file),
         cmocka_unit_test(test_kneed_failures),
+        cmocka_unit_test(test_kneed_multipliers_converge),
         cmocka_unit_test(test_double_support_pins_hold),
         cmocka_unit_test(test_step_length_skips_locks),
         cmocka_unit_test(test_dependent_contacts_refused),
