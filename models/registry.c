@@ -3,7 +3,6 @@
  * models.def, its source in models/meson.build. */
 #include "stridemap/registry.h"
 
-#include "stridemap/linkage.h"
 #include "../src/body/open.h"
 
 #include <stdio.h>
@@ -35,16 +34,11 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* A model file: a path ending in .yaml, or models/NAME.yaml: a body walker
- * (docs/body-walkers.md) if it has bodies:, else a linkage (linkage.h). */
+/* A model file: a path ending in .yaml, or models/NAME.yaml: a walker as a
+ * tree of rigid bodies (docs/body-walkers.md). */
 static sm_status open_file(const char *path, const sm_model **out, char *why, size_t why_len)
 {
-    if (body_file_is_body(path)) return body_open(path, out, why, why_len);
-    sm_linkage *lk = NULL;
-    sm_status st = sm_linkage_load(path, &lk, why, why_len);
-    if (st != SM_OK) return st;
-    *out = sm_linkage_model(lk);
-    return SM_OK;
+    return body_open(path, out, why, why_len);
 }
 
 const char *sm_registry_model_dir(size_t i, char *buf, size_t len)

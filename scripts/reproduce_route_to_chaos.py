@@ -251,8 +251,9 @@ def compass_run(exe, out, tol, orbit_tol, quick, log, draw):
     run(exe, ["continue", "compass", "--param", "gamma", "--from", "0.05235987755982988", "--to", "0.1",
               "--switch", "--max-period", "16", "--max-points", "60", "--out", out + "/compass_branch.csv"] + tol,
         log)
-    # The same walker read from its model file by the linkage engine: an
-    # independent derivation of the dynamics, so its first PD must agree.
+    # The same walker read from its model file by the rigid-body engine (a
+    # tree of bodies with a pinned foot): an independent derivation of the
+    # dynamics, so its first PD must agree.
     run(exe, ["continue", "models/compass.yaml", "--param", "slope", "--to", "0.08", "--out",
               out + "/compass_yaml_branch.csv"] + tol, log)
     # The rimless wheel's gait ends where it no longer vaults (closed form).
@@ -387,7 +388,7 @@ def report(summary, ck):
         lines += ["", "Ratios of successive PD intervals: %s." % ", ".join(ratios)]
         lines += pd_notes(a, b)
         if a["yaml_first_pd"] is not None and b["yaml_first_pd"] is not None:
-            lines.append("models/compass.yaml (linkage engine), first PD: γ = %s; the closed-form walker's: %s." % (
+            lines.append("models/compass.yaml (rigid-body engine), first PD: γ = %s; the closed-form walker's: %s." % (
                 ck.sig("compass.yaml PD 1->2", a["yaml_first_pd"], b["yaml_first_pd"], 7, show=10),
                 ck.sig("compass PD 1->2 (10 digits)", a["first_pd"]["1"] if "1" in a["first_pd"] else a["first_pd"][1],
                        b["first_pd"]["1"] if "1" in b["first_pd"] else b["first_pd"][1], 7, show=10)))

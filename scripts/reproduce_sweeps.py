@@ -43,9 +43,9 @@ SWEEPS = {
         "x": "gamma", "y": "mh", "xlabel": "slope γ (rad)", "ylabel": "μ = mh/m  (m = 1 kg, a = b = 0.5 m)",
         "walker": {"mh": 2.0, "gamma": 0.05235987755982988}, "walker_name": "Goswami's default walker (μ = 2, 3°)"},
     "kneed_thigh": {
-        "args": ["kneed_mcgeer", "--grid", "thigh.mass=0.5:5:50", "--grid", "thigh.com=0.02:0.3:50"],
-        "x": "thigh.com", "y": "thigh.mass", "xlabel": "thigh centre of mass below the hip (m; thigh 0.35 m)",
-        "ylabel": "thigh mass (kg)", "walker": {"thigh.mass": 2.345, "thigh.com": 0.091},
+        "args": ["kneed_mcgeer", "--grid", "bodies.thigh_a.mass=0.5:5:50", "--grid", "thigh_com=0.02:0.3:50"],
+        "x": "thigh_com", "y": "bodies.thigh_a.mass", "xlabel": "thigh centre of mass below the hip (m; thigh 0.35 m)",
+        "ylabel": "thigh mass (kg)", "walker": {"bodies.thigh_a.mass": 2.345, "thigh_com": 0.091},
         "walker_name": "the default walker (2.345 kg, 0.091 m)"},
 }
 

@@ -8,7 +8,7 @@ packages=(
   libsundials-dev liblapacke-dev libopenblas-dev
   cmake make dpkg-dev        # scripts/build-sundials.sh: SUNDIALS from its source package, with -O2
   libcmocka-dev libjansson-dev
-  libcyaml-dev               # model files (models/*.yaml)
+  libyaml-dev                # model files (models/*.yaml): libyaml gives every node its line:column
   libgsl-dev                 # bench/ baseline only
   libmujoco-dev              # tests/test_rigid_mujoco.c, an independent check of src/rigid/ (optional)
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)

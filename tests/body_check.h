@@ -86,6 +86,13 @@ static inline bool body_file_consistent(const body_file *f)
             if (!body_num_ok(&e->value, f, p) || e->n_guards > BODY_MAX_GUARDS) return false;
             for (size_t g = 0; g < e->n_guards; g++)
                 if (!body_num_ok(&e->guards[g].value, f, p)) return false;
+            /* an impact list: distinct contacts of the file, only on an impact */
+            if (e->n_impact > BODY_MAX_CONTACTS || (e->n_impact > 0 && !e->impact)) return false;
+            for (size_t i = 0; i < e->n_impact; i++) {
+                if (e->impact_contacts[i] < 0 || e->impact_contacts[i] >= (int)f->n_contacts) return false;
+                for (size_t j = 0; j < i; j++)
+                    if (e->impact_contacts[j] == e->impact_contacts[i]) return false;
+            }
         }
     }
     if (f->nq > BODY_MAX_COORDS || f->nv > BODY_MAX_COORDS) return false;

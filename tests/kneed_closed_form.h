@@ -1,7 +1,9 @@
 /* The planar kneed walker with point feet and point masses, derived by hand
- * (Lagrange) and written without the linkage engine, to cross-check it.
+ * (Lagrange) and written without any engine of stridemap's, to cross-check
+ * the model files (tests/test_kneed_cross.c; once the retired linkage
+ * engine, now the rigid-body core).
  *
- * Frame and angles are the engine's (include/stridemap/linkage.h): x along
+ * Frame and angles are the model files' (docs/body-walkers.md): x along
  * the slope, downhill; y along the slope normal, up; gravity
  * g (sin gamma, -cos gamma).  Every angle th is that of the unit vector
  * u(th) = (sin th, -cos th) pointing from a link's upper end to its lower

@@ -1,5 +1,5 @@
 /* Body-walker model files (src/body/load.c, docs/body-walkers.md): the
- * files of models/bodies/ read into body_file with the counts, names and
+ * files of models/ read into body_file with the counts, names and
  * indices the format defines; expressions against values worked by hand;
  * every refused file of tests/data/body_bad/ at its line and column; the
  * fuzzer's corpus (tests/fuzz/fuzz_body.c). */
@@ -7,13 +7,38 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "test_util.h"
 #include "body_check.h"
 #include "body_def.h"
 #include "expr.h"
-#include "linkage_util.h"
 #include "stridemap/rigid.h"
 #include "stridemap/registry.h"
+
+#ifndef SM_SOURCE_DIR
+#define SM_SOURCE_DIR "."
+#endif
+
+static const char *src_path(const char *rel)
+{
+    static char buf[4][1024];
+    static int k = 0;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", SM_SOURCE_DIR, rel);
+    return buf[k];
+}
+
+static const char *write_tmp(const char *text)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/tmp/stridemap_test_body_load_%d.yaml", (int)getpid());
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
 
 static body_file *body_ok(const char *path)
 {
@@ -54,8 +79,8 @@ static void assert_names(char *const *names, size_t n, const char *const *want, 
 
 static void test_compass(void **state)
 {
-    body_file *f = body_ok(src_path("models/bodies/compass.yaml"));
-    assert_string_equal(f->name, "compass_body");
+    body_file *f = body_ok(src_path("models/compass.yaml"));
+    assert_string_equal(f->name, "compass_file");
     assert_int_equal(f->n_bodies, 4);
     static const char *const q[] = {"hip_x", "hip_z", "leg_a", "leg_b"};
     static const char *const v[] = {"hip_x_dot", "hip_z_dot", "leg_a_dot", "leg_b_dot"};
@@ -129,7 +154,7 @@ static void test_compass(void **state)
 
 static void test_compass_round_spring(void **state)
 {
-    body_file *f = body_ok(src_path("models/bodies/compass_round_spring.yaml"));
+    body_file *f = body_ok(src_path("models/compass_round_spring.yaml"));
     assert_int_equal(f->nq, 4);
     assert_int_equal(f->nv, 4);
     assert_int_equal(f->n_contacts, 2);
@@ -155,7 +180,7 @@ static void test_compass_round_spring(void **state)
 
 static void test_kneed_mcgeer(void **state)
 {
-    body_file *f = body_ok(src_path("models/bodies/kneed_mcgeer.yaml"));
+    body_file *f = body_ok(src_path("models/kneed_mcgeer.yaml"));
     assert_int_equal(f->n_bodies, 6);
     static const char *const q[] = {"hip_x", "hip_z", "thigh_a", "shank_a", "thigh_b", "shank_b"};
     assert_names(f->q_names, f->nq, q, 6);
@@ -194,219 +219,34 @@ static void test_kneed_mcgeer(void **state)
     assert_string_equal(f->params[param(f, "thigh_gyration")].unit, "m");
     /* the guard is 2 % of the 0.8 m leg */
     assert_close(body_num_eval(&f->phases[1].events[0].guards[0].value, p), 0.016, 1e-17);
-    /* the linkage's shank_dot -2.15730642975 as the knee's flexion rate */
+    /* the old linkage format's shank_dot -2.15730642975 as the knee's flexion rate */
     assert_close(f->guess[6 + 5], 0.10545027942 + 2.15730642975, 1e-11);
     body_file_free(f);
 }
 
-/* The three files describe the linkage engine's walkers (src/linkage/, the
- * reference until it is retired): built into a rigid tree from rigid.h
- * alone, the constrained accelerations of [M J^T; J 0][a; -lambda] =
- * [-(C v + G) - spring; -Jdot v], solved here, the kinetic energy, the
- * stance knee's locking torque and the swing foot's height and lead equal
- * the linkage's at its guess and at two states off it, in every phase. */
-static int dense_solve(int n, double *A, double *b)
+/* Chen's heel-strike: the impulse acts on a list of contacts (the new
+ * stance foot and both knees held), not on the next phase's set, which
+ * releases the new swing knee; the other events keep impact: true. */
+static void test_impact_list(void **state)
 {
-    for (int k = 0; k < n; k++) {
-        int piv = k;
-        for (int i = k + 1; i < n; i++)
-            if (fabs(A[i * n + k]) > fabs(A[piv * n + k])) piv = i;
-        for (int j = 0; j < n; j++) {
-            const double t = A[k * n + j];
-            A[k * n + j] = A[piv * n + j];
-            A[piv * n + j] = t;
-        }
-        const double t = b[k];
-        b[k] = b[piv];
-        b[piv] = t;
-        if (!(fabs(A[k * n + k]) > 0)) return -1;
-        for (int i = k + 1; i < n; i++) {
-            const double r = A[i * n + k] / A[k * n + k];
-            for (int j = k; j < n; j++) A[i * n + j] -= r * A[k * n + j];
-            b[i] -= r * b[k];
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        double acc = b[i];
-        for (int j = i + 1; j < n; j++) acc -= A[i * n + j] * b[j];
-        b[i] = acc / A[i * n + i];
-    }
-    return 0;
-}
-
-static sm_rigid_model *tree_of(const body_file *f, const double *p)
-{
-    sm_rigid_body_def bd[BODY_MAX_BODIES];
-    sm_rigid_site_def sd[BODY_MAX_SITES];
-    memset(bd, 0, sizeof bd);
-    for (size_t i = 0; i < f->n_bodies; i++) {
-        const body_body *b = &f->bodies[i];
-        bd[i] = (sm_rigid_body_def){.name = b->name, .parent = b->parent, .joint = b->joint,
-                                    .mass = body_num_eval(&b->mass, p)};
-        memcpy(bd[i].quat, b->quat, sizeof b->quat);
-        memcpy(bd[i].axis, b->axis, sizeof b->axis);
-        double I[6];
-        for (int k = 0; k < 3; k++) {
-            bd[i].pos[k] = body_num_eval(&b->pos[k], p);
-            bd[i].com[k] = body_num_eval(&b->com[k], p);
-        }
-        for (int k = 0; k < 6; k++) I[k] = body_num_eval(&b->inertia[k], p);
-        const double T[9] = {I[0], I[3], I[4], I[3], I[1], I[5], I[4], I[5], I[2]};
-        memcpy(bd[i].inertia, T, sizeof T);
-    }
-    for (size_t i = 0; i < f->n_sites; i++) {
-        sd[i] = (sm_rigid_site_def){.name = f->sites[i].name, .body = f->sites[i].body};
-        for (int k = 0; k < 3; k++) sd[i].pos[k] = body_num_eval(&f->sites[i].pos[k], p);
-    }
-    const double g0 = body_num_eval(&f->gravity, p), slope = body_num_eval(&f->slope, p);
-    const double g[3] = {g0 * sin(slope), 0, -g0 * cos(slope)};
-    sm_rigid_model *m = NULL;
-    char msg[256];
-    if (sm_rigid_model_create(bd, f->n_bodies, sd, f->n_sites, g, &m, msg, sizeof msg) != SM_OK) fail_msg("%s", msg);
-    return m;
-}
-
-/* Accelerations and constraint forces in phase ph at (q, v); v's first two
- * entries (the hip's slides) are set from the stance contact's rows. */
-static void constrained(const body_file *f, const double *p, sm_rigid_model *m, sm_rigid_data *d,
-                        const body_phase *ph, const double *q, double *v, double *a, double *lambda)
-{
-    const size_t nv = f->nv;
-    double J[8][16], Jd[8];
-    int rows = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        assert_status(sm_rigid_forward(m, d, q, v), SM_OK);
-        rows = 0;
-        for (size_t k = 0; k < ph->n_contacts; k++) {
-            const body_contact *c = &f->contacts[ph->contacts[k]];
-            memset(J[rows], 0, sizeof J[rows]);
-            if (c->kind == SM_CONTACT_LOCK) {
-                J[rows][sm_rigid_body_vadr(m, (size_t)c->body)] = 1;
-                Jd[rows++] = 0;
-                continue;
-            }
-            double jp[3 * 16], jr[3 * 16], acc[3];
-            sm_rigid_site_jac(m, d, (size_t)c->site, jp, jr);
-            sm_rigid_site_jdotv(m, d, (size_t)c->site, acc);
-            /* a disk rolling about y: its lowest point moves with v_x - R w_y */
-            const double R = c->kind == SM_CONTACT_ROLL ? body_num_eval(&c->radius, p) : 0;
-            for (size_t j = 0; j < nv; j++) {
-                J[rows][j] = jp[j] - R * jr[nv + j];
-                J[rows + 1][j] = jp[2 * nv + j];
-            }
-            Jd[rows] = acc[0];
-            Jd[rows + 1] = acc[2];
-            rows += 2;
-        }
-        if (pass == 0) {
-            double A[4] = {J[0][0], J[0][1], J[1][0], J[1][1]}, b[2] = {0, 0};
-            for (size_t j = 2; j < nv; j++) {
-                b[0] -= J[0][j] * v[j];
-                b[1] -= J[1][j] * v[j];
-            }
-            assert_int_equal(dense_solve(2, A, b), 0);
-            v[0] = b[0];
-            v[1] = b[1];
-        }
-    }
-    double M[16 * 16], bias[16];
-    sm_rigid_mass(m, d, M);
-    sm_rigid_bias(m, d, bias);
-    for (size_t k = 0; k < f->n_forces; k++) {
-        const body_force *fo = &f->forces[k];
-        double s = 0, sd = 0;
-        for (size_t i = 0; i < fo->n; i++) {
-            s += fo->coef[i] * q[sm_rigid_body_qadr(m, (size_t)fo->body[i])];
-            sd += fo->coef[i] * v[sm_rigid_body_vadr(m, (size_t)fo->body[i])];
-        }
-        const double T = body_num_eval(&fo->stiffness, p) * (s - body_num_eval(&fo->rest, p)) +
-                         body_num_eval(&fo->damping, p) * sd - body_num_eval(&fo->torque, p);
-        for (size_t i = 0; i < fo->n; i++) bias[sm_rigid_body_vadr(m, (size_t)fo->body[i])] += fo->coef[i] * T;
-    }
-    const int n = (int)nv + rows;
-    double A[24 * 24] = {0}, b[24] = {0};
-    for (size_t i = 0; i < nv; i++) {
-        for (size_t j = 0; j < nv; j++) A[i * (size_t)n + j] = M[i * nv + j];
-        b[i] = -bias[i];
-    }
-    for (int r = 0; r < rows; r++) {
-        for (size_t j = 0; j < nv; j++) A[(nv + (size_t)r) * (size_t)n + j] = A[j * (size_t)n + nv + (size_t)r] = J[r][j];
-        b[nv + (size_t)r] = -Jd[r];
-    }
-    assert_int_equal(dense_solve(n, A, b), 0);
-    memcpy(a, b, nv * sizeof *a);
-    for (int r = 0; r < rows; r++) lambda[r] = -b[nv + (size_t)r];
-}
-
-static void match_linkage(const char *body_rel, const char *link_rel)
-{
-    body_file *f = body_ok(src_path(body_rel));
-    sm_linkage *lk = load_ok(link_rel);
-    const sm_model *lm = sm_linkage_model(lk);
-    double lp[SM_MAX_PARAMS], p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
-    sm_model_default_params(lm, lp);
-    defaults(f, p);
-    lm->guess(x0, lp, lm->data);
-    sm_rigid_model *m = tree_of(f, p);
-    sm_rigid_data *d = sm_rigid_data_create(m);
-    const bool kneed = f->nq == 6;
-    const size_t n = kneed ? 3 : 2;
-    const double off[3][6] = {{0}, {0.04, -0.07, 0.02, 0.3, -0.5, 0.8}, {-0.03, 0.05, -0.04, -0.2, 0.4, -1.1}};
-    for (size_t phase = 0; phase < f->n_phases; phase++)
-        for (int k = 0; k < 3; k++) {
-            double x[SM_MAX_STATE];
-            memcpy(x, x0, sizeof x);
-            for (size_t i = 0; i < 2 * n; i++) x[i] += off[k][i];
-            if (phase == 1) { /* the swing knee locked straight */
-                x[2] = x[1];
-                x[5] = x[4];
-            }
-            double q[16] = {0}, v[16] = {0}, a[16], lambda[8];
-            if (!kneed) {
-                q[2] = x[0], q[3] = x[1], v[2] = x[2], v[3] = x[3];
-            } else {
-                /* flexion = thigh - shank */
-                q[2] = x[0], q[4] = x[1], q[5] = x[1] - x[2];
-                v[2] = x[3], v[4] = x[4], v[5] = x[4] - x[5];
-            }
-            constrained(f, p, m, d, &f->phases[phase], q, v, a, lambda);
-            double acc[4], M[256];
-            assert_int_equal(sm_linkage_accel(lk, lp, phase, x, acc), 0);
-            sm_rigid_mass(m, d, M);
-            double ke = 0;
-            for (size_t i = 0; i < f->nv; i++)
-                for (size_t j = 0; j < f->nv; j++) ke += 0.5 * v[i] * M[i * f->nv + j] * v[j];
-            assert_close(ke, sm_linkage_kinetic(lk, lp, x), 1e-12 * ke);
-            if (!kneed) {
-                assert_close(a[2], acc[0], 1e-10);
-                assert_close(a[3], acc[1], 1e-10);
-            } else {
-                assert_close(a[2], acc[0], 1e-10);
-                assert_close(a[4], acc[1], 1e-10);
-                if (phase == 0) assert_close(a[5], acc[1] - acc[2], 1e-10);
-                else assert_close(a[5], 0, 1e-10);
-                /* rows: the disk's two, then knee_a's lock */
-                assert_close(lambda[2], sm_linkage_knee_lock_torque(lk, lp, phase, x), 1e-10);
-            }
-            double pa[3], pb[3], h, ahead;
-            const body_contact *ca = &f->contacts[0], *cb = &f->contacts[1];
-            sm_rigid_site_pos(m, d, (size_t)ca->site, pa);
-            sm_rigid_site_pos(m, d, (size_t)cb->site, pb);
-            sm_linkage_swing_foot(lk, lp, x, &h, &ahead);
-            assert_close(pb[2] - pa[2], h, 1e-14);
-            assert_close(pb[0] - pa[0], ahead, 1e-14);
-        }
-    sm_rigid_data_free(d);
-    sm_rigid_model_free(m);
-    sm_linkage_free(lk);
+    body_file *f = body_ok(src_path("models/kneed_hsu.yaml"));
+    assert_int_equal(f->n_phases, 2);
+    const body_event *hs = &f->phases[1].events[0];
+    assert_string_equal(hs->name, "heelstrike");
+    assert_true(hs->impact && hs->relabel);
+    assert_int_equal(hs->n_impact, 3);
+    static const char *const names[] = {"foot_a", "knee_a", "knee_b"};
+    for (size_t i = 0; i < 3; i++) assert_string_equal(f->contacts[hs->impact_contacts[i]].name, names[i]);
+    /* the next phase (knee_free) keeps only the stance knee locked */
+    assert_int_equal(f->phases[0].n_contacts, 2);
+    const body_event *ks = &f->phases[0].events[0];
+    assert_true(ks->impact);
+    assert_int_equal(ks->n_impact, 0);
+    /* the stance knee is locked by assumption: no knee_unlocked event */
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t i = 0; i < f->phases[ph].n_events; i++)
+            assert_int_not_equal(f->phases[ph].events[i].failure, SM_KNEE_UNLOCKED);
     body_file_free(f);
-}
-
-static void test_files_match_linkage(void **state)
-{
-    match_linkage("models/bodies/compass.yaml", "models/compass.yaml");
-    match_linkage("models/bodies/compass_round_spring.yaml", "models/compass_round_spring.yaml");
-    match_linkage("models/bodies/kneed_mcgeer.yaml", "models/kneed_mcgeer.yaml");
 }
 
 /* Expressions: precedence, associativity and functions against the values
@@ -560,6 +400,9 @@ static void test_bad_files(void **state)
         {"too_many_coords", 4, 1, "more than 64 entries"},
         {"too_many_rows", 48, 5, "38 constraint rows, more than 36"},
         {"too_many_bodies", 18, 12, "more than 40 bodies"},
+        {"impact_unknown", 34, 26, "the impact of event 'heelstrike' names no contact ('toe_b')"},
+        {"impact_twice", 34, 26, "lists contact 'foot_a' twice in impact"},
+        {"impact_empty", 34, 17, "impact: [] names no contact"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char rel[200], path[1100];
@@ -582,8 +425,8 @@ static void test_bad_files(void **state)
     }
 }
 
-/* The registry reads a file with bodies: by this loader, not the linkage's
- * (whose schema would call bodies an unexpected key). */
+/* The registry reads a model file with this loader: its errors at
+ * file:line:column come back through sm_registry_open. */
 static void test_registry_dispatch(void **state)
 {
     const char *path = src_path("tests/data/body_bad/unknown_key.yaml");
@@ -679,7 +522,7 @@ int main(void)
         cmocka_unit_test(test_compass),
         cmocka_unit_test(test_compass_round_spring),
         cmocka_unit_test(test_kneed_mcgeer),
-        cmocka_unit_test(test_files_match_linkage),
+        cmocka_unit_test(test_impact_list),
         cmocka_unit_test(test_expressions),
         cmocka_unit_test(test_expression_in_file),
         cmocka_unit_test(test_bad_files),

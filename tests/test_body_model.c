@@ -1,14 +1,12 @@
-/* A body-walker file as an sm_model (src/body/): the compass gait as a tree
- * of rigid bodies against the linkage engine's models/compass.yaml and the
- * closed-form compass walker, round feet with a hip spring and McGeer's
- * kneed walker against their linkage files (built in C and read from
- * models/bodies/); a phase with dependent contacts refused at its line; a
- * callback's own status ending the stride. */
+/* A body-walker file as an sm_model (src/body/): the five model files of
+ * models/ give the gaits they gave on the retired linkage engine (the
+ * compass against the closed-form compass walker too), built in C and read
+ * from their files; double support holding its pins; a phase with dependent
+ * contacts refused at its line; a callback's own status ending the stride. */
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include "linkage_util.h"
 #include "cli_run.h"
 #include "body_files.h"
 #include "../src/body/body_model.h"
@@ -16,11 +14,29 @@
 #include "stridemap/registry.h"
 #include "stridemap/stride.h"
 
+#ifndef SM_SOURCE_DIR
+#define SM_SOURCE_DIR "."
+#endif
+
+static const char *src_path(const char *rel)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf, "%s/%s", SM_SOURCE_DIR, rel);
+    return buf;
+}
+
+static void set_param(const sm_model *m, double *p, const char *name, double v)
+{
+    const int i = sm_model_param_index(m, name);
+    if (i < 0) fail_msg("no parameter %s", name);
+    p[i] = v;
+}
+
 static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed_result *r)
 {
     sm_solver_options o;
     sm_solver_options_default(&o);
-    /* the multipliers below are compared to 1e-10: at rtol 1e-13 the
+    /* the multipliers below are compared to 1e-9: at rtol 1e-13 the
      * integration noise in them is still 1e-9 (the kneed walker's move by
      * 2.4e-9 from rtol 1e-12 to 1e-13) */
     o.rtol = o.atol = 1e-14;
@@ -55,29 +71,90 @@ static const sm_model *create_ok(body_file *f)
     return m;
 }
 
-/* The compass as bodies gives the linkage file's gait: fixed point,
- * multipliers, period and step length; and the closed-form walker's. */
+/* The gait a model file gave on the linkage engine (src/linkage/, retired
+ * with issue 11; its equations by recursive Newton-Euler sweeps and H = M
+ * impacts, an independent derivation checked against the closed-form
+ * compass and kneed walkers), solved as solve() does: rtol 1e-14, Newton to
+ * 1e-12, central differences of step 1e-2.  Commit 8d1c921 compared these
+ * files with the linkage engine live.  x: the linkage's state (stance,
+ * swing or thigh, [shank,] rates), absolute angles from the slope normal;
+ * lock: the stance knee's smallest locking torque (NaN: none). */
+typedef struct {
+    size_t n_free;
+    double x[6], eig_re[4], eig_im[4];
+    double period, step, loss, impulse, min_normal, friction, lock;
+} linkage_gait;
+
+static const linkage_gait ROUND_SPRING = {
+    3, {0.323957088474607, -0.323957088474607, -1.31431145027485, -0.505595545051887},
+    {0.251330246294146, 0.251330246294146, 0.147773438640326}, {0.519709837045815, -0.519709837045815, 0},
+    0.663653450994577, 0.509312474433859, 6.40722796186181, 15.2006263632651, 132.910901024207, 0.229931686230577,
+    NAN};
+static const linkage_gait MCGEER = {
+    4, {0.191922961543288, -0.35820542532017, -0.35820542532017, -1.10553757378147, 0.105450279631931, -2.15730643073621},
+    {-0.457804548862282, 0.446213073682239, -0.173641839869304, 2.33520683858383e-06}, {0, 0, 0, 0},
+    0.712457466196241, 0.327060206348672, 0.805541977142446, 2.45959278478076, 50.9389645847135, 0.210699182494121,
+    0.1948423434052886};
+static const linkage_gait HSU = {
+    4, {0.239641996533493, -0.239641996533493, -0.239641996533493, -1.13381658644773, -0.108729338481363,
+        -0.108729338481363},
+    {0.548181613470111, 0.548181613470111, 0.107744880159756, 0}, {0.498570281666666, -0.498570281666666, 0, 0},
+    0.545846142695887, 0.47470973767931, 0.374756965134598, 1.0000767261136, 10.703707702661, 0.257673618665208,
+    -0.09395112647285929};
+static const linkage_gait LOCKED = {
+    3, {0.2046594657732, -0.370941929550083, -1.13874810323167, -0.429677745012809},
+    {-1.01453140940781, 0.372467873676493, -0.0663430221947391}, {0, 0, 0},
+    0.751321306550333, 0.341793518132834, 0.842084490225481, 2.77468319854116, 51.1979717525454, 0.218020739782261,
+    0.1862955984210359};
+
+/* A body gait against the linkage's: the fixed point (mapped to the
+ * linkage's state by the caller) to 1e-10; the multipliers to eig_tol (the
+ * integration noise in them, see solve()); the step's measures to 1e-10,
+ * energies and forces to 1e-9 and 1e-8 (sampled alike). */
+static void same_gait(const sm_fixed_result *rb, const double *mapped, size_t n, const linkage_gait *l,
+                      double eig_tol)
+{
+    for (size_t i = 0; i < n; i++) assert_close(mapped[i], l->x[i], 1e-10);
+    assert_int_equal(rb->n_free, l->n_free);
+    for (size_t i = 0; i < rb->n_free; i++) {
+        assert_close(rb->eig_re[i], l->eig_re[i], eig_tol);
+        assert_close(fabs(rb->eig_im[i]), fabs(l->eig_im[i]), eig_tol);
+    }
+    assert_close(rb->metrics.period, l->period, 1e-10);
+    assert_close(rb->metrics.step_length, l->step, 1e-10);
+    assert_close(rb->metrics.impact_energy_loss, l->loss, 1e-9);
+    assert_close(rb->metrics.heelstrike_impulse, l->impulse, 1e-9);
+    assert_close(rb->metrics.min_normal_force, l->min_normal, 1e-8);
+    assert_close(rb->metrics.max_friction_ratio, l->friction, 1e-9);
+}
+
+/* The linkage's state from a kneed body state: absolute thigh angles and
+ * knee flexions (thigh minus shank). */
+static void kneed_mapped(const double *x, double *out)
+{
+    const double m[6] = {x[2], x[4], x[4] - x[5], x[8], x[10], x[10] - x[11]};
+    memcpy(out, m, sizeof m);
+}
+
+static void gait_of(const sm_model *m, sm_fixed_result *r, double *p)
+{
+    double x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    solve(m, p, x, r);
+}
+
+/* The compass as bodies gives the closed-form walker's gait: fixed point,
+ * multipliers, period, step length. */
 static void check_compass(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/compass.yaml");
-    const sm_model *l = sm_linkage_model(lk);
     const sm_model *c = test_model("compass");
-    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
-    sm_model_default_params(b, pb);
-    sm_model_default_params(l, pl);
-    sm_model_default_params(c, pc);
-    double xb[SM_MAX_STATE], xl[SM_MAX_STATE], xc[SM_MAX_STATE];
-    b->guess(xb, pb, b->data);
-    l->guess(xl, pl, l->data);
-    c->guess(xc, pc, c->data);
-    static sm_fixed_result rb, rl, rc;
-    solve(b, pb, xb, &rb);
-    solve(l, pl, xl, &rl);
-    solve(c, pc, xc, &rc);
-
-    /* (hip.x, hip.z, leg_a, leg_b, rates) against (stance, swing, rates) */
-    const size_t map[4] = {2, 3, 6, 7};
-    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    double pb[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
+    static sm_fixed_result rb, rc;
+    gait_of(b, &rb, pb);
+    gait_of(c, &rc, pc);
+    /* (hip.x, hip.z, leg_a, leg_b, rates) against the closed form's angles
+     * from the vertical, positive the other way (th = gamma - angle) */
     const double gamma = pc[sm_model_param_index(c, "gamma")];
     assert_close(rc.x[0], gamma - rb.x[2], 1e-10);
     assert_close(rc.x[1], gamma - rb.x[3], 1e-10);
@@ -85,20 +162,13 @@ static void check_compass(const sm_model *b)
     assert_close(rc.x[3], -rb.x[7], 1e-10);
     /* the lift puts the hip a leg's length above the stance foot */
     assert_close(rb.x[1], cos(rb.x[2]), 1e-12);
-    assert_int_equal(rb.n_free, rl.n_free);
+    assert_int_equal(rb.n_free, rc.n_free);
     for (size_t i = 0; i < rb.n_free; i++) {
-        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-10);
-        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-10);
         assert_close(rb.eig_re[i], rc.eig_re[i], 1e-9);
+        assert_close(fabs(rb.eig_im[i]), fabs(rc.eig_im[i]), 1e-9);
     }
-    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
     assert_close(rb.metrics.period, rc.metrics.period, 1e-10);
-    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
-    assert_close(rb.metrics.impact_energy_loss, rl.metrics.impact_energy_loss, 1e-9);
-    /* the ground reaction from the constrained solve's forces, against the
-     * linkage's Newton-Euler one, sampled alike */
-    assert_close(rb.metrics.min_normal_force, rl.metrics.min_normal_force, 1e-8);
-    assert_close(rb.metrics.max_friction_ratio, rl.metrics.max_friction_ratio, 1e-10);
+    assert_close(rb.metrics.step_length, rc.metrics.step_length, 1e-10);
     assert_true(rb.stable);
 
     /* the ground measures: the stance pin carries the whole reaction in
@@ -119,135 +189,308 @@ static void check_compass(const sm_model *b)
     assert_int_equal(b->n_extra, 7);
     assert_string_equal(b->extra_names[6], "foot_a.min_normal_force");
     assert_close(g[6], g[0], 0);
-    sm_linkage_free(lk);
     b->release(b);
 }
 
 /* A parameter other than its default reaches the dynamics (the per-call
- * copy of the rigid model): the gait at a steeper slope is the linkage's. */
+ * copy of the rigid model): the gait at a steeper slope with lighter legs
+ * is the closed-form walker's. */
 static void test_compass_other_slope(void **state)
 {
-    const sm_model *b = create_ok(bf_compass());
-    sm_linkage *lk = load_ok("models/compass.yaml");
-    const sm_model *l = sm_linkage_model(lk);
-    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
+    const sm_model *b = open_ok("models/compass.yaml");
+    const sm_model *c = test_model("compass");
+    double pb[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);
-    sm_model_default_params(l, pl);
+    sm_model_default_params(c, pc);
     set_param(b, pb, "slope", 0.06);
-    set_param(l, pl, "slope", 0.06);
-    set_param(b, pb, "leg.mass", 4.5);
-    set_param(l, pl, "leg.mass", 4.5);
-    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
+    set_param(c, pc, "gamma", 0.06);
+    set_param(b, pb, "bodies.leg_a.mass", 4.5);
+    set_param(c, pc, "m", 4.5);
+    double xb[SM_MAX_STATE], xc[SM_MAX_STATE];
     b->guess(xb, pb, b->data);
-    l->guess(xl, pl, l->data);
-    static sm_fixed_result rb, rl;
+    c->guess(xc, pc, c->data);
+    static sm_fixed_result rb, rc;
     solve(b, pb, xb, &rb);
-    solve(l, pl, xl, &rl);
-    const size_t map[4] = {2, 3, 6, 7};
-    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
-    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
-    sm_linkage_free(lk);
+    solve(c, pc, xc, &rc);
+    assert_close(rc.x[0], 0.06 - rb.x[2], 1e-10);
+    assert_close(rc.x[1], 0.06 - rb.x[3], 1e-10);
+    assert_close(rc.x[2], -rb.x[6], 1e-10);
+    assert_close(rc.x[3], -rb.x[7], 1e-10);
+    assert_close(rb.metrics.period, rc.metrics.period, 1e-10);
     b->release(b);
 }
 
-/* Round feet rolling on the ground and a hip spring and damper: the gait
- * of models/compass_round_spring.yaml. */
+/* Round feet rolling on the ground and a hip spring and damper. */
 static void check_round_feet_spring(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/compass_round_spring.yaml");
-    const sm_model *l = sm_linkage_model(lk);
-    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
-    sm_model_default_params(b, pb);
-    sm_model_default_params(l, pl);
-    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
-    b->guess(xb, pb, b->data);
-    l->guess(xl, pl, l->data);
-    static sm_fixed_result rb, rl;
-    solve(b, pb, xb, &rb);
-    solve(l, pl, xl, &rl);
-    const size_t map[4] = {2, 3, 6, 7};
-    for (size_t i = 0; i < 4; i++) assert_close(rb.x[map[i]], rl.x[i], 1e-10);
+    double pb[SM_MAX_PARAMS];
+    static sm_fixed_result rb;
+    gait_of(b, &rb, pb);
+    const double mapped[4] = {rb.x[2], rb.x[3], rb.x[6], rb.x[7]};
     /* the multipliers to the integration noise in them: 1.5e-11 apart for
      * the walker built in C, 1.1e-10 for the file's (the same numbers, a
      * different guess, so Newton ends a hair elsewhere) */
-    for (size_t i = 0; i < rb.n_free; i++) {
-        assert_close(rb.eig_re[i], rl.eig_re[i], 2e-10);
-        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 2e-10);
-    }
-    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
-    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
+    same_gait(&rb, mapped, 4, &ROUND_SPRING, 2e-10);
     /* the disk's centre is a radius above the ground at the section */
     assert_close(rb.x[1], 0.2 + 0.8 * cos(rb.x[2]), 1e-12);
-    sm_linkage_free(lk);
     b->release(b);
+}
+
+/* The stance knee's smallest locking torque, from the locks' forces. */
+static double ground_lock(const sm_model *b, const double *p, const double *x)
+{
+    sm_workspace *ws = test_workspace(b, 1e-12, SM_METHOD_ADAMS);
+    double g[SM_MAX_EXTRA];
+    assert_status(b->extra_measures(ws, p, x, g), SM_OK);
+    sm_workspace_free(ws);
+    assert_string_equal(b->extra_names[3], "min_lock_torque");
+    print_message("%s: drift off the contacts over a phase: %.3g m\n", b->name, g[4]);
+    assert_true(g[4] < 1e-9);
+    assert_true(g[0] > 0);
+    return g[3];
 }
 
 /* McGeer's kneed walker: knee locks, a knee-strike impact, two phases. */
 static void check_kneed(const sm_model *b)
 {
-    sm_linkage *lk = load_ok("models/kneed_mcgeer.yaml");
-    const sm_model *l = sm_linkage_model(lk);
-    double pb[SM_MAX_PARAMS], pl[SM_MAX_PARAMS];
-    sm_model_default_params(b, pb);
-    sm_model_default_params(l, pl);
-    double xb[SM_MAX_STATE], xl[SM_MAX_STATE];
-    b->guess(xb, pb, b->data);
-    l->guess(xl, pl, l->data);
-    static sm_fixed_result rb, rl;
-    solve(l, pl, xl, &rl);
-    solve(b, pb, xb, &rb);
-    /* (stance, thigh, shank, rates) from absolute thigh angles and knee flexions */
-    const double *x = rb.x;
-    const double mapped[6] = {x[2], x[4], x[4] - x[5], x[8], x[10], x[10] - x[11]};
-    for (size_t i = 0; i < 6; i++) assert_close(mapped[i], rl.x[i], 1e-10);
-    assert_close(x[3], 0.0, 1e-12);
-    assert_close(x[5], 0.0, 1e-12);
+    double pb[SM_MAX_PARAMS], mapped[6];
+    static sm_fixed_result rb;
+    gait_of(b, &rb, pb);
+    kneed_mapped(rb.x, mapped);
+    assert_close(rb.x[3], 0.0, 1e-12);
+    assert_close(rb.x[5], 0.0, 1e-12);
     /* The multipliers differ by up to 1.4e-10 for the walker built in C and
-     * 4.9e-10 for the file's (0.4462130736 here), a difference that shrinks
+     * 5.5e-10 for the file's (0.4462130742 here), a difference that shrinks
      * with the tolerance: 1.2e-9 at rtol 1e-13, where each model's own
-     * multipliers still move by 2.4e-9 from rtol 1e-12.  The fixed point,
-     * period and step agree to 1e-10. */
-    for (size_t i = 0; i < rb.n_free; i++) {
-        assert_close(rb.eig_re[i], rl.eig_re[i], 1e-9);
-        assert_close(fabs(rb.eig_im[i]), fabs(rl.eig_im[i]), 1e-9);
-    }
-    assert_close(rb.metrics.period, rl.metrics.period, 1e-10);
-    assert_close(rb.metrics.step_length, rl.metrics.step_length, 1e-10);
-    /* the stance knee's smallest locking torque (Garcia's Table 2.1), from
-     * the locks' forces, against the linkage's knee measures */
-    sm_solver_options o;
-    sm_solver_options_default(&o);
-    o.rtol = o.atol = 1e-12;
-    double lock = NAN, imp = NAN;
-    assert_status(sm_linkage_knee_measures(l, &o, pl, rl.x, &lock, &imp), SM_OK);
-    sm_workspace *ws = NULL;
-    assert_status(sm_workspace_create(b, &o, &ws), SM_OK);
-    double g[SM_MAX_EXTRA];
-    assert_status(b->extra_measures(ws, pb, rb.x, g), SM_OK);
-    sm_workspace_free(ws);
-    assert_close(g[3], lock, 1e-6);
-    assert_true(g[0] > 0);
-    print_message("kneed: drift off the contacts over a phase: %.3g m\n", g[4]);
-    assert_true(g[4] < 1e-9);
-    sm_linkage_free(lk);
+     * multipliers still move by 2.4e-9 from rtol 1e-12. */
+    same_gait(&rb, mapped, 6, &MCGEER, 1e-9);
+    /* Garcia's Table 2.1 smallest stance-knee locking torque */
+    assert_close(ground_lock(b, pb, rb.x), MCGEER.lock, 1e-6);
     b->release(b);
 }
 
-static void test_compass_matches_linkage_and_closed_form(void **state) { check_compass(create_ok(bf_compass())); }
-static void test_round_feet_spring_matches_linkage(void **state)
+/* Hsu Chen's kneed walker: point feet, the stance knee locked by
+ * assumption, the new swing knee held through the heel-strike impact
+ * (impact: [foot_a, knee_a, knee_b]) and released after it. */
+static void check_hsu(const sm_model *b)
 {
-    check_round_feet_spring(create_ok(bf_compass_round_spring()));
+    double pb[SM_MAX_PARAMS], mapped[6];
+    static sm_fixed_result rb;
+    gait_of(b, &rb, pb);
+    const double *x = rb.x;
+    kneed_mapped(x, mapped);
+    /* the held knee: the trailing leg leaves straight, its flexion rate 0 */
+    assert_close(x[11], 0.0, 1e-12);
+    /* the published gait (models/kneed_hsu.yaml's header, Chen 2007) */
+    assert_close(x[2], 0.2396419965, 1e-9);
+    assert_close(x[8], -1.1338165864, 1e-9);
+    assert_close(x[10], -0.1087293385, 1e-9);
+    /* The held knee makes one multiplier zero (to the finite differences:
+     * 3e-15 here); the others agree to 1e-10 (9.8e-11 at most). */
+    same_gait(&rb, mapped, 6, &HSU, 1e-9);
+    assert_close(rb.eig_re[rb.n_free - 1], 0.0, 1e-9);
+    /* the stance knee's smallest locking torque, negative (Chen's knee is
+     * locked by assumption, so no knee_unlocked ends the stride) */
+    const double lock = ground_lock(b, pb, rb.x);
+    print_message("hsu: period %.12g s, step %.12g m, min lock torque %.10g N m\n", rb.metrics.period,
+                  rb.metrics.step_length, lock);
+    assert_close(lock, HSU.lock, 1e-6);
+    assert_true(lock < -0.09);
+    b->release(b);
 }
-static void test_kneed_matches_linkage(void **state) { check_kneed(create_ok(bf_kneed_mcgeer())); }
 
-/* The same through the files of models/bodies/ (the loader's), as the
- * program opens them. */
-static void test_compass_file(void **state) { check_compass(open_ok("models/bodies/compass.yaml")); }
+/* The stance knee's (knee_a's) smallest locking torque over a stride,
+ * sampled: with both knees locked in every phase the ground measures'
+ * min_lock_torque is the swing knee's too. */
+typedef struct {
+    const body_model *bm;
+    const double *p;
+    double min;
+    size_t phase; /* of the last sample */
+} knee_watch;
+
+static int watch_knee(void *ctx, double t, size_t phase, const double *x)
+{
+    knee_watch *w = ctx;
+    BODY_EVAL_MEM(mem, w->bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, w->bm, w->p, mem, NULL, 0), SM_OK);
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc = 0;
+    assert_status(body_phase_solve(&e, phase, x, NULL, lambda, c, &nc), SM_OK);
+    int knee_a = -1;
+    for (size_t k = 0; k < w->bm->f->n_contacts; k++)
+        if (strcmp(w->bm->f->contacts[k].name, "knee_a") == 0) knee_a = (int)k;
+    const int slot = body_phase_contact_slot(w->bm->f, phase, knee_a);
+    assert_true(slot >= 0);
+    double n, tan;
+    body_contact_force(&e, c, nc, lambda, (size_t)slot, &n, &tan);
+    w->min = fmin(w->min, n);
+    w->phase = phase;
+    return 0;
+}
+
+/* McGeer's walker with its knees locked throughout: one phase, both locks. */
+static void check_kneed_locked(const sm_model *b)
+{
+    double pb[SM_MAX_PARAMS];
+    static sm_fixed_result rb;
+    gait_of(b, &rb, pb);
+    /* (stance, swing, rates) from the absolute thigh angles */
+    const double mapped[4] = {rb.x[2], rb.x[4], rb.x[8], rb.x[10]};
+    for (size_t i = 0; i < 2; i++) {
+        assert_close(rb.x[3 + 2 * i], 0.0, 1e-12);
+        assert_close(rb.x[9 + 2 * i], 0.0, 1e-12);
+    }
+    same_gait(&rb, mapped, 4, &LOCKED, 1e-9);
+    assert_true(rb.eig_re[0] < -1.0); /* period doubling: the knees make the walker stable */
+    sm_workspace *ws = test_workspace(b, 1e-12, SM_METHOD_ADAMS);
+    knee_watch w = {.bm = b->data, .p = pb, .min = INFINITY};
+    const sm_observer obs = {.dt = rb.metrics.period / 20000, .sample = watch_knee, .ctx = &w};
+    double y[SM_MAX_STATE];
+    assert_status(watch_knee(&w, 0, 0, rb.x), 0); /* the samples start after t = 0 */
+    assert_status(sm_stride(ws, pb, rb.x, y, NULL, &obs), SM_OK);
+    sm_workspace_free(ws);
+    print_message("locked: period %.12g s, step %.12g m, stance knee's min lock torque %.10g N m\n",
+                  rb.metrics.period, rb.metrics.step_length, w.min);
+    assert_close(w.min, LOCKED.lock, 1e-6);
+    assert_true(w.min > 0.18);
+    b->release(b);
+}
+
+/* The gap of contact name of a body walker at x. */
+static double gap_of(const sm_model *m, const double *p, const double *x, const char *name)
+{
+    const body_model *bm = m->data;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    assert_status(sm_rigid_forward(e.m, e.d, x, x + bm->nq), SM_OK);
+    for (size_t k = 0; k < bm->f->n_contacts; k++)
+        if (strcmp(bm->f->contacts[k].name, name) == 0) {
+            sm_contact c;
+            body_contact_at(&e, k, NULL, &c);
+            return sm_contact_gap(e.m, e.d, x, &c, NULL);
+        }
+    fail_msg("no contact %s", name);
+    return NAN;
+}
+
+/* McGeer's walker fails the way its header says: with the disk's centre
+ * 0.03 m ahead of the leg axis (below ~0.045 m) the stance knee's locking
+ * torque is negative from the start of the step, knee_unlocked; on level
+ * ground the swing disk touches down before heel-strike may count, scuffed,
+ * with its lowest point on the ground. */
+static void test_kneed_failures(void **state)
+{
+    const sm_model *b = open_ok("models/kneed_mcgeer.yaml");
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+    sm_model_default_params(b, p);
+    b->guess(x, p, b->data);
+    set_param(b, p, "sites.disk_a.pos.x", 0.03);
+    b->lift(x, p, b->data);
+    sm_workspace *ws = test_workspace(b, 1e-12, SM_METHOD_ADAMS);
+    assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_KNEE_UNLOCKED);
+    /* the stop would have to pull the stance knee straight from the start */
+    knee_watch w = {.bm = b->data, .p = p, .min = INFINITY};
+    assert_status(watch_knee(&w, 0, 0, x), 0);
+    print_message("kneed, disk 0.03 m ahead: knee_unlocked; the stance knee's torque at the start %.3g N m\n", w.min);
+    assert_true(w.min < 0);
+    /* the default gait's stays positive (Garcia's Table 2.1: 0.353 N m) */
+    sm_model_default_params(b, p);
+    b->guess(x, p, b->data);
+    w.min = INFINITY;
+    assert_status(watch_knee(&w, 0, 0, x), 0);
+    assert_true(w.min > 0);
+
+    sm_model_default_params(b, p);
+    set_param(b, p, "slope", 0.0);
+    b->guess(x, p, b->data);
+    b->lift(x, p, b->data);
+    /* walking on, it slows down until a stride scuffs */
+    sm_status st = SM_OK;
+    int k = 0;
+    for (; k < 50 && st == SM_OK; k++) {
+        st = sm_stride(ws, p, x, y, NULL, NULL);
+        if (st == SM_OK) memcpy(x, y, sizeof x);
+    }
+    print_message("kneed on level ground: stride %d ends %s\n", k, sm_status_name(st));
+    assert_status(st, SM_SCUFFED);
+    assert_close(gap_of(b, p, y, "disk_b"), 0.0, 1e-9);
+    sm_workspace_free(ws);
+    b->release(b);
+}
+
+/* The gait of a model file at tolerance rtol, Newton's (and the stability
+ * Jacobian's) finite-difference step h. */
+static sm_status file_gait(const char *rel, double rtol, double h, bool central, sm_fixed_result *r)
+{
+    const sm_model *m = open_ok(rel);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = test_workspace(m, rtol, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.fd_step = h;
+    no.central = central;
+    const sm_status st = sm_fixed_point(ws, p, x0, &no, r);
+    sm_workspace_free(ws);
+    m->release(m);
+    return st;
+}
+
+/* The multipliers of a kneed gait, by central differences of one fixed step
+ * h, converge as the integration tolerance goes from 1e-10 to 1e-13: the
+ * integrator's error in P, divided by h, is all that changes.  Newton with
+ * that step converges at every tolerance, as it does with forward
+ * differences of 1e-5 (a knee locking at once for one sign of the step
+ * would stop both: Chen's walker starts every step with its swing knee
+ * straight at rate zero). */
+static void check_multipliers_converge(const char *rel)
+{
+    const double h = 1e-2;
+    static sm_fixed_result r[4];
+    for (int k = 0; k < 4; k++) {
+        const double rtol = pow(10.0, -10 - k);
+        if (file_gait(rel, rtol, h, true, &r[k]) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step %g (%s)", rel, rtol, h, sm_status_name(r[k].status));
+        static sm_fixed_result f;
+        if (file_gait(rel, rtol, 1e-5, false, &f) != SM_OK)
+            fail_msg("%s: no gait at rtol %g with fd_step 1e-5 (%s)", rel, rtol, sm_status_name(f.status));
+    }
+    double d[3];
+    for (int k = 0; k < 3; k++) {
+        d[k] = 0;
+        for (size_t i = 0; i < r[k].n_free; i++)
+            d[k] = fmax(d[k], hypot(r[k].eig_re[i] - r[k + 1].eig_re[i], r[k].eig_im[i] - r[k + 1].eig_im[i]));
+    }
+    print_message("%s: multipliers move by %.2g, %.2g, %.2g from rtol 1e-10 to 1e-13\n", rel, d[0], d[1], d[2]);
+    assert_true(d[2] < d[0]);
+    assert_true(d[2] <= 2e-8);
+}
+
+static void test_kneed_multipliers_converge(void **state)
+{
+    check_multipliers_converge("models/kneed_hsu.yaml");
+    check_multipliers_converge("models/kneed_mcgeer.yaml");
+}
+
+static void test_compass_built(void **state) { check_compass(create_ok(bf_compass())); }
+static void test_round_feet_spring_built(void **state) { check_round_feet_spring(create_ok(bf_compass_round_spring())); }
+static void test_kneed_built(void **state) { check_kneed(create_ok(bf_kneed_mcgeer())); }
+
+/* The same through the files of models/ (the loader's), as the program
+ * opens them. */
+static void test_compass_file(void **state) { check_compass(open_ok("models/compass.yaml")); }
 static void test_round_feet_spring_file(void **state)
 {
-    check_round_feet_spring(open_ok("models/bodies/compass_round_spring.yaml"));
+    check_round_feet_spring(open_ok("models/compass_round_spring.yaml"));
 }
-static void test_kneed_file(void **state) { check_kneed(open_ok("models/bodies/kneed_mcgeer.yaml")); }
+static void test_kneed_file(void **state) { check_kneed(open_ok("models/kneed_mcgeer.yaml")); }
+static void test_hsu_file(void **state) { check_hsu(open_ok("models/kneed_hsu.yaml")); }
+static void test_kneed_locked_file(void **state) { check_kneed_locked(open_ok("models/kneed_mcgeer_locked.yaml")); }
 
 /* Ten strides of a model in double support (both pins holding through three
  * phases, tests/data/body_models/double_support.yaml), stride after stride
@@ -400,7 +643,7 @@ static void cli_refuses_dependent_contacts(void **state)
 /* fixed, simulate and continue over the slope take a body file as any model. */
 static void cli_runs_the_compass_file(void **state)
 {
-    const char *file = SM_SOURCE_DIR "/models/bodies/compass.yaml";
+    const char *file = SM_SOURCE_DIR "/models/compass.yaml";
     cli_result *r = cli_run("fixed", file, NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "leg_a=0.2710286"));
@@ -426,13 +669,17 @@ int main(int argc, char **argv)
     }
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_compass_matches_linkage_and_closed_form),
+        cmocka_unit_test(test_compass_built),
         cmocka_unit_test(test_compass_other_slope),
-        cmocka_unit_test(test_round_feet_spring_matches_linkage),
-        cmocka_unit_test(test_kneed_matches_linkage),
+        cmocka_unit_test(test_round_feet_spring_built),
+        cmocka_unit_test(test_kneed_built),
         cmocka_unit_test(test_compass_file),
         cmocka_unit_test(test_round_feet_spring_file),
         cmocka_unit_test(test_kneed_file),
+        cmocka_unit_test(test_hsu_file),
+        cmocka_unit_test(test_kneed_locked_file),
+        cmocka_unit_test(test_kneed_failures),
+        cmocka_unit_test(test_kneed_multipliers_converge),
         cmocka_unit_test(test_double_support_pins_hold),
         cmocka_unit_test(test_step_length_skips_locks),
         cmocka_unit_test(test_dependent_contacts_refused),

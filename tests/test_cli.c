@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -300,13 +301,13 @@ static void values_print_shortest_and_columns_align(void **state)
     const char *header = strstr(r->out, "parameter ");
     assert_non_null(header);
     const size_t col = (size_t)(strstr(header, "range") - header);
-    const char *row = strstr(r->out, "\nthigh.com_offset ");
+    const char *row = strstr(r->out, "\nbodies.thigh_a.com.x ");
     assert_non_null(row);
     row++;
     assert_int_equal(row[col], '[');
     assert_int_equal(row[col - 1], ' ');
     assert_null(strstr(r->out, "0.29999999999999999"));
-    assert_non_null(strstr(r->out, " 0.3 "));
+    assert_non_null(strstr(r->out, " -0.3 "));
 }
 
 /* 1e-320 is a finite (subnormal) number; 1e999 is not. */
@@ -330,7 +331,7 @@ static void model_files_are_found_on_the_model_path(void **state)
     setenv("STRIDEMAP_MODEL_PATH", "/nonexistent:" SM_SOURCE_DIR "/models", 1);
     r = cli_run("params", "kneed_hsu", NULL);
     assert_int_equal(r->status, 0);
-    assert_non_null(strstr(r->out, "thigh.mass"));
+    assert_non_null(strstr(r->out, "bodies.thigh_a.mass"));
     r = cli_run("models", NULL);
     assert_non_null(strstr(r->out, "\nkneed_hsu "));
     unsetenv("STRIDEMAP_MODEL_PATH");
@@ -637,14 +638,81 @@ static void solver_object_is_the_same_everywhere(void **state)
 static void a_stiff_walker_says_use_bdf(void **state)
 {
     (void)state;
-    cli_result *r = cli_run("fixed", SM_SOURCE_DIR "/models/kneed_hsu.yaml", "--set", "knee.damping=1e6", NULL);
+    const char *file = SM_SOURCE_DIR "/models/compass_round_spring.yaml";
+    cli_result *r = cli_run("fixed", file, "--set", "forces.hip_spring.damping=1e6", NULL);
     cli_expect_error(r, 1, "stiff");
     assert_non_null(strstr(r->err, "--method bdf"));
     /* BDF integrates it: what stops the walker then is the walker (so
-     * damped a knee stays straight and the foot scuffs), not the solver. */
-    r = cli_run("fixed", SM_SOURCE_DIR "/models/kneed_hsu.yaml", "--set", "knee.damping=1e6", "--method", "bdf", NULL);
-    cli_expect_error(r, 1, "last failed stride: scuffed");
+     * damped, the legs move as one and the walker falls forward), not the
+     * solver. */
+    r = cli_run("fixed", file, "--set", "forces.hip_spring.damping=1e6", "--method", "bdf", NULL);
+    cli_expect_error(r, 1, "last failed stride: fell_forward");
     assert_null(strstr(r->err, "stiff"));
+}
+
+/* Runs stridemap in the source tree, where models/NAME.yaml is found by
+ * name, with the NULL-terminated arguments. */
+static cli_result *run_in_tree(const char *first, ...)
+{
+    char here[4096];
+    assert_non_null(getcwd(here, sizeof here));
+    assert_int_equal(chdir(SM_SOURCE_DIR), 0);
+    va_list ap;
+    va_start(ap, first);
+    cli_result *r = cli_run_va(NULL, first, ap);
+    va_end(ap);
+    assert_int_equal(chdir(here), 0);
+    return r;
+}
+
+/* The model files of models/ as the program reads them (docs/body-walkers.md):
+ * by name from the source tree, their ground and knee measures in JSON, a
+ * --set by a dotted parameter name, the list of models; a bad file, a
+ * missing one, a directory and a bad --set each one line with their exit
+ * status. */
+static void model_files_run_from_the_tree(void **state)
+{
+    (void)state;
+    unsetenv("STRIDEMAP_MODEL_PATH");
+    cli_result *r = run_in_tree("fixed", "models/kneed_mcgeer.yaml", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"min_lock_torque\""));
+    assert_non_null(strstr(r->out, "\"heelstrike_impulse\""));
+    assert_non_null(strstr(r->out, "\"min_foot_clearance\""));
+    assert_non_null(strstr(r->out, "\"stable\": true"));
+    assert_int_equal(run_in_tree("fixed", "kneed_hsu", "--set", "bodies.thigh_a.mass=0.55", NULL)->status, 0);
+    /* a 1e-5 step in a leg rate does not lock the knee for the swing */
+    r = run_in_tree("fixed", "kneed_hsu", "--fd-step", "1e-5", "--rtol", "1e-12", "--atol", "1e-12", NULL);
+    assert_int_equal(r->status, 0);
+    r = run_in_tree("params", "models/compass.yaml", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "bodies.leg_a.mass"));
+    r = run_in_tree("models", NULL);
+    assert_int_equal(r->status, 0);
+    /* compass.yaml's name (compass_file) is not its file's: listed by path */
+    static const char *const files[] = {"models/compass.yaml", "compass_round_spring", "kneed_hsu", "kneed_mcgeer",
+                                        "kneed_mcgeer_locked"};
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char want[80];
+        snprintf(want, sizeof want, "\n%s ", files[i]);
+        if (!strstr(r->out, want)) fail_msg("models lists no %s:\n%s", files[i], r->out);
+    }
+    assert_non_null(strstr(r->out, "models/kneed_mcgeer.yaml"));
+    /* a file error: file:line:col, one line, the data-error status */
+    r = run_in_tree("fixed", "tests/data/body_bad/mass_negative.yaml", NULL);
+    cli_expect_error(r, 65, "tests/data/body_bad/mass_negative.yaml:12:11: ");
+    assert_non_null(strstr(r->err, "bodies.leg_a.mass must lie in [0, 1e+06], not -5"));
+    assert_int_equal(run_in_tree("fixed", "/nonexistent/walker.yaml", NULL)->status, 66);
+    char top[] = "/tmp/stridemap_dir_XXXXXX", dir[64];
+    assert_non_null(mkdtemp(top));
+    snprintf(dir, sizeof dir, "%s/walker.yaml", top);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    r = run_in_tree("fixed", dir, NULL);
+    rmdir(dir);
+    rmdir(top);
+    assert_int_equal(r->status, 66);
+    assert_non_null(strstr(r->err, "is a directory"));
+    assert_int_equal(run_in_tree("fixed", "models/compass.yaml", "--set", "bodies.leg_a.mass=-1", NULL)->status, 65);
 }
 
 int main(int argc, char **argv)
@@ -653,7 +721,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test_cli PATH-TO-STRIDEMAP\n");
         return 2;
     }
-    cli_exe = argv[1];
+    /* absolute: some tests run the program in the source tree */
+    static char abs_exe[4096];
+    cli_exe = realpath(argv[1], abs_exe) ? abs_exe : argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixed_json_reports_the_published_gait),
         cmocka_unit_test(fixed_text_says_stable),
@@ -680,6 +750,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(search_refuses_an_absurd_cost_and_shows_progress),
         cmocka_unit_test(search_box_needs_one_range_per_coordinate),
         cmocka_unit_test(a_stiff_walker_says_use_bdf),
+        cmocka_unit_test(model_files_run_from_the_tree),
         cmocka_unit_test(library_messages_read_as_flags),
         cmocka_unit_test(solver_object_is_the_same_everywhere),
     };

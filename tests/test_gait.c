@@ -2,7 +2,7 @@
 #include <stdbool.h>
 
 #include "test_util.h"
-#include "stridemap/linkage.h"
+#include "stridemap/registry.h"
 
 static sm_workspace *workspace(const sm_model *m)
 {
@@ -116,23 +116,23 @@ static void test_period_two_orbit_visits_both_points(void **state)
     sm_workspace_free(ws);
 }
 
-/* A kneed walker from a model file reports its knee (Garcia 1999, Table
- * 2.1) through the model's extra measures, under the keys fixed --json has
- * always used; straight legs and closed-form walkers report none. */
+/* A walker from a model file reports its ground measures (the group
+ * "ground" of fixed --json) through the model's extra measures, among them
+ * the stance knee's smallest locking torque (Garcia 1999, Table 2.1) where a
+ * lock is held in every phase; straight legs have no lock (NaN) but their
+ * feet's forces; closed-form walkers report none. */
 static void test_kneed_walker_extra_measures(void **state)
 {
     (void)state;
-    sm_linkage *lk = NULL;
+    const sm_model *m = NULL;
     char why[256];
-    assert_status(sm_linkage_load(SM_SOURCE_DIR "/models/kneed_mcgeer.yaml", &lk, why, sizeof why), SM_OK);
-    const sm_model *m = sm_linkage_model(lk);
+    assert_status(sm_registry_open(SM_SOURCE_DIR "/models/kneed_mcgeer.yaml", &m, why, sizeof why), SM_OK);
     assert_non_null(m->extra_measures);
-    assert_string_equal(m->extra_group, "knee");
-    assert_int_equal(m->n_extra, 2);
-    assert_string_equal(m->extra_names[0], "min_lock_torque");
-    assert_string_equal(m->extra_names[1], "heelstrike_impulse");
+    assert_string_equal(m->extra_group, "ground");
+    assert_string_equal(m->extra_names[0], "min_normal_force");
+    assert_string_equal(m->extra_names[3], "min_lock_torque");
     sm_workspace *ws = workspace(m);
-    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], v[SM_MAX_EXTRA], lock, imp;
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], v[SM_MAX_EXTRA], w[SM_MAX_EXTRA];
     sm_model_default_params(m, p);
     m->guess(x, p, m->data);
     sm_newton_options no;
@@ -140,27 +140,27 @@ static void test_kneed_walker_extra_measures(void **state)
     sm_fixed_result fr;
     assert_status(sm_fixed_point(ws, p, x, &no, &fr), SM_OK);
     assert_true(sm_gait_extra_measures(ws, p, &fr.gait, v));
-    assert_status(sm_linkage_knee_measures(m, sm_workspace_options(ws), p, fr.x, &lock, &imp), SM_OK);
-    assert_true(isfinite(v[0]) && isfinite(v[1]));
-    assert_close(v[0], lock, 0.0);
-    assert_close(v[1], imp, 0.0);
-    /* McGeer's walker keeps its stance knee locked, and heel-strike pushes
-     * the new one locked (Garcia 1999, Table 2.1: both positive). */
+    assert_status(m->extra_measures(ws, p, fr.x, w), SM_OK);
+    for (size_t i = 0; i < m->n_extra; i++)
+        if (!(isnan(v[i]) && isnan(w[i]))) assert_close(v[i], w[i], 0.0);
+    /* McGeer's walker keeps its stance knee locked (Garcia 1999, Table 2.1:
+     * positive) and its disk on the ground */
+    assert_true(v[3] > 0);
     assert_true(v[0] > 0);
-    assert_true(v[1] > 0);
     sm_workspace_free(ws);
-    sm_linkage_free(lk);
+    sm_registry_close(m);
 
-    /* Straight legs: the hook is there, but nothing applies. */
-    assert_status(sm_linkage_load(SM_SOURCE_DIR "/models/compass.yaml", &lk, why, sizeof why), SM_OK);
-    m = sm_linkage_model(lk);
+    /* Straight legs: no lock, but the foot's forces. */
+    assert_status(sm_registry_open(SM_SOURCE_DIR "/models/compass.yaml", &m, why, sizeof why), SM_OK);
     ws = workspace(m);
     sm_model_default_params(m, p);
     m->guess(x, p, m->data);
     assert_status(sm_fixed_point(ws, p, x, &no, &fr), SM_OK);
-    assert_false(sm_gait_extra_measures(ws, p, &fr.gait, v));
+    assert_true(sm_gait_extra_measures(ws, p, &fr.gait, v));
+    assert_true(isnan(v[3]));
+    assert_true(v[0] > 0);
     sm_workspace_free(ws);
-    sm_linkage_free(lk);
+    sm_registry_close(m);
 
     const sm_model *simplest = test_model("simplest");
     assert_null(simplest->extra_measures);

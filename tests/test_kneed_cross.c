@@ -1,31 +1,40 @@
-/* The linkage engine's kneed walker against a closed form derived by hand
- * (tests/kneed_closed_form.h): accelerations and the stance knee's locking
- * torque in both phases, the knee-strike and heel-strike maps, and whole
- * strides, for tests/data/kneed_free_knee.yaml (the kneed walker with the
- * engine's default, free-knee heel-strike) with its own mass positions and with
- * the issue's (thigh centre 0.2 m above the knee, shank centre 0.35 m above
- * the foot: thigh.com = 0.3, shank.com = 0.15).
+/* The kneed walker of models/kneed_hsu.yaml, a tree of rigid bodies, against
+ * a closed form derived by hand (tests/kneed_closed_form.h): accelerations
+ * and the stance knee's locking torque in both phases, the knee-strike and
+ * heel-strike maps, and whole strides, with the file's mass positions (the
+ * issue's: thigh centre 0.2 m above the knee, shank centre 0.35 m above the
+ * foot) and with other ones (thigh_a's centre 0.325 m and shank_a's 0.125 m
+ * below their joints).
  *
- * The engine's heel-strike leaves the new swing knee free (Garcia 1999,
- * 2.5.3: the trailing shank's momentum about its knee is conserved too);
- * Chen's and Tedrake's hold it locked through the impact.  The engine is
- * checked against the first (KCF_HS_FREE); the second (KCF_HS_LOCKED) equals
- * the engine's heel-strike followed at once by its knee-strike, which is
- * checked too.  The last test answers the issue's question: with its mass
- * positions on slope asin(7.25/144), Chen's walker has a stable gait and the
- * engine's default does not; models/kneed_hsu.yaml is therefore Chen's
- * model (hold_at_heelstrike). */
+ * The file's heel-strike holds the new swing knee locked through the
+ * impact (impact: [foot_a, knee_a, knee_b]; Chen 2007, Tedrake's
+ * kneedCompassGait: KCF_HS_LOCKED).  The same file with impact: true, onto
+ * the next phase's contacts, frees that knee at the impact, so the trailing
+ * shank's momentum about its knee is conserved too (Garcia 1999, 2.5.3:
+ * KCF_HS_FREE); both are checked.  The last test answers the issue's
+ * question: with its mass positions on slope asin(7.25/144), Chen's walker
+ * has a stable gait and Garcia's impact does not; models/kneed_hsu.yaml is
+ * therefore Chen's model.
+ *
+ * States: the closed form's (st, th, sh, rates) are absolute angles from
+ * the slope normal with the stance foot at the origin; the body file's are
+ * (hip_x, hip_z, thigh_a, shank_a, thigh_b, shank_b, rates) with the
+ * shanks' coordinates the knees' flexions (thigh minus shank). */
 #include <stdlib.h>
 
 #include "kneed_closed_form.h"
-#include "stridemap/linkage.h"
 #include "test_util.h"
+#include "../src/body/body_model.h"
+#include "stridemap/fixedpoint.h"
+#include "stridemap/gait.h"
+#include "stridemap/registry.h"
+#include "stridemap/stride.h"
 
 #ifndef SM_SOURCE_DIR
 #define SM_SOURCE_DIR "."
 #endif
 
-#define MODEL_FILE SM_SOURCE_DIR "/tests/data/kneed_free_knee.yaml"
+#define MODEL_FILE SM_SOURCE_DIR "/models/kneed_hsu.yaml"
 
 /* Angles from the slope normal of Tedrake's kneedCompassGait.m initial
  * condition (his angles from the vertical plus the slope). */
@@ -34,7 +43,7 @@ static const double TEDRAKE_X0[6] = {0.187700106303669, -0.288437140111164, -0.2
 
 typedef struct {
     const sm_model *m;
-    const sm_linkage *lk;
+    const body_model *bm;
     double p[SM_MAX_PARAMS];
     kcf_params P;
 } walker;
@@ -53,38 +62,54 @@ static void set(const sm_model *m, double *p, const char *name, double v)
     p[i] = v;
 }
 
-/* The file's walker; issue: the issue's mass positions. */
-static void open_walker(walker *w, bool issue)
+/* The walker of path; other: thigh and shank centres elsewhere than the
+ * file's. */
+static void open_walker(walker *w, const char *path, bool other)
 {
     char why[2048] = "";
     w->m = NULL;
-    sm_status st = sm_registry_open(MODEL_FILE, &w->m, why, sizeof why);
-    if (st != SM_OK) fail_msg("%s: %s", MODEL_FILE, why);
-    w->lk = sm_linkage_of(w->m);
-    assert_non_null(w->lk);
-    assert_true(sm_linkage_has_knee(w->lk));
+    if (sm_registry_open(path, &w->m, why, sizeof why) != SM_OK) fail_msg("%s: %s", path, why);
+    w->bm = w->m->data;
+    assert_non_null(body_model_file(w->m));
     sm_model_default_params(w->m, w->p);
-    if (issue) {
-        set(w->m, w->p, "thigh.com", 0.3);
-        set(w->m, w->p, "shank.com", 0.15);
+    if (other) {
+        set(w->m, w->p, "bodies.thigh_a.com.z", -0.325);
+        set(w->m, w->p, "bodies.shank_a.com.z", -0.125);
     }
-    /* the closed form has point feet and point masses on the link axes */
-    const char *zero[] = {"foot.radius", "foot.offset", "thigh.inertia", "shank.inertia", "thigh.com_offset",
-                          "shank.com_offset", "hip.stiffness", "hip.damping", "hip.torque", "knee.stiffness",
-                          "knee.damping", "knee.torque"};
+    /* the closed form has point masses on the link axes */
+    const char *zero[] = {"bodies.thigh_a.com.x", "bodies.thigh_a.com.y", "bodies.shank_a.com.x",
+                          "bodies.shank_a.com.y", "bodies.shank_a.pos.x",  "bodies.shank_a.pos.y",
+                          "sites.foot_a.pos.x",   "sites.foot_a.pos.y"};
     for (size_t i = 0; i < sizeof zero / sizeof *zero; i++) assert_true(get(w->m, w->p, zero[i]) == 0.0);
     w->P = (kcf_params){.g = get(w->m, w->p, "gravity"),
                         .gamma = get(w->m, w->p, "slope"),
-                        .mh = get(w->m, w->p, "hip.mass"),
-                        .mt = get(w->m, w->p, "thigh.mass"),
-                        .ms = get(w->m, w->p, "shank.mass"),
-                        .lt = get(w->m, w->p, "thigh.length"),
-                        .ls = get(w->m, w->p, "shank.length"),
-                        .ct = get(w->m, w->p, "thigh.com"),
-                        .cs = get(w->m, w->p, "shank.com")};
+                        .mh = get(w->m, w->p, "bodies.hip_z.mass"),
+                        .mt = get(w->m, w->p, "bodies.thigh_a.mass"),
+                        .ms = get(w->m, w->p, "bodies.shank_a.mass"),
+                        .lt = -get(w->m, w->p, "bodies.shank_a.pos.z"),
+                        .ls = -get(w->m, w->p, "sites.foot_a.pos.z"),
+                        .ct = -get(w->m, w->p, "bodies.thigh_a.com.z"),
+                        .cs = -get(w->m, w->p, "bodies.shank_a.com.z")};
 }
 
 static void close_walker(walker *w) { sm_registry_close(w->m); }
+
+/* The closed form's state as the body file's: the stance foot at the
+ * origin, the stance knee straight. */
+static void to_body(const kcf_params *P, const double *c, double *x)
+{
+    const double L = P->lt + P->ls;
+    const double q[6] = {-L * sin(c[0]), L * cos(c[0]), c[0], 0, c[1], c[1] - c[2]};
+    const double v[6] = {-L * cos(c[0]) * c[3], -L * sin(c[0]) * c[3], c[3], 0, c[4], c[4] - c[5]};
+    memcpy(x, q, sizeof q);
+    memcpy(x + 6, v, sizeof v);
+}
+
+static void from_body(const double *x, double *c)
+{
+    const double r[6] = {x[2], x[4], x[4] - x[5], x[8], x[10], x[10] - x[11]};
+    memcpy(c, r, sizeof r);
+}
 
 /* A reproducible uniform number in [lo, hi]. */
 static double uniform(unsigned long long *s, double lo, double hi)
@@ -99,69 +124,102 @@ static void random_state(unsigned long long *s, double *x)
     for (int i = 3; i < 6; i++) x[i] = uniform(s, -4, 4);
 }
 
-static const sm_event *find_event(const sm_model *m, size_t phase, const char *name)
+static size_t phase_index(const sm_model *m, const char *name)
 {
-    for (size_t k = 0; k < m->phases[phase].n_events; k++)
-        if (strcmp(m->phases[phase].events[k].name, name) == 0) return &m->phases[phase].events[k];
-    fail_msg("phase %zu has no event %s", phase, name);
+    for (size_t k = 0; k < m->n_phases; k++)
+        if (strcmp(m->phases[k].name, name) == 0) return k;
+    fail_msg("no phase %s", name);
+    return 0;
+}
+
+static const sm_event *find_event(const sm_model *m, const char *phase, const char *name)
+{
+    const size_t ph = phase_index(m, phase);
+    for (size_t k = 0; k < m->phases[ph].n_events; k++)
+        if (strcmp(m->phases[ph].events[k].name, name) == 0) return &m->phases[ph].events[k];
+    fail_msg("phase %s has no event %s", phase, name);
     return NULL;
+}
+
+/* The stance knee's (knee_a's) locking torque in phase ph at x. */
+static double knee_torque(const walker *w, size_t ph, const double *x)
+{
+    BODY_EVAL_MEM(mem, w->bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, w->bm, w->p, mem, NULL, 0), SM_OK);
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc = 0;
+    assert_status(body_phase_solve(&e, ph, x, NULL, lambda, c, &nc), SM_OK);
+    const body_file *f = w->bm->f;
+    int knee_a = -1;
+    for (size_t k = 0; k < f->n_contacts; k++)
+        if (strcmp(f->contacts[k].name, "knee_a") == 0) knee_a = (int)k;
+    const int slot = body_phase_contact_slot(f, ph, knee_a);
+    assert_true(slot >= 0);
+    double n, t;
+    body_contact_force(&e, c, nc, lambda, (size_t)slot, &n, &t);
+    return n;
 }
 
 /* ---- (a) accelerations and the stance knee's locking torque --------------- */
 
-static void check_accel(bool issue)
+static void check_accel(bool other)
 {
     walker w;
-    open_walker(&w, issue);
-    unsigned long long seed = issue ? 7 : 11;
+    open_walker(&w, MODEL_FILE, other);
+    const size_t free_ph = phase_index(w.m, "knee_free"), locked_ph = phase_index(w.m, "knee_locked");
+    unsigned long long seed = other ? 11 : 7;
     double worst = 0, worst_t = 0;
     for (int k = 0; k < 200; k++) {
-        double x[6], a[3], c[3];
+        double x[6], a[3], xb[12], xd[12], Tc = NAN;
         random_state(&seed, x);
         /* knee free */
-        assert_int_equal(sm_linkage_accel(w.lk, w.p, 0, x, a), 0);
-        assert_int_equal(kcf_accel(&w.P, 3, x, x + 3, c), 0);
+        to_body(&w.P, x, xb);
+        assert_int_equal(w.m->phases[free_ph].rhs(0, xb, xd, w.p, w.m->data), 0);
+        assert_int_equal(kcf_accel(&w.P, 3, x, x + 3, a), 0);
+        const double got3[3] = {xd[8], xd[10], xd[10] - xd[11]};
         for (int i = 0; i < 3; i++) {
-            assert_close(a[i], c[i], 1e-12 * (1 + fabs(c[i])));
-            worst = fmax(worst, fabs(a[i] - c[i]) / (1 + fabs(c[i])));
+            assert_close(got3[i], a[i], 1e-12 * (1 + fabs(a[i])));
+            worst = fmax(worst, fabs(got3[i] - a[i]) / (1 + fabs(a[i])));
         }
-        /* knee locked */
-        x[2] = x[1];
-        x[5] = x[4];
-        const double th[2] = {x[0], x[1]}, wr[2] = {x[3], x[4]};
-        assert_int_equal(sm_linkage_accel(w.lk, w.p, 1, x, a), 0);
-        assert_int_equal(kcf_accel(&w.P, 2, th, wr, c), 0);
-        for (int i = 0; i < 2; i++) {
-            assert_close(a[i], c[i], 1e-12 * (1 + fabs(c[i])));
-            worst = fmax(worst, fabs(a[i] - c[i]) / (1 + fabs(c[i])));
-        }
-        assert_close(a[2], a[1], 0);
-        /* the stance knee's locking torque in both phases */
-        double Te, Tc = NAN;
-        Te = sm_linkage_knee_lock_torque(w.lk, w.p, 1, x);
-        assert_int_equal(kcf_stance_knee_torque(&w.P, 2, th, wr, &Tc), 0);
-        assert_close(Te, Tc, 1e-12 * (1 + fabs(Tc)));
-        worst_t = fmax(worst_t, fabs(Te - Tc) / (1 + fabs(Tc)));
-        random_state(&seed, x);
-        Te = sm_linkage_knee_lock_torque(w.lk, w.p, 0, x);
+        assert_close(xd[9], 0.0, 1e-12); /* the stance knee held */
+        double Te = knee_torque(&w, free_ph, xb);
         assert_int_equal(kcf_stance_knee_torque(&w.P, 3, x, x + 3, &Tc), 0);
         assert_close(Te, Tc, 1e-12 * (1 + fabs(Tc)));
         worst_t = fmax(worst_t, fabs(Te - Tc) / (1 + fabs(Tc)));
+        /* knee locked */
+        x[2] = x[1];
+        x[5] = x[4];
+        to_body(&w.P, x, xb);
+        const double th[2] = {x[0], x[1]}, wr[2] = {x[3], x[4]};
+        assert_int_equal(w.m->phases[locked_ph].rhs(0, xb, xd, w.p, w.m->data), 0);
+        assert_int_equal(kcf_accel(&w.P, 2, th, wr, a), 0);
+        const double got2[2] = {xd[8], xd[10]};
+        for (int i = 0; i < 2; i++) {
+            assert_close(got2[i], a[i], 1e-12 * (1 + fabs(a[i])));
+            worst = fmax(worst, fabs(got2[i] - a[i]) / (1 + fabs(a[i])));
+        }
+        assert_close(xd[11], 0.0, 1e-12);
+        Te = knee_torque(&w, locked_ph, xb);
+        assert_int_equal(kcf_stance_knee_torque(&w.P, 2, th, wr, &Tc), 0);
+        assert_close(Te, Tc, 1e-12 * (1 + fabs(Tc)));
+        worst_t = fmax(worst_t, fabs(Te - Tc) / (1 + fabs(Tc)));
     }
-    print_message("accelerations (%s): worst |engine - closed form| / (1 + |a|) = %.2e over 400 states; "
+    print_message("accelerations (%s): worst |bodies - closed form| / (1 + |a|) = %.2e over 400 states; "
                   "stance-knee locking torque %.2e\n",
-                  issue ? "issue's mass positions" : "file's", worst, worst_t);
+                  other ? "other mass positions" : "the file's", worst, worst_t);
     close_walker(&w);
 }
 
 static void test_accel_file(void **state) { check_accel(false); }
-static void test_accel_issue(void **state) { check_accel(true); }
+static void test_accel_other(void **state) { check_accel(true); }
 
 /* The closed form itself: energy conserved along each phase. */
 static void test_closed_form_energy(void **state)
 {
     walker w;
-    open_walker(&w, true);
+    open_walker(&w, MODEL_FILE, false);
     unsigned long long seed = 3;
     for (int n = 2; n <= 3; n++) {
         double x[6];
@@ -181,95 +239,144 @@ static void test_closed_form_energy(void **state)
 
 /* ---- (b) impact maps -------------------------------------------------------- */
 
-static void check_impacts(bool issue)
+/* kneed_hsu.yaml with Garcia's heel-strike (impact: true, onto the next
+ * phase's contacts, which release the new swing knee), written to a
+ * temporary file; path gets its name. */
+static void write_free_knee_model(char *path, size_t len)
 {
-    walker w;
-    open_walker(&w, issue);
-    const sm_event *ks = find_event(w.m, 0, "kneestrike"), *hs = find_event(w.m, 1, "heelstrike");
-    unsigned long long seed = issue ? 5 : 13;
-    double worst_k = 0, worst_h = 0, worst_l = 0;
+    FILE *in = fopen(MODEL_FILE, "r");
+    assert_non_null(in);
+    snprintf(path, len, "/tmp/kneed_free_XXXXXX.yaml");
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    assert_non_null(out);
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (strncmp(line, "        impact: [foot_a, knee_a, knee_b]", 40) == 0) {
+            fputs("        impact: true\n", out);
+            found++;
+            continue;
+        }
+        fputs(line, out);
+    }
+    fclose(in);
+    fclose(out);
+    assert_int_equal(found, 1);
+}
+
+static void open_free_knee(walker *w, bool other)
+{
+    char path[64];
+    write_free_knee_model(path, sizeof path);
+    open_walker(w, path, other);
+    remove(path);
+}
+
+/* The knee-strike, and a heel-strike with both feet on the ground (the
+ * section's projection then moves nothing), against the closed form's. */
+static void check_impacts(walker *w, kcf_heelstrike_kind kind, unsigned long long seed, const char *what)
+{
+    const sm_event *ks = find_event(w->m, "knee_free", "kneestrike"), *hs = find_event(w->m, "knee_locked", "heelstrike");
+    double worst_k = 0, worst_h = 0;
     for (int k = 0; k < 200; k++) {
-        double x[6], a[6], c[6], e[6];
+        double x[6], c[6], e[6], xb[12], yb[12];
         random_state(&seed, x);
-        x[2] = x[1] + uniform(&seed, -1e-3, 0); /* at knee-strike */
-        assert_int_equal(ks->reset(x, a, w.p, w.m->data), 0);
-        assert_int_equal(kcf_kneestrike(&w.P, x, c), 0);
-        for (int i = 0; i < 6; i++) {
-            assert_close(a[i], c[i], 1e-12 * (1 + fabs(c[i])));
-            worst_k = fmax(worst_k, fabs(a[i] - c[i]) / (1 + fabs(c[i])));
-        }
-        /* heel-strike, both knees locked before it */
-        random_state(&seed, x);
-        x[2] = x[1];
-        x[5] = x[4];
-        assert_int_equal(hs->reset(x, a, w.p, w.m->data), 0);
-        assert_int_equal(kcf_heelstrike(&w.P, KCF_HS_FREE, x, c), 0);
-        for (int i = 0; i < 6; i++) {
-            assert_close(a[i], c[i], 1e-12 * (1 + fabs(c[i])));
-            worst_h = fmax(worst_h, fabs(a[i] - c[i]) / (1 + fabs(c[i])));
-        }
-        /* the locked variant = the engine's heel-strike, then its knee-strike */
-        assert_int_equal(ks->reset(a, e, w.p, w.m->data), 0);
-        assert_int_equal(kcf_heelstrike(&w.P, KCF_HS_LOCKED, x, c), 0);
+        x[2] = x[1]; /* at knee-strike: the knee straight, its rate not */
+        to_body(&w->P, x, xb);
+        assert_int_equal(ks->reset(xb, yb, w->p, w->m->data), 0);
+        assert_int_equal(kcf_kneestrike(&w->P, x, c), 0);
+        from_body(yb, e);
         for (int i = 0; i < 6; i++) {
             assert_close(e[i], c[i], 1e-12 * (1 + fabs(c[i])));
-            worst_l = fmax(worst_l, fabs(e[i] - c[i]) / (1 + fabs(c[i])));
+            worst_k = fmax(worst_k, fabs(e[i] - c[i]) / (1 + fabs(c[i])));
         }
+        /* heel-strike: both knees locked, the swing foot on the ground ahead */
+        random_state(&seed, x);
+        x[0] = -fabs(x[0]) - 0.05;
+        x[1] = x[2] = -x[0];
+        x[5] = x[4];
+        to_body(&w->P, x, xb);
+        assert_int_equal(hs->reset(xb, yb, w->p, w->m->data), 0);
+        assert_int_equal(kcf_heelstrike(&w->P, kind, x, c), 0);
+        from_body(yb, e);
+        for (int i = 0; i < 6; i++) {
+            assert_close(e[i], c[i], 1e-12 * (1 + fabs(c[i])));
+            worst_h = fmax(worst_h, fabs(e[i] - c[i]) / (1 + fabs(c[i])));
+        }
+        /* the new stance foot at rest */
+        const double L = w->P.lt + w->P.ls;
+        assert_close(yb[6], -L * cos(e[0]) * e[3], 1e-12 * (1 + fabs(yb[6])));
+        assert_close(yb[7], -L * sin(e[0]) * e[3], 1e-12 * (1 + fabs(yb[7])));
     }
-    print_message("impacts (%s): knee-strike %.2e, heel-strike (free knee) %.2e, "
-                  "heel-strike (locked) vs engine heel- then knee-strike %.2e\n",
-                  issue ? "issue's mass positions" : "file's", worst_k, worst_h, worst_l);
+    print_message("impacts (%s): knee-strike %.2e, heel-strike %.2e\n", what, worst_k, worst_h);
+}
+
+static void test_impacts_file(void **state)
+{
+    walker w;
+    open_walker(&w, MODEL_FILE, false);
+    check_impacts(&w, KCF_HS_LOCKED, 5, "the file: the new swing knee held");
+    close_walker(&w);
+    open_walker(&w, MODEL_FILE, true);
+    check_impacts(&w, KCF_HS_LOCKED, 13, "the file at other mass positions");
     close_walker(&w);
 }
 
-static void test_impacts_file(void **state) { check_impacts(false); }
-static void test_impacts_issue(void **state) { check_impacts(true); }
+static void test_impacts_free_knee(void **state)
+{
+    walker w;
+    open_free_knee(&w, false);
+    check_impacts(&w, KCF_HS_FREE, 17, "impact: true, the new swing knee free");
+    close_walker(&w);
+}
 
 /* ---- (c) strides ------------------------------------------------------------ */
 
-static void check_stride(walker *w, const double *x0, const char *what)
+static void check_stride(walker *w, kcf_heelstrike_kind kind, const double *x0, const char *what)
 {
     sm_workspace *ws = test_workspace(w->m, 1e-12, SM_METHOD_ADAMS);
-    double y[SM_MAX_STATE], z[6], T = 0;
+    double xb[SM_MAX_STATE], yb[SM_MAX_STATE], y[6], z[6], T = 0;
+    to_body(&w->P, x0, xb);
     sm_step_metrics mt;
-    assert_status(sm_stride(ws, w->p, x0, y, &mt, NULL), SM_OK);
-    assert_int_equal(kcf_stride(&w->P, KCF_HS_FREE, x0, 2e-5, 5.0, z, &T), KCF_OK);
+    assert_status(sm_stride(ws, w->p, xb, yb, &mt, NULL), SM_OK);
+    assert_int_equal(kcf_stride(&w->P, kind, x0, 2e-5, 5.0, z, &T), KCF_OK);
+    from_body(yb, y);
     double worst = fabs(mt.period - T);
     for (int i = 0; i < 6; i++) {
         assert_close(y[i], z[i], 1e-8 * (1 + fabs(z[i])));
         worst = fmax(worst, fabs(y[i] - z[i]));
     }
     assert_close(mt.period, T, 1e-8);
-    print_message("stride from %s: max |engine - closed form| = %.2e (step time %.9f)\n", what, worst, T);
+    print_message("stride from %s: max |bodies - closed form| = %.2e (step time %.9f)\n", what, worst, T);
     sm_workspace_free(ws);
 }
 
 static void test_stride_file(void **state)
 {
     walker w;
-    open_walker(&w, false);
-    double x[SM_MAX_STATE];
-    w.m->guess(x, w.p, w.m->data);
-    check_stride(&w, x, "the file's guess (file's values)");
-    const double starts[2][4] = {{0.24, -1.15, 0.0, -3.5}, {0.22, -1.1, 0.1, -3.0}};
+    open_walker(&w, MODEL_FILE, false);
+    double x[6];
+    for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
+    check_stride(&w, KCF_HS_LOCKED, x, "Tedrake's x0 (the file)");
+    const double starts[2][4] = {{0.24, -1.1, 0.0, -2.0}, {0.23, -1.05, -0.04, -0.04}};
     for (int k = 0; k < 2; k++) {
         kcf_lift(starts[k][0], starts[k][1], starts[k][2], starts[k][3], x);
-        check_stride(&w, x, "a nearby start (file's values)");
+        check_stride(&w, KCF_HS_LOCKED, x, "a nearby start (the file)");
     }
     close_walker(&w);
 }
 
-static void test_stride_issue(void **state)
+static void test_stride_free_knee(void **state)
 {
     walker w;
-    open_walker(&w, true);
-    double x[6];
-    for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
-    check_stride(&w, x, "Tedrake's x0 (issue's values)");
-    const double starts[2][4] = {{0.24, -1.1, 0.0, -2.0}, {0.23, -1.05, -0.04, -0.04}};
+    open_free_knee(&w, true);
+    const double starts[2][4] = {{0.24, -1.15, 0.0, -3.5}, {0.22, -1.1, 0.1, -3.0}};
     for (int k = 0; k < 2; k++) {
+        double x[6];
         kcf_lift(starts[k][0], starts[k][1], starts[k][2], starts[k][3], x);
-        check_stride(&w, x, "a nearby start (issue's values)");
+        check_stride(&w, KCF_HS_FREE, x, "a start of the free knee, other mass positions");
     }
     close_walker(&w);
 }
@@ -278,12 +385,13 @@ static void test_stride_issue(void **state)
 
 /* With the issue's mass positions on slope asin(7.25/144): Chen's walker
  * (knee held locked through heel-strike) walks from Tedrake's initial
- * condition onto a stable gait, while the engine's walker (free knee at
- * heel-strike) puts its foot down before knee-strike on the fifth step. */
+ * condition onto a stable gait, in the closed form and in the file (Newton),
+ * while Garcia's heel-strike (impact: true) puts the foot down before
+ * knee-strike on the fifth step. */
 static void test_issue_gait(void **state)
 {
     walker w;
-    open_walker(&w, true);
+    open_walker(&w, MODEL_FILE, false);
     double x[6], y[6], T;
     for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
     for (int s = 0; s < 100; s++) {
@@ -317,96 +425,36 @@ static void test_issue_gait(void **state)
                   x[0], x[3], x[4], T, rho);
     assert_close(rho, 0.7410, 2e-4);
 
-    /* the engine's walker from the same start */
+    /* the file: Newton from Tedrake's start onto the same gait */
+    double xb[SM_MAX_STATE];
     for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
-    sm_workspace *ws = test_workspace(w.m, 1e-10, SM_METHOD_ADAMS);
-    double xe[SM_MAX_STATE], ye[SM_MAX_STATE];
-    memcpy(xe, x, sizeof x);
-    for (int s = 0; s < 4; s++) {
-        assert_status(sm_stride(ws, w.p, xe, ye, NULL, NULL), SM_OK);
-        memcpy(xe, ye, sizeof x);
-    }
-    assert_status(sm_stride(ws, w.p, xe, ye, NULL, NULL), SM_EVENT_ORDER);
-    sm_workspace_free(ws);
-    close_walker(&w);
-}
-
-/* ---- knee: {hold_at_heelstrike: true}: Chen's heel-strike in the engine ------ */
-
-/* kneed_hsu.yaml with the new swing knee held locked through heel-strike,
- * written to a temporary file; path gets its name. */
-static void write_held_model(char *path, size_t len)
-{
-    FILE *in = fopen(MODEL_FILE, "r");
-    assert_non_null(in);
-    snprintf(path, len, "/tmp/kneed_held_XXXXXX.yaml");
-    const int fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    FILE *out = fdopen(fd, "w");
-    assert_non_null(out);
-    char line[1024];
-    int found = 0;
-    while (fgets(line, sizeof line, in)) {
-        fputs(line, out);
-        if (strcmp(line, "  assume_locked: true\n") == 0) {
-            fputs("  hold_at_heelstrike: true\n", out);
-            found++;
-        }
-    }
-    fclose(in);
-    fclose(out);
-    assert_int_equal(found, 1);
-}
-
-static void test_held_heelstrike(void **state)
-{
-    char path[64];
-    write_held_model(path, sizeof path);
-    walker w;
-    char why[2048] = "";
-    w.m = NULL;
-    if (sm_registry_open(path, &w.m, why, sizeof why) != SM_OK) fail_msg("%s", why);
-    remove(path);
-    w.lk = sm_linkage_of(w.m);
-    sm_model_default_params(w.m, w.p);
-    set(w.m, w.p, "thigh.com", 0.3);
-    set(w.m, w.p, "shank.com", 0.15);
-    w.P = (kcf_params){.g = 9.8, .gamma = get(w.m, w.p, "slope"), .mh = 0.5, .mt = 0.5, .ms = 0.05,
-                       .lt = 0.5, .ls = 0.5, .ct = 0.3, .cs = 0.15};
-    const sm_event *hs = find_event(w.m, 1, "heelstrike");
-    unsigned long long seed = 17;
-    for (int k = 0; k < 200; k++) {
-        double x[6], a[6], c[6], hm[3], hp[3];
-        size_t n = 0;
-        random_state(&seed, x);
-        x[2] = x[1];
-        x[5] = x[4];
-        assert_int_equal(hs->reset(x, a, w.p, w.m->data), 0);
-        assert_int_equal(kcf_heelstrike(&w.P, KCF_HS_LOCKED, x, c), 0);
-        for (int i = 0; i < 6; i++) assert_close(a[i], c[i], 1e-12 * (1 + fabs(c[i])));
-        assert_int_equal(sm_linkage_impact_momenta(w.lk, w.p, SM_LINKAGE_HEELSTRIKE, x, a, hm, hp, &n), 0);
-        assert_int_equal(n, 2);
-        for (size_t i = 0; i < n; i++) assert_close(hm[i], hp[i], 1e-12 * (1 + fabs(hm[i])));
-    }
-    /* a stride, and Newton from Tedrake's start onto Chen's gait */
-    double x[6], y[SM_MAX_STATE], z[6], T;
-    for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
+    to_body(&w.P, x, xb);
     sm_workspace *ws = test_workspace(w.m, 1e-12, SM_METHOD_ADAMS);
-    sm_step_metrics mt;
-    assert_status(sm_stride(ws, w.p, x, y, &mt, NULL), SM_OK);
-    assert_int_equal(kcf_stride(&w.P, KCF_HS_LOCKED, x, 2e-5, 5.0, z, &T), KCF_OK);
-    for (int i = 0; i < 6; i++) assert_close(y[i], z[i], 1e-8);
-    assert_close(mt.period, T, 1e-8);
     sm_newton_options no;
     sm_newton_options_default(&no);
     static sm_fixed_result r;
-    assert_status(sm_fixed_point(ws, w.p, x, &no, &r), SM_OK);
+    assert_status(sm_fixed_point(ws, w.p, xb, &no, &r), SM_OK);
     assert_true(r.stable);
-    assert_close(r.x[0], 0.2396419965, 1e-8);
-    assert_close(r.x[3], -1.1338165864, 1e-8);
-    assert_close(r.x[4], -0.1087293385, 1e-8);
-    assert_close(r.x[5], r.x[4], 1e-12);
+    from_body(r.x, y);
+    assert_close(y[0], 0.2396419965, 1e-8);
+    assert_close(y[3], -1.1338165864, 1e-8);
+    assert_close(y[4], -0.1087293385, 1e-8);
+    assert_close(y[5], y[4], 1e-12);
     assert_close(r.max_abs_eig, 0.7410, 2e-4);
+    sm_workspace_free(ws);
+    close_walker(&w);
+
+    /* Garcia's heel-strike from the same start */
+    open_free_knee(&w, false);
+    for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
+    to_body(&w.P, x, xb);
+    ws = test_workspace(w.m, 1e-10, SM_METHOD_ADAMS);
+    double yb[SM_MAX_STATE];
+    for (int s = 0; s < 4; s++) {
+        assert_status(sm_stride(ws, w.p, xb, yb, NULL, NULL), SM_OK);
+        memcpy(xb, yb, sizeof xb);
+    }
+    assert_status(sm_stride(ws, w.p, xb, yb, NULL, NULL), SM_EVENT_ORDER);
     sm_workspace_free(ws);
     close_walker(&w);
 }
@@ -415,10 +463,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_closed_form_energy), cmocka_unit_test(test_accel_file),
-        cmocka_unit_test(test_accel_issue),        cmocka_unit_test(test_impacts_file),
-        cmocka_unit_test(test_impacts_issue),      cmocka_unit_test(test_stride_file),
-        cmocka_unit_test(test_stride_issue),       cmocka_unit_test(test_issue_gait),
-        cmocka_unit_test(test_held_heelstrike),
+        cmocka_unit_test(test_accel_other),        cmocka_unit_test(test_impacts_file),
+        cmocka_unit_test(test_impacts_free_knee),  cmocka_unit_test(test_stride_file),
+        cmocka_unit_test(test_stride_free_knee),   cmocka_unit_test(test_issue_gait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

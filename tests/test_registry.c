@@ -65,7 +65,7 @@ static void test_open_file_by_path(void **state)
     assert_status(sm_registry_open(SM_SOURCE_DIR "/models/compass.yaml", &m, why, sizeof why), SM_OK);
     assert_non_null(m);
     assert_string_equal(m->name, "compass_file"); /* the file's name: key */
-    assert_int_equal(m->n_state, 4);
+    assert_int_equal(m->n_state, 8); /* hip_x, hip_z, leg_a, leg_b and their rates */
     /* a file's model owns memory and says how to free it */
     assert_non_null(m->release);
     sm_registry_close(m); /* the sanitizer build's leak check holds this */
@@ -107,24 +107,24 @@ static void write_walker(const char *dir, const char *name, double hip)
     snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
     FILE *out = fopen(path, "w");
     assert_non_null(out);
-    bool in_hip = false;
+    bool found = false;
     while (fgets(line, sizeof line, in)) {
-        if (strncmp(line, "hip:", 4) == 0) in_hip = true;
-        if (in_hip && strstr(line, "mass:")) {
-            fprintf(out, "  mass: %.17g\n", hip);
-            in_hip = false;
+        if (strncmp(line, "  - {name: hip_z,", 17) == 0) {
+            fprintf(out, "  - {name: hip_z, parent: hip_x, joint: slide, axis: [0, 0, 1], mass: %.17g}\n", hip);
+            found = true;
             continue;
         }
         fputs(line, out);
     }
+    assert_true(found);
     fclose(in);
     assert_int_equal(fclose(out), 0);
 }
 
 static double hip_mass(const sm_model *m)
 {
-    const int i = sm_model_param_index(m, "hip.mass");
-    if (i < 0) fail_msg("no parameter hip.mass in %s", m->name);
+    const int i = sm_model_param_index(m, "bodies.hip_z.mass");
+    if (i < 0) fail_msg("no parameter bodies.hip_z.mass in %s", m->name);
     return m->params[i].value;
 }
 

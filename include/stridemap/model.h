@@ -24,8 +24,8 @@ typedef struct sm_workspace sm_workspace; /* hybrid.h */
 #define SM_MAX_SAMPLE 64 /* per-sample measures (sm_model.n_sample) */
 
 /* Every callback gets the parameter values p[n_params] and the model's own
- * `data` (NULL for closed-form walkers; the linkage of a walker read from a
- * file), so one set of functions can serve many loaded models. */
+ * `data` (NULL for closed-form walkers; the loaded bodies of a walker read
+ * from a file), so one set of functions can serve many loaded models. */
 
 /* xdot[n_state] = f(t, x[n_state]; p[n_params]). */
 typedef int (*sm_rhs_fn)(double t, const double *x, double *xdot, const double *p, const void *data);

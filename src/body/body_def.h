@@ -114,6 +114,10 @@ typedef struct {
     int next_phase;    /* TO_PHASE */
     sm_status failure; /* FAIL */
     bool impact, relabel;
+    /* impact: [CONTACT, ...]: the impulse acts on these contacts instead of
+     * the next phase's (a joint held through the impact, then released) */
+    size_t n_impact;
+    int impact_contacts[BODY_MAX_CONTACTS];
 } body_event;
 
 typedef struct {

@@ -221,7 +221,8 @@ static void relabel(const body_model *bm, const double *x, double *y)
 }
 
 /* impact: true and relabel: true: the impulse is applied after the
- * relabelling, onto the next phase's contacts as the file names them
+ * relabelling, onto the next phase's contacts (or the event's impact list)
+ * as the file names them
  * (contacts are not renamed by a relabel, so the next phase's names hold
  * for the relabelled walker).  For a walker the relabelling maps to itself
  * (M(Rq) = R M(q) Rᵀ) that is the impact followed by the relabelling. */
@@ -244,7 +245,11 @@ static int event_reset(size_t ph, size_t ev, const double *xm, double *xp, const
         double *q = xp, *v = xp + bm->nq;
         if ((st = sm_rigid_forward(e.m, e.d, q, v)) != SM_OK) return SM_CALLBACK_STATUS(st);
         sm_contact c[BODY_MAX_CONTACTS];
-        const size_t nc = body_phase_contacts(&e, next, v, c);
+        size_t nc = E->n_impact;
+        if (nc)
+            for (size_t i = 0; i < nc; i++) body_contact_at(&e, (size_t)E->impact_contacts[i], v, &c[i]);
+        else
+            nc = body_phase_contacts(&e, next, v, c);
         double vplus[SM_RIGID_MAX_V], Lambda[SM_RIGID_MAX_ROWS], lost = 0, res = 0;
         st = sm_rigid_impact(e.m, e.d, c, nc, v, vplus, Lambda, &lost, &res, e.work);
         if (st != SM_OK) return SM_CALLBACK_STATUS(st);

@@ -962,7 +962,7 @@ static bool read_top(bl_ctx *c)
 }
 
 /* Aliases (which could make a loop of nodes) and a second document are
- * refused, as the linkage loader does. */
+ * refused: a file holds one walker, written out. */
 static bool scan_events(bl_ctx *c)
 {
     yaml_parser_t parser;

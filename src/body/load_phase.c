@@ -156,6 +156,38 @@ static bool read_guard(bl_ctx *c, const yaml_node_t *n, const body_phase *ph, bo
     return true;
 }
 
+/* impact: true (onto the next phase's contacts), false, or a list of the
+ * contacts the impulse acts on, named as after the event's relabelling. */
+static bool read_impact(bl_ctx *c, const yaml_node_t *x, body_event *e)
+{
+    if (x->type != YAML_SEQUENCE_NODE) return bl_bool(c, x, "impact", &e->impact);
+    if (bl_len(x) == 0)
+        return bl_fail_at(c, x->start_mark, "event '%s': impact: [] names no contact; list the contacts the impulse "
+                          "acts on, or write impact: true", e->name);
+    if (bl_len(x) > BODY_MAX_CONTACTS)
+        return bl_fail_at(c, x->start_mark, "event '%s': more than %d contacts in impact; use fewer", e->name,
+                          BODY_MAX_CONTACTS);
+    char what[128];
+    snprintf(what, sizeof what, "the impact of event '%s'", e->name);
+    size_t rows = 0;
+    for (size_t k = 0; k < bl_len(x); k++) {
+        yaml_node_t *it = bl_item(c, x, k);
+        int id;
+        if (!bl_contact_ref(c, it, what, &id)) return false;
+        for (size_t j = 0; j < e->n_impact; j++)
+            if (e->impact_contacts[j] == id)
+                return bl_fail_at(c, it->start_mark, "event '%s' lists contact '%s' twice in impact; keep one",
+                                  e->name, c->f->contacts[id].name);
+        e->impact_contacts[e->n_impact++] = id;
+        rows += bl_contact_rows(c->f, id, bl_is_planar(c->f));
+    }
+    if (rows > SM_RIGID_MAX_ROWS)
+        return bl_fail_at(c, x->start_mark, "event '%s': its impact has %zu constraint rows, more than %d; use fewer "
+                          "contacts", e->name, rows, SM_RIGID_MAX_ROWS);
+    e->impact = true;
+    return true;
+}
+
 static bool read_event(bl_ctx *c, const yaml_node_t *n, body_phase *ph)
 {
     static const char *const keys[] = {"name", "when", "if", "impact", "relabel", "then", "fail", NULL};
@@ -190,7 +222,7 @@ static bool read_event(bl_ctx *c, const yaml_node_t *n, body_phase *ph)
             if (!read_guard(c, bl_item(c, x, i), ph, e, pbase, i)) return false;
         e->n_guards = bl_len(x);
     }
-    if ((x = bl_get(c, n, "impact", NULL)) && !bl_bool(c, x, "impact", &e->impact)) return false;
+    if ((x = bl_get(c, n, "impact", NULL)) && !read_impact(c, x, e)) return false;
     if ((x = bl_get(c, n, "relabel", NULL))) {
         if (!bl_bool(c, x, "relabel", &e->relabel)) return false;
         if (e->relabel && !bl_get(c, c->root, "relabel", NULL))

@@ -1,12 +1,12 @@
-/* Walkers from model files: the cost of one on-line dynamics evaluation (M
- * by unit-acceleration sweeps, V + G, the Cholesky solve) against the
- * closed-form compass walker's right-hand side at the same state, and
- * microseconds per stride and milliseconds per fixed point for the files.
- * Run from the top of the tree: build/bench/bench_linkage (best of 5). */
+/* Walkers from model files (rigid bodies, docs/body-walkers.md): the cost of
+ * one right-hand side of the compass file (the forward sweep, M, C v + G,
+ * the pin's Jacobian and the constrained solve) against the closed-form
+ * compass walker's at the same gait, and microseconds per stride and
+ * milliseconds per fixed point for the files.  Run from the top of the
+ * tree: build/bench/bench_files (best of 5). */
 #include <stdio.h>
 #include <time.h>
 
-#include "stridemap/linkage.h"
 #include "stridemap/stridemap.h"
 
 static double now(void)
@@ -70,12 +70,11 @@ static void gait_cost(const char *name, const sm_model *m)
 int main(void)
 {
     char why[1024];
-    sm_linkage *lk = NULL;
-    if (sm_linkage_load("models/compass.yaml", &lk, why, sizeof why) != SM_OK) {
-        fprintf(stderr, "bench_linkage: %s (run from the top of the tree)\n", why);
+    const sm_model *f = NULL;
+    if (sm_registry_open("models/compass.yaml", &f, why, sizeof why) != SM_OK) {
+        fprintf(stderr, "bench_files: %s (run from the top of the tree)\n", why);
         return 1;
     }
-    const sm_model *f = sm_linkage_model(lk);
     const sm_model *c = sm_registry_find("compass");
     double pf[SM_MAX_PARAMS], pc[SM_MAX_PARAMS], xf[SM_MAX_STATE], xc[SM_MAX_STATE];
     sm_model_default_params(f, pf);
@@ -83,17 +82,22 @@ int main(void)
     f->guess(xf, pf, f->data);
     c->guess(xc, pc, c->data);
     const double nf = rhs_ns(f, pf, xf), nc = rhs_ns(c, pc, xc);
-    printf("one dynamics evaluation, compass gait: file (on-line Newton-Euler) %.0f ns, closed form %.0f ns, "
+    printf("one dynamics evaluation, compass gait: file (rigid bodies, pinned foot) %.0f ns, closed form %.0f ns, "
            "ratio %.1f\n",
            nf, nc, nf / nc);
     gait_cost("compass (closed form)", c);
     gait_cost("models/compass.yaml", f);
-    sm_linkage_free(lk);
-    const char *files[] = {"models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml", "models/compass_round_spring.yaml"};
-    for (int i = 0; i < 3; i++) {
-        if (sm_linkage_load(files[i], &lk, why, sizeof why) != SM_OK) continue;
-        gait_cost(files[i], sm_linkage_model(lk));
-        sm_linkage_free(lk);
+    sm_registry_close(f);
+    const char *files[] = {"models/kneed_hsu.yaml", "models/kneed_mcgeer.yaml", "models/compass_round_spring.yaml",
+                           "models/kneed_mcgeer_locked.yaml"};
+    for (int i = 0; i < 4; i++) {
+        const sm_model *m = NULL;
+        if (sm_registry_open(files[i], &m, why, sizeof why) != SM_OK) {
+            fprintf(stderr, "bench_files: %s\n", why);
+            continue;
+        }
+        gait_cost(files[i], m);
+        sm_registry_close(m);
     }
     return 0;
 }
