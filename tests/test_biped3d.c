@@ -16,7 +16,7 @@
  * leaves 12.  Double stance: both lines, 17 − 10 = 7 (the swing foot's
  * orientation is then held by its heel line, the locks are gone). */
 #include "test_util.h"
-#include "linkage_util.h"
+#include "src_path.h"
 #include "cli_run.h"
 
 #include <stdlib.h>

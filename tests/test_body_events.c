@@ -5,13 +5,13 @@
  * a stride through it ends where a stride through the single events does. */
 #include <string.h>
 
-#include "linkage_util.h"
+#include "src_path.h"
 #include "stridemap/registry.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/stride.h"
 
-static const char *const files[] = {"models/bodies/compass.yaml", "models/bodies/compass_round_spring.yaml",
-                                    "models/bodies/kneed_mcgeer.yaml"};
+static const char *const files[] = {"models/compass.yaml", "models/compass_round_spring.yaml",
+                                    "models/kneed_mcgeer.yaml"};
 
 static const sm_model *open_ok(const char *rel)
 {
@@ -110,7 +110,7 @@ static void set(const sm_model *m, double *p, const char *name, double v)
  * (Goswami et al. 1998: a from the foot to the leg's mass, b on to the hip). */
 static void check_closed_form(double gamma, double a, double bb, double mh)
 {
-    const sm_model *b = open_ok("models/bodies/compass.yaml");
+    const sm_model *b = open_ok("models/compass.yaml");
     const sm_model *c = sm_registry_find("compass");
     double pb[SM_MAX_PARAMS], pc[SM_MAX_PARAMS];
     sm_model_default_params(b, pb);

@@ -10,24 +10,13 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "src_path.h"
 #include "body_check.h"
 #include "body_def.h"
 #include "expr.h"
 #include "stridemap/rigid.h"
 #include "stridemap/registry.h"
 
-#ifndef SM_SOURCE_DIR
-#define SM_SOURCE_DIR "."
-#endif
-
-static const char *src_path(const char *rel)
-{
-    static char buf[4][1024];
-    static int k = 0;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", SM_SOURCE_DIR, rel);
-    return buf[k];
-}
 
 static const char *write_tmp(const char *text)
 {

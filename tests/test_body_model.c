@@ -8,29 +8,13 @@
 #include <sys/wait.h>
 
 #include "cli_run.h"
+#include "src_path.h"
 #include "body_files.h"
 #include "../src/body/body_model.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/registry.h"
 #include "stridemap/stride.h"
 
-#ifndef SM_SOURCE_DIR
-#define SM_SOURCE_DIR "."
-#endif
-
-static const char *src_path(const char *rel)
-{
-    static char buf[1024];
-    snprintf(buf, sizeof buf, "%s/%s", SM_SOURCE_DIR, rel);
-    return buf;
-}
-
-static void set_param(const sm_model *m, double *p, const char *name, double v)
-{
-    const int i = sm_model_param_index(m, name);
-    if (i < 0) fail_msg("no parameter %s", name);
-    p[i] = v;
-}
 
 static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed_result *r)
 {

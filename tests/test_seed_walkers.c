@@ -34,7 +34,7 @@
 #include "body_model.h"
 #include "cli_run.h"
 #include "csv_read.h"
-#include "linkage_util.h"
+#include "src_path.h"
 #include "stridemap/registry.h"
 #include "stridemap/rigid.h"
 
