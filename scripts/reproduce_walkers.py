@@ -119,11 +119,13 @@ def main():
             out.append("| `models/%s.yaml` | no gait: %s (%s) | | | |" % (name, y["status"], y["stride_status"]))
             continue
         # the stance knee (knee_a) is the one lock held in every phase, so
-        # the ground measures' smallest lock torque is its; the impulse on
-        # a lock at heel-strike is not reported by the rigid-body engine
-        out.append("| `models/%s.yaml` | %s | %s | %s | — |" % (
+        # the ground measures' smallest lock torque is its; after the swap
+        # the new stance knee is knee_a, so its heel-strike impulse is
+        # Garcia's impulsive knee torque
+        out.append("| `models/%s.yaml` | %s | %s | %s | %s |" % (
             name, s(name, "max_abs_eigenvalue", 3), s(name, "min_foot_clearance", 2),
-            s(name, "min_lock_torque", 2, f=lambda d, k: d["ground"][k])))
+            s(name, "min_lock_torque", 2, f=lambda d, k: d["ground"][k]),
+            s(name, "heelstrike.knee_a.impulse", 2, f=lambda d, k: d["ground"][k])))
     hx, hy = res["kneed_hsu"]
     if hy["status"] == "ok":
         i = hy["state_names"].index("thigh_a")

@@ -53,7 +53,7 @@ typedef struct {
  * (a stride or LAPACK) max_abs_eig stays NaN and stable false. */
 sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals);
 
-#define SM_MAX_EXTRA 16
+#define SM_MAX_EXTRA 32
 
 /* The model's extra measures (sm_model.extra_measures) of a converged gait
  * into values[n_extra]; false, with no values, when the model has none or

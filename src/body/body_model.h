@@ -18,6 +18,11 @@ typedef struct {
 } body_deps;
 
 typedef struct {
+    size_t phase, event;
+    int contact, slot;
+} body_impulse_key;
+
+typedef struct {
     sm_model model;
     body_file *f;
     sm_rigid_model *tmpl;            /* built once from the default parameters */
@@ -45,6 +50,9 @@ typedef struct {
     const char *extra_names[SM_MAX_EXTRA], *extra_labels[SM_MAX_EXTRA];
     char *owned_extra[2 * SM_MAX_EXTRA];
     int ground_slot[BODY_MAX_CONTACTS];
+    /* the impulse measures: (phase, event, contact) and its slot */
+    size_t n_impulse;
+    body_impulse_key impulse_key[SM_MAX_EXTRA];
     /* the per-sample columns (sample.c): names, each contact's first
      * column (-1: none), the first of cop and zmp */
     const char *sample_names[SM_MAX_SAMPLE];
@@ -109,6 +117,25 @@ sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, doubl
 int body_phase_contact_slot(const body_file *f, size_t ph, int k);
 /* Row offset of slot i in phase ph's constraint rows. */
 size_t body_phase_row_of(const body_eval *e, const sm_contact *c, size_t slot);
+
+/* The leg swap of the file on a full state (y may not alias x). */
+void body_relabel(const body_model *bm, const double *x, double *y);
+
+/* What an event's plastic impact did: the contacts it acted on (the file's
+ * indices and as rigid-core contacts), the impulses Λ in their rows, the
+ * kinetic energy lost and |J v⁺|∞. */
+typedef struct {
+    size_t nc;
+    int contact[BODY_MAX_CONTACTS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    double Lambda[SM_RIGID_MAX_ROWS];
+    double lost, residual;
+} body_impact;
+
+/* The impact of event ev of phase ph on the state x (already relabelled
+ * when the event relabels), x's rates replaced by the rates after it;
+ * e's forward sweep is left at the state before. */
+sm_status body_event_impact(const body_eval *e, size_t ph, size_t ev, double *x, body_impact *out);
 
 /* The per-(phase, event) callbacks (events.c) and the rhs of each phase (phase.c). */
 sm_event_fn body_event_value_fn(size_t ph, size_t ev);

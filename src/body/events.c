@@ -211,7 +211,7 @@ static bool event_guard(size_t ph, size_t ev, const double *x, const double *p, 
     return true;
 }
 
-static void relabel(const body_model *bm, const double *x, double *y)
+void body_relabel(const body_model *bm, const double *x, double *y)
 {
     const body_file *f = bm->f;
     const size_t nq = bm->nq;
@@ -226,13 +226,38 @@ static void relabel(const body_model *bm, const double *x, double *y)
  * (contacts are not renamed by a relabel, so the next phase's names hold
  * for the relabelled walker).  For a walker the relabelling maps to itself
  * (M(Rq) = R M(q) Rᵀ) that is the impact followed by the relabelling. */
+sm_status body_event_impact(const body_eval *e, size_t ph, size_t ev, double *x, body_impact *out)
+{
+    const body_model *bm = e->bm;
+    const body_event *E = &bm->f->phases[ph].events[ev];
+    const bool section = E->outcome == SM_EVENT_SECTION;
+    const size_t next = section ? (size_t)bm->section_phase : E->next_phase >= 0 ? (size_t)E->next_phase : 0;
+    double *q = x, *v = x + bm->nq;
+    sm_status st = sm_rigid_forward(e->m, e->d, q, v);
+    if (st != SM_OK) return st;
+    out->nc = E->n_impact;
+    for (size_t i = 0; i < out->nc; i++) {
+        out->contact[i] = E->impact_contacts[i];
+        body_contact_at(e, (size_t)E->impact_contacts[i], v, &out->c[i]);
+    }
+    if (!out->nc) {
+        out->nc = body_phase_contacts(e, next, v, out->c);
+        for (size_t i = 0; i < out->nc; i++) out->contact[i] = bm->f->phases[next].contacts[i];
+    }
+    double vplus[SM_RIGID_MAX_V];
+    st = sm_rigid_impact(e->m, e->d, out->c, out->nc, v, vplus, out->Lambda, &out->lost, &out->residual, e->work);
+    if (st != SM_OK) return st;
+    memcpy(v, vplus, bm->nv * sizeof *v);
+    return SM_OK;
+}
+
 static int event_reset(size_t ph, size_t ev, const double *xm, double *xp, const double *p, const body_model *bm)
 {
     const body_file *f = bm->f;
     const body_event *E = &f->phases[ph].events[ev];
     const bool section = E->outcome == SM_EVENT_SECTION;
     if (E->relabel && f->has_relabel)
-        relabel(bm, xm, xp);
+        body_relabel(bm, xm, xp);
     else
         memcpy(xp, xm, bm->n_state * sizeof *xp);
     if (!E->impact && !section) return 0;
@@ -242,18 +267,8 @@ static int event_reset(size_t ph, size_t ev, const double *xm, double *xp, const
     if (st != SM_OK) return SM_CALLBACK_STATUS(st);
     const size_t next = section ? (size_t)bm->section_phase : E->next_phase >= 0 ? (size_t)E->next_phase : 0;
     if (E->impact) {
-        double *q = xp, *v = xp + bm->nq;
-        if ((st = sm_rigid_forward(e.m, e.d, q, v)) != SM_OK) return SM_CALLBACK_STATUS(st);
-        sm_contact c[BODY_MAX_CONTACTS];
-        size_t nc = E->n_impact;
-        if (nc)
-            for (size_t i = 0; i < nc; i++) body_contact_at(&e, (size_t)E->impact_contacts[i], v, &c[i]);
-        else
-            nc = body_phase_contacts(&e, next, v, c);
-        double vplus[SM_RIGID_MAX_V], Lambda[SM_RIGID_MAX_ROWS], lost = 0, res = 0;
-        st = sm_rigid_impact(e.m, e.d, c, nc, v, vplus, Lambda, &lost, &res, e.work);
-        if (st != SM_OK) return SM_CALLBACK_STATUS(st);
-        memcpy(v, vplus, bm->nv * sizeof *v);
+        body_impact imp;
+        if ((st = body_event_impact(&e, ph, ev, xp, &imp)) != SM_OK) return SM_CALLBACK_STATUS(st);
     }
     if (section) {
         /* the integration's drift off the constraints would otherwise

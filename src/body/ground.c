@@ -20,14 +20,20 @@
 #include "stridemap/hybrid.h"
 #include "stridemap/stride.h"
 
-enum { G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COP_MARGIN, G_COUNT };
+enum {
+    G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COP_MARGIN, G_MIN_IMPULSE, G_IMPACT_RESIDUAL,
+    G_COUNT
+};
 
-static const char *const ground_names[G_COUNT] = {"min_normal_force", "max_normal_force", "max_friction_ratio",
-                                                  "min_lock_torque",  "constraint_drift", "cop_margin"};
+static const char *const ground_names[G_COUNT] = {"min_normal_force", "max_normal_force",   "max_friction_ratio",
+                                                  "min_lock_torque",  "constraint_drift",   "cop_margin",
+                                                  "min_normal_impulse", "impact_residual"};
 static const char *const ground_labels[G_COUNT] = {
     "smallest normal force of a ground contact", "largest normal force of a ground contact",
     "largest |F_t|/F_n of a ground contact", "smallest torque of a lock held through the stride",
-    "largest drift off the contacts over a phase (m)", "centre of pressure inside the contacts by at least (m)"};
+    "largest drift off the contacts over a phase (m)", "centre of pressure inside the contacts by at least (m)",
+    "smallest normal impulse of a ground contact at an impact (N s)",
+    "largest |J v+| after an impact (m/s, zero to round-off)"};
 
 typedef struct {
     const body_model *bm;
@@ -131,17 +137,52 @@ static int on_sample(void *ctx, double t, size_t phase, const double *x)
     return 0;
 }
 
+/* The impulses of event ev's impact from the state xm before it: each
+ * contact's normal impulse (a lock's: its torque impulse), |J v⁺|. */
+static void impact_measures(ground_watch *w, size_t ph, size_t ev, const double *xm)
+{
+    const body_model *bm = w->bm;
+    const body_event *E = &bm->f->phases[ph].events[ev];
+    if (!E->impact) return;
+    double x[SM_MAX_STATE];
+    if (E->relabel && bm->f->has_relabel)
+        body_relabel(bm, xm, x);
+    else
+        memcpy(x, xm, bm->n_state * sizeof *x);
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    body_impact imp;
+    if (body_eval_init(&e, bm, w->p, mem, NULL, 0) != SM_OK || body_event_impact(&e, ph, ev, x, &imp) != SM_OK)
+        return;
+    w->v[G_IMPACT_RESIDUAL] = fmax(w->v[G_IMPACT_RESIDUAL], imp.residual);
+    for (size_t i = 0; i < imp.nc; i++) {
+        double F[3];
+        sm_contact_force(e.m, e.d, imp.c, imp.nc, imp.Lambda, i, F);
+        const bool lock = imp.c[i].kind == SM_CONTACT_LOCK;
+        if (!lock) w->v[G_MIN_IMPULSE] = fmin(w->v[G_MIN_IMPULSE], F[2]);
+        for (size_t j = 0; j < bm->n_impulse; j++) {
+            const body_impulse_key *key = &bm->impulse_key[j];
+            if (key->contact == imp.contact[i] &&
+                strcmp(bm->f->phases[key->phase].events[key->event].name, E->name) == 0)
+                w->v[G_COUNT + (size_t)key->slot] = lock ? F[0] : F[2];
+        }
+    }
+}
+
 static int on_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
 {
     ground_watch *w = ctx;
     on_sample(ctx, t, phase, xm);
     end_phase(w, xm);
     const sm_phase *P = &w->bm->model.phases[phase];
-    for (size_t k = 0; k < P->n_events; k++)
-        if (strcmp(P->events[k].name, name) == 0 && P->events[k].outcome == SM_EVENT_TO_PHASE) {
+    for (size_t k = 0; k < P->n_events; k++) {
+        if (strcmp(P->events[k].name, name) != 0) continue;
+        impact_measures(w, phase, k, xm);
+        if (P->events[k].outcome == SM_EVENT_TO_PHASE) {
             start_phase(w, P->events[k].next_phase, xp);
             on_sample(ctx, t, P->events[k].next_phase, xp);
         }
+    }
     return 0;
 }
 
@@ -149,7 +190,7 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
 {
     const sm_model *m = sm_workspace_model(ws);
     const body_model *bm = m->data;
-    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY}};
+    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY}};
     for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
     start_phase(&w, m->start_phase, x);
     on_sample(&w, 0, m->start_phase, x);
@@ -161,8 +202,24 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
     return SM_OK;
 }
 
+/* The contacts event ev of phase ph's impact acts on (its impact list, or
+ * the phase it leads to), as file contact indices; their number. */
+static size_t impact_set(const body_file *f, size_t ph, size_t ev, int *k)
+{
+    const body_event *E = &f->phases[ph].events[ev];
+    if (!E->impact) return 0;
+    if (E->n_impact) {
+        for (size_t i = 0; i < E->n_impact; i++) k[i] = E->impact_contacts[i];
+        return E->n_impact;
+    }
+    const size_t next = E->outcome == SM_EVENT_SECTION ? 0 : E->next_phase >= 0 ? (size_t)E->next_phase : 0;
+    for (size_t i = 0; i < f->phases[next].n_contacts; i++) k[i] = f->phases[next].contacts[i];
+    return f->phases[next].n_contacts;
+}
+
 /* The fixed measures, then NAME.min_normal_force for each ground contact
- * that some phase uses, as many as SM_MAX_EXTRA leaves room for. */
+ * that some phase uses and NAME.impulse for each contact an impact acts on,
+ * as many as SM_MAX_EXTRA leaves room for. */
 sm_status body_set_ground_measures(body_model *bm)
 {
     sm_model *m = &bm->model;
@@ -188,6 +245,35 @@ sm_status body_set_ground_measures(body_model *bm)
         bm->extra_names[n] = name;
         bm->extra_labels[n++] = label;
     }
+    /* EVENT.CONTACT.impulse for each contact an event's impact acts on */
+    size_t owned = n - G_COUNT;
+    bm->n_impulse = 0;
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t ev = 0; ev < f->phases[ph].n_events; ev++) {
+            int set[BODY_MAX_CONTACTS];
+            const size_t ns = impact_set(f, ph, ev, set);
+            const char *evname = f->phases[ph].events[ev].name;
+            for (size_t i = 0; i < ns && n < SM_MAX_EXTRA; i++) {
+                bool seen = false; /* an event name two phases share reports once */
+                for (size_t j = 0; j < bm->n_impulse; j++)
+                    seen |= bm->impulse_key[j].contact == set[i] &&
+                            strcmp(f->phases[bm->impulse_key[j].phase].events[bm->impulse_key[j].event].name,
+                                   evname) == 0;
+                if (seen) continue;
+                const char *cname = f->contacts[set[i]].name;
+                const size_t len = strlen(evname) + strlen(cname) + 24;
+                char *name = malloc(len), *label = malloc(len + 60);
+                bm->owned_extra[2 * owned] = name;
+                bm->owned_extra[2 * owned + 1] = label;
+                owned++;
+                if (!name || !label) return SM_NO_MEMORY;
+                snprintf(name, len, "%s.%s.impulse", evname, cname);
+                snprintf(label, len + 60, "%s impulse on %s (N s; a lock: N m s)", evname, cname);
+                bm->impulse_key[bm->n_impulse++] = (body_impulse_key){ph, ev, set[i], (int)(n - G_COUNT)};
+                bm->extra_names[n] = name;
+                bm->extra_labels[n++] = label;
+            }
+        }
     m->extra_group = "ground";
     m->n_extra = n;
     m->extra_names = bm->extra_names;
