@@ -331,6 +331,9 @@ static void check_kneed_locked(const sm_model *b)
     }
     same_gait(&rb, mapped, 4, &LOCKED, 1e-9);
     assert_true(rb.eig_re[0] < -1.0); /* period doubling: the knees make the walker stable */
+    /* knees locked in every phase are straight legs: the mid-stance scuff
+     * is no clearance, as the linkage engine held (its last value) */
+    assert_close(rb.metrics.min_foot_clearance, 6.642330345102421e-05, 1e-9);
     sm_workspace *ws = test_workspace(b, 1e-12, SM_METHOD_ADAMS);
     knee_watch w = {.bm = b->data, .p = pb, .min = INFINITY};
     const sm_observer obs = {.dt = rb.metrics.period / 20000, .sample = watch_knee, .ctx = &w};

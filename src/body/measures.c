@@ -66,9 +66,10 @@ static double clearance(const double *x, const double *p, const void *data)
     return sm_contact_gap(e.m, e.d, x, &c, NULL);
 }
 
-/* Straight legs (no knee locks in the file) pass the swing foot below the
- * ground at mid-stance, the scuff every such model ignores, as the
- * linkage's straight legs do. */
+/* Straight legs (no knee locks in the file, or locks that every phase
+ * holds: knees that never bend) pass the swing foot below the ground at
+ * mid-stance, the scuff every such model ignores, as the linkage's
+ * straight legs did. */
 static bool scuff_window(const double *x, const double *p, const void *data) { return clearance(x, p, data) < 0.0; }
 
 /* The phase x is in: the one with the most contacts whose position and
@@ -172,9 +173,11 @@ void body_set_measures(body_model *bm)
     m->potential_energy = potential;
     m->step_length = f->origin >= 0 && f->n_touching > 1 ? step_length : NULL;
     m->foot_clearance = f->clearance_contact >= 0 ? clearance : NULL;
-    bool locks = false;
-    for (size_t k = 0; k < f->n_contacts; k++) locks |= f->contacts[k].kind == SM_CONTACT_LOCK;
-    m->in_scuff_window = m->foot_clearance && !locks ? scuff_window : NULL;
+    bool bends = false; /* some lock is released in some phase */
+    for (size_t k = 0; k < f->n_contacts; k++)
+        if (f->contacts[k].kind == SM_CONTACT_LOCK)
+            for (size_t ph = 0; ph < f->n_phases; ph++) bends |= body_phase_contact_slot(f, ph, (int)k) < 0;
+    m->in_scuff_window = m->foot_clearance && !bends ? scuff_window : NULL;
     m->ground_reaction = ground_reaction;
     m->momentum = momentum;
     m->weight = weight;
