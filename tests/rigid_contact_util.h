@@ -11,14 +11,8 @@
 
 #define WORK_DOUBLES 8192
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static inline double urand(double lo, double hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * ((double)(rng_state >> 11) / 9007199254740992.0);
-}
+#define TEST_RNG_SEED 0x2545f4914f6cdd1dull
+#include "test_rng.h"
 
 /* A body with a 1-DOF joint along/about axis (x, y or z: 0, 1, 2). */
 static inline sm_rigid_body_def body1(const char *name, int parent, sm_rigid_joint j, int axis, double px, double pz,

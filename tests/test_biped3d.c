@@ -33,14 +33,7 @@
 
 #define NV 18
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double urand(double lo, double hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * ((double)(rng_state >> 11) / 9007199254740992.0);
-}
+#include "test_rng.h"
 
 typedef struct {
     const sm_model *m;

@@ -54,14 +54,7 @@ static bool has_warning(const sm_import *imp, const char *a, const char *b, cons
 }
 
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double urand(double lo, double hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * ((double)(rng_state >> 11) / 9007199254740992.0);
-}
+#include "test_rng.h"
 
 static void on_mj_error(const char *msg) { fail_msg("MuJoCo error: %s", msg); }
 static void on_mj_warning(const char *msg) { fail_msg("MuJoCo warning: %s", msg); }

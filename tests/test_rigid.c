@@ -25,14 +25,7 @@
 
 /* ---- small helpers ---------------------------------------------------- */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static double urand(double lo, double hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * ((double)(rng_state >> 11) / 9007199254740992.0);
-}
+#include "test_rng.h"
 
 static sm_rigid_model *build(const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns,
                              const double *g)

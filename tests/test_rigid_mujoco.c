@@ -27,14 +27,8 @@
 #include "rigid_mjcf.h"
 #include "rigid_trees.h"
 
-static uint64_t rng_state = 0x2545f4914f6cdd1dull;
-static double urand(double lo, double hi)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return lo + (hi - lo) * ((double)(rng_state >> 11) / 9007199254740992.0);
-}
+#define TEST_RNG_SEED 0x2545f4914f6cdd1dull
+#include "test_rng.h"
 
 /* MuJoCo's default handlers print and call exit(); these fail the test instead. */
 static void on_mj_error(const char *msg) { fail_msg("MuJoCo error: %s", msg); }

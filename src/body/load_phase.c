@@ -419,6 +419,24 @@ static void swap_int(int *a, int *b)
     *b = t;
 }
 
+/* The state index of the coordinate or rate named nm (q then v), or -1
+ * after an error at node `at` naming what `what` may list. */
+static int state_index(bl_ctx *c, const body_file *f, yaml_node_t *at, const char *what, const char *nm)
+{
+    for (size_t i = 0; nm && i < f->nq; i++)
+        if (strcmp(f->q_names[i], nm) == 0) return (int)i;
+    for (size_t i = 0; nm && i < f->nv; i++)
+        if (strcmp(f->v_names[i], nm) == 0) return (int)(f->nq + i);
+    char list[400] = "";
+    for (size_t i = 0; i < f->nq + f->nv && strlen(list) < 300; i++) {
+        const size_t l = strlen(list);
+        snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", i < f->nq ? f->q_names[i] : f->v_names[i - f->nq]);
+    }
+    bl_fail_at(c, at->start_mark, "%s: '%s' is no coordinate or rate; use names of the state: %s", what,
+               nm ? nm : "?", list);
+    return -1;
+}
+
 static void swap_dbl(double *a, double *b)
 {
     const double t = *a;
@@ -585,20 +603,8 @@ bool bl_read_section(bl_ctx *c)
     for (size_t k = 0; k < bl_len(fr); k++) {
         yaml_node_t *it = bl_item(c, fr, k);
         const char *nm = bl_scalar(it);
-        int idx = -1;
-        for (size_t i = 0; nm && i < f->nq && idx < 0; i++)
-            if (strcmp(f->q_names[i], nm) == 0) idx = (int)i;
-        for (size_t i = 0; nm && i < f->nv && idx < 0; i++)
-            if (strcmp(f->v_names[i], nm) == 0) idx = (int)(f->nq + i);
-        if (idx < 0) {
-            char list[400] = "";
-            for (size_t i = 0; i < f->nq + f->nv && strlen(list) < 300; i++) {
-                const size_t l = strlen(list);
-                snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", i < f->nq ? f->q_names[i] : f->v_names[i - f->nq]);
-            }
-            return bl_fail_at(c, it->start_mark, "section: free: '%s' is no coordinate or rate; use names of the state: %s",
-                              nm ? nm : "?", list);
-        }
+        const int idx = state_index(c, f, it, "section: free", nm);
+        if (idx < 0) return false;
         if (is_free[idx]) return bl_fail_at(c, it->start_mark, "section: free lists '%s' twice; keep one", nm);
         is_free[idx] = true;
         f->free_index[f->n_free++] = (size_t)idx;
@@ -655,20 +661,8 @@ bool bl_read_guess(bl_ctx *c)
     for (yaml_node_pair_t *p = g->data.mapping.pairs.start; p < g->data.mapping.pairs.top; p++) {
         yaml_node_t *k = bl_node(c, p->key);
         const char *nm = bl_scalar(k);
-        int idx = -1;
-        for (size_t i = 0; nm && i < f->nq && idx < 0; i++)
-            if (strcmp(f->q_names[i], nm) == 0) idx = (int)i;
-        for (size_t i = 0; nm && i < f->nv && idx < 0; i++)
-            if (strcmp(f->v_names[i], nm) == 0) idx = (int)(f->nq + i);
-        if (idx < 0) {
-            char list[400] = "";
-            for (size_t i = 0; i < f->nq + f->nv && strlen(list) < 300; i++) {
-                const size_t l = strlen(list);
-                snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", i < f->nq ? f->q_names[i] : f->v_names[i - f->nq]);
-            }
-            return bl_fail_at(c, k->start_mark, "guess: '%s' is no coordinate or rate; use names of the state: %s",
-                              nm ? nm : "?", list);
-        }
+        const int idx = state_index(c, f, k, "guess", nm);
+        if (idx < 0) return false;
         if (set[idx]) return bl_fail_at(c, k->start_mark, "guess gives '%s' twice; keep one", nm);
         set[idx] = true;
         if (!bl_number(c, bl_node(c, p->value), "a guess", &f->guess[idx])) return false;
