@@ -13,6 +13,11 @@
  * - a block sliding on the ground with kinetic friction μ decelerates at
  *   μ g with normal force m g (Coulomb's law; any mechanics text), on the
  *   3-D sweeps and on the planar path;
+ * - locks (eliminated from the solve, not solved as rows) give the v̇ and λ
+ *   of the whole saddle-point system solved densely here, with a pin and a
+ *   sliding contact with friction beside them; a locked hinge of a fixed
+ *   pendulum holds the gravity torque m g l sin θ; two locks on one
+ *   coordinate are dependent;
  * - a model copied into caller memory with a changed mass has the M of a
  *   model created with that mass, and evaluations on stack data equal those
  *   on heap data. */
@@ -231,6 +236,94 @@ static void test_slide_friction(void **state)
     sm_rigid_model_free(m);
 }
 
+/* Gaussian elimination with partial pivoting on the n x n system A x = b. */
+static void dense_solve(double *A, double *b, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t p = k;
+        for (size_t i = k + 1; i < n; i++)
+            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+        for (size_t j = 0; j < n; j++) {
+            double t = A[k * n + j];
+            A[k * n + j] = A[p * n + j];
+            A[p * n + j] = t;
+        }
+        double t = b[k];
+        b[k] = b[p];
+        b[p] = t;
+        for (size_t i = k + 1; i < n; i++) {
+            double l = A[i * n + k] / A[k * n + k];
+            for (size_t j = k; j < n; j++) A[i * n + j] -= l * A[k * n + j];
+            b[i] -= l * b[k];
+        }
+    }
+    for (size_t i = n; i-- > 0;) {
+        for (size_t j = i + 1; j < n; j++) b[i] -= A[i * n + j] * b[j];
+        b[i] /= A[i * n + i];
+    }
+}
+
+static void test_lock_eliminated(void **state)
+{
+    (void)state;
+    sm_rigid_model *m = compass_tree();
+    sm_rigid_data *d = sm_rigid_data_create(m);
+    const size_t nv = sm_rigid_nv(m), nq = sm_rigid_nq(m);
+    assert_int_equal(nv, 5);
+    assert_int_equal(nq, 5);
+    double work[WORK_DOUBLES], q[8] = {0.1, 0.95, 0.1, -0.3, 0.35}, v[8], tau[8];
+    for (size_t i = 0; i < nv; i++) v[i] = urand(-1, 1), tau[i] = urand(-2, 2);
+    /* the lock between the rows of the pin and the slide, so that its row
+     * sits inside the set */
+    sm_contact c[3] = {{.kind = SM_CONTACT_PIN, .site = 0},
+                       {.kind = SM_CONTACT_LOCK, .body = 4},
+                       {.kind = SM_CONTACT_SLIDE, .site = 1, .mu = 0.3, .slide_sign = -1}};
+    assert_status(sm_rigid_forward(m, d, q, v), SM_OK);
+    const size_t rows = sm_contact_set_rows(m, c, 3), n = nv + rows;
+    assert_int_equal(rows, 4);
+    double vdot[8], lam[8];
+    assert_status(sm_rigid_constrained_accel(m, d, c, 3, tau, vdot, lam, work), SM_OK);
+    /* [M  −J̃ᵀ; J  0] [v̇; λ] = [τ − b; −J̇v], J̃'s slide row J_n − μ s J_t */
+    double M[25], b[5], J[4 * 5], jdv[4], Jt[3 * 5], K[81] = {0}, r[9];
+    sm_rigid_mass(m, d, M);
+    sm_rigid_bias(m, d, b);
+    assert_int_equal(sm_contact_jacobian(m, d, c, 3, J, jdv, Jt), rows);
+    for (size_t i = 0; i < nv; i++) {
+        for (size_t j = 0; j < nv; j++) K[i * n + j] = M[i * nv + j];
+        for (size_t k = 0; k < rows; k++) {
+            const double jt = J[k * nv + i] - (k == 3 ? 0.3 * -1.0 * Jt[2 * nv + i] : 0.0);
+            K[i * n + nv + k] = -jt;
+            K[(nv + k) * n + i] = J[k * nv + i];
+        }
+        r[i] = tau[i] - b[i];
+    }
+    for (size_t k = 0; k < rows; k++) r[nv + k] = -jdv[k];
+    dense_solve(K, r, n);
+    for (size_t i = 0; i < nv; i++) assert_close(vdot[i], r[i], 1e-11);
+    for (size_t k = 0; k < rows; k++) assert_close(lam[k], r[nv + k], 1e-10);
+    assert_true(vdot[sm_rigid_body_vadr(m, 4)] == 0.0);
+    /* two locks on one coordinate */
+    sm_contact two[2] = {{.kind = SM_CONTACT_LOCK, .body = 4}, {.kind = SM_CONTACT_LOCK, .body = 4}};
+    assert_status(sm_rigid_constrained_accel(m, d, two, 2, NULL, vdot, lam, work), SM_SINGULAR_CONSTRAINTS);
+    sm_rigid_data_free(d);
+    sm_rigid_model_free(m);
+    /* a pendulum of mass 2 at l = 0.7 on a fixed hinge, locked at θ = 0.4:
+     * the lock holds gravity's torque, ±m g l sin θ (the sign is the hinge
+     * axis's) */
+    sm_rigid_body_def p = body1("rod", -1, SM_RIGID_HINGE, 1, 0, 0, 2.0, 0, -0.7, 0.01);
+    sm_rigid_site_def s = {"tip", 0, {0, 0, -0.7}};
+    m = make_model(&p, 1, &s, 1);
+    d = sm_rigid_data_create(m);
+    double qp[1] = {0.4}, vp[1] = {0.8}, ap[1] = {7}, lp[1];
+    sm_contact lock = {.kind = SM_CONTACT_LOCK, .body = 0};
+    assert_status(sm_rigid_forward(m, d, qp, vp), SM_OK);
+    assert_status(sm_rigid_constrained_accel(m, d, &lock, 1, NULL, ap, lp, work), SM_OK);
+    assert_true(ap[0] == 0.0);
+    assert_close(fabs(lp[0]), 2.0 * G * 0.7 * sin(0.4), 1e-12);
+    sm_rigid_data_free(d);
+    sm_rigid_model_free(m);
+}
+
 static void test_stack_copy_and_data(void **state)
 {
     (void)state;
@@ -442,6 +535,7 @@ int main(void)
         cmocka_unit_test(test_double_support_drift),
         cmocka_unit_test(test_two_pins_one_foot_singular),
         cmocka_unit_test(test_slide_friction),
+        cmocka_unit_test(test_lock_eliminated),
         cmocka_unit_test(test_stack_copy_and_data),
         cmocka_unit_test(test_qdot_quaternion),
         cmocka_unit_test(test_toe_line_masked_pin),

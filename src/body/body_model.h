@@ -109,7 +109,8 @@ double body_spring_energy(const body_eval *e, const double *q);
 
 /* The constrained solve of phase ph at x (forward sweep included): vdot
  * and lambda (either may be NULL); c/nc receive the contact set if not
- * NULL.  The library status of the solve. */
+ * NULL, its pins without anchors (the projection takes its contacts from
+ * body_phase_contacts).  The library status of the solve. */
 sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
                            sm_contact *c, size_t *nc);
 

@@ -170,7 +170,7 @@ static double slide_accel(const body_eval *e, const sm_contact *c, const double 
     return at;
 }
 
-void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c)
+static void contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c, bool anchor)
 {
     const body_contact *bc = &e->bm->f->contacts[k];
     memset(c, 0, sizeof *c);
@@ -183,9 +183,9 @@ void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *
     c->at = bc->kind == SM_CONTACT_LOCK ? body_num_eval(&bc->at, e->p) : 0.0;
     c->slide_sign = 1;
     c->rows = bc->rows;
-    if (bc->kind == SM_CONTACT_PIN) {
+    if (bc->kind == SM_CONTACT_PIN && anchor) {
         /* held where it is, on the ground: only the section's projection
-         * reads the anchor */
+         * reads the anchor, so the solve (every RHS call) skips it */
         sm_rigid_site_pos(e->m, e->d, c->site, c->anchor);
         c->anchor[2] = 0.0;
     }
@@ -196,11 +196,18 @@ void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *
     }
 }
 
-size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c)
+void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c) { contact_at(e, k, v, c, true); }
+
+static size_t phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c, bool anchor)
 {
     const body_phase *P = &e->bm->f->phases[ph];
-    for (size_t i = 0; i < P->n_contacts; i++) body_contact_at(e, (size_t)P->contacts[i], v, &c[i]);
+    for (size_t i = 0; i < P->n_contacts; i++) contact_at(e, (size_t)P->contacts[i], v, &c[i], anchor);
     return P->n_contacts;
+}
+
+size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c)
+{
+    return phase_contacts(e, ph, v, c, true);
 }
 
 static void springs_at(const body_eval *e, sm_rigid_spring *s)
@@ -248,7 +255,7 @@ sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, doubl
     if (st != SM_OK) return st;
     sm_contact local[BODY_MAX_CONTACTS];
     if (!c) c = local;
-    const size_t n = body_phase_contacts(e, ph, v, c);
+    const size_t n = phase_contacts(e, ph, v, c, false);
     if (nc) *nc = n;
     double tau[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], lam[SM_RIGID_MAX_ROWS];
     double *a = vdot ? vdot : acc, *l = lambda ? lambda : lam;

@@ -33,18 +33,28 @@ bool sm_rigid_chol(double *A, size_t n)
     return true;
 }
 
-void sm_rigid_chol_solve(const double *L, size_t n, double *b)
+void sm_rigid_chol_forward(const double *L, size_t n, double *b)
 {
     for (size_t i = 0; i < n; i++) {
         double s = b[i];
         for (size_t k = 0; k < i; k++) s -= L[i * n + k] * b[k];
         b[i] = s / L[i * n + i];
     }
+}
+
+void sm_rigid_chol_backward(const double *L, size_t n, double *b)
+{
     for (size_t i = n; i-- > 0;) {
         double s = b[i];
         for (size_t k = i + 1; k < n; k++) s -= L[k * n + i] * b[k];
         b[i] = s / L[i * n + i];
     }
+}
+
+void sm_rigid_chol_solve(const double *L, size_t n, double *b)
+{
+    sm_rigid_chol_forward(L, n, b);
+    sm_rigid_chol_backward(L, n, b);
 }
 
 bool sm_rigid_lu(double *A, size_t n, size_t *rp, size_t *cp, double rtol)

@@ -150,6 +150,9 @@ void sm_rigid_point_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_
  * falls below rtol times the largest entry (the rows are dependent). */
 bool sm_rigid_chol(double *A, size_t n);
 void sm_rigid_chol_solve(const double *L, size_t n, double *b);
+/* The halves of chol_solve: b ← L⁻¹ b, and b ← L⁻ᵀ b. */
+void sm_rigid_chol_forward(const double *L, size_t n, double *b);
+void sm_rigid_chol_backward(const double *L, size_t n, double *b);
 bool sm_rigid_lu(double *A, size_t n, size_t *rp, size_t *cp, double rtol);
 void sm_rigid_lu_solve(const double *LU, size_t n, const size_t *rp, const size_t *cp, double *b);
 
