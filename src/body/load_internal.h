@@ -1,4 +1,6 @@
-/* Shared by the body-file loader's sources (load.c, load_phase.c, load_check.c). */
+/* Shared by the body-file loader's sources.  load.c (the driver) and
+ * load_phase.c read the file's sections with load_yaml.c and load_names.c;
+ * load.c calls load_phase.c and load_check.c, never the other way. */
 #ifndef STRIDEMAP_BODY_LOAD_INTERNAL_H
 #define STRIDEMAP_BODY_LOAD_INTERNAL_H
 
@@ -18,6 +20,7 @@ typedef struct {
     int q_body[BODY_MAX_COORDS], v_body[BODY_MAX_COORDS]; /* the body each coordinate belongs to */
 } bl_ctx;
 
+/* load_yaml.c: the document's nodes, messages at path:line:col, parameters */
 bool bl_fail_at(bl_ctx *c, yaml_mark_t m, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool bl_no_memory(bl_ctx *c);
 body_pos bl_pos(yaml_mark_t m);
@@ -40,6 +43,10 @@ bool bl_vec(bl_ctx *c, const yaml_node_t *n, const char *base, double min, doubl
             const char *desc, body_num out[3]);
 
 int bl_param_index(const body_file *f, const char *name);
+bool bl_add_param(bl_ctx *c, yaml_mark_t at, const char *name, double value, double min, double max,
+                  const char *unit, const char *desc);
+
+/* load_names.c: names of bodies, sites, contacts, coordinates and rates */
 int bl_body_index(const body_file *f, const char *name);
 int bl_site_index(const body_file *f, const char *name);
 int bl_contact_index(const body_file *f, const char *name);
@@ -49,6 +56,7 @@ bool bl_coord_ref(bl_ctx *c, const yaml_node_t *n, const char *what, int *out);
 bool bl_rate_ref(bl_ctx *c, const yaml_node_t *n, const char *what, int *out);
 bool bl_one_dof(bl_ctx *c, const yaml_node_t *n, const char *what, int *body);
 int bl_q_to_v(const bl_ctx *c, int q);
+void bl_list_names(char *out, size_t len, const char *const *names, size_t n, size_t stride);
 
 /* load_phase.c */
 bool bl_read_phases(bl_ctx *c);
