@@ -208,7 +208,8 @@ static void momentum(const double *x, const double *p, const void *data, double 
 
 /* R = sum m_i a_i - (total mass) g_vector; a point at distance d along a leg
  * at angle th accelerates d th'' (cos th, -sin th) - d th'^2 (sin th, cos th). */
-static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+static void ground_reaction(double t, size_t phase, const double *x, const double *p, const void *data,
+                            double R[2])
 {
     double qdd[2];
     accelerations(x, p, qdd);

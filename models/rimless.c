@@ -96,7 +96,8 @@ static double potential(const double *x, const double *p, const void *data)
     return p[G] * p[L] * cos(x[TH] - p[GAMMA]);
 }
 
-static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+static void ground_reaction(double t, size_t phase, const double *x, const double *p, const void *data,
+                            double R[2])
 {
     const double T = p[G] * cos(x[TH] - p[GAMMA]) - p[L] * x[THD] * x[THD];
     R[0] = -T * sin(x[TH]);

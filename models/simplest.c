@@ -172,7 +172,8 @@ static bool in_scuff_window(const double *x, const double *p, const void *data)
     return x[PH] * (x[PH] - 2.0 * x[TH]) < 0.0;
 }
 
-static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+static void ground_reaction(double t, size_t phase, const double *x, const double *p, const void *data,
+                            double R[2])
 {
     const double T = cos(x[TH] - p[GAMMA]) - x[THD] * x[THD];
     R[0] = -T * sin(x[TH]);

@@ -150,7 +150,8 @@ static double time_limit(const double *p, const void *data) { return 10.0 * sqrt
  * touch-down when the apex ends the step. */
 static double step_length(const double *x, const double *p, const void *data) { return x[XF]; }
 
-static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+static void ground_reaction(double t, size_t phase, const double *x, const double *p, const void *data,
+                            double R[2])
 {
     const double s = p[M] * spring(p, x[X], x[Y]);
     R[0] = s * x[X];

@@ -424,7 +424,13 @@ void sm_sundials_runtime(char *version, size_t version_len, char *path, size_t p
     /* The loader's answer, not the build's: an rpath that missed, or an
      * LD_LIBRARY_PATH, shows here. */
     Dl_info info;
-    if (dladdr((void *)CVodeCreate, &info) != 0 && info.dli_fname)
+    /* ISO C has no function-to-object pointer cast; POSIX's dladdr needs
+     * one, so the address goes through a union */
+    union {
+        void *(*fn)(int, SUNContext);
+        void *obj;
+    } addr = {.fn = CVodeCreate};
+    if (dladdr(addr.obj, &info) != 0 && info.dli_fname)
         snprintf(path, path_len, "%s", info.dli_fname);
     else
         path[0] = '\0';

@@ -173,7 +173,7 @@ static double parabola_min(double a, double b, double c)
     return curv > 0 ? b - (c - a) * (c - a) / (8 * curv) : b;
 }
 
-static void measure_state(measure_ctx *c, double t, const double *x)
+static void measure_state(measure_ctx *c, double t, size_t phase, const double *x)
 {
     const sm_model *m = c->m;
     if (m->foot_clearance && c->n < c->cap) {
@@ -183,7 +183,7 @@ static void measure_state(measure_ctx *c, double t, const double *x)
     }
     if (m->ground_reaction) {
         double R[2];
-        m->ground_reaction(t, x, c->p, m->data, R);
+        m->ground_reaction(t, phase, x, c->p, m->data, R);
         c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
         c->nf++;
         double lowest = R[1];
@@ -202,7 +202,7 @@ static int measure_sample(void *ctx, double t, size_t phase, const double *x)
         c->phase = phase;
         c->f[0] = c->f[1] = c->f[2] = INFINITY;
     }
-    measure_state(c, t, x);
+    measure_state(c, t, phase, x);
     return c->user && c->user->sample ? c->user->sample(c->user->ctx, t, phase, x) : 0;
 }
 
@@ -212,7 +212,7 @@ static int measure_event(void *ctx, double t, size_t phase, const char *name, co
                          const double *xp)
 {
     measure_ctx *c = ctx;
-    measure_state(c, t, xm);
+    measure_state(c, t, phase, xm);
     /* The event's state is off the sampling grid: keep it out of the
      * three-point parabolas. */
     c->f[0] = c->f[1] = c->f[2] = INFINITY;
@@ -261,7 +261,7 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
         c.h = c.t + c.cap;
     }
     c.f[0] = c.f[1] = c.f[2] = INFINITY;
-    measure_state(&c, 0.0, x_in);
+    measure_state(&c, 0.0, m->start_phase, x_in);
     sm_observer mine = {.dt = dt, .sample = measure_sample, .event = measure_event, .ctx = &c};
     sm_step_metrics local;
     sm_step_metrics *mt = metrics ? metrics : &local;

@@ -148,8 +148,10 @@ typedef struct sm_model {
     /* True where the swing foot may pass below the ground without it
      * counting, e.g. the mid-stance scuff of straight legs. */
     bool (*in_scuff_window)(const double *x, const double *p, const void *data);
-    /* Ground reaction on the stance foot (needs the accelerations). */
-    void (*ground_reaction)(double t, const double *x, const double *p, const void *data, double R[2]);
+    /* Ground reaction on the stance foot (needs the accelerations), for the
+     * state x in phase `phase`. */
+    void (*ground_reaction)(double t, size_t phase, const double *x, const double *p, const void *data,
+                            double R[2]);
     /* Total linear momentum: its jump at heel-strike is the impulse. */
     void (*momentum)(const double *x, const double *p, const void *data, double P[2]);
     /* Total weight (mass times g), in the units the energies use per length. */

@@ -72,38 +72,12 @@ static double clearance(const double *x, const double *p, const void *data)
  * straight legs did. */
 static bool scuff_window(const double *x, const double *p, const void *data) { return clearance(x, p, data) < 0.0; }
 
-/* The phase x is in: the one with the most contacts whose position and
- * velocity constraints hold at x (the hook has no phase argument). */
-static size_t phase_of(const body_eval *e, const double *x)
-{
-    const body_model *bm = e->bm;
-    const body_file *f = bm->f;
-    size_t best = 0, most = 0;
-    for (size_t ph = 0; ph < f->n_phases; ph++) {
-        sm_contact c[BODY_MAX_CONTACTS];
-        const size_t nc = body_phase_contacts(e, ph, x + bm->nq, c);
-        double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
-        const size_t rows = sm_contact_jacobian(e->m, e->d, c, nc, J, Jdv, NULL);
-        bool holds = true;
-        for (size_t k = 0; k < nc && holds; k++) holds = fabs(sm_contact_gap(e->m, e->d, x, &c[k], NULL)) < 1e-8;
-        for (size_t i = 0; i < rows && holds; i++) {
-            double s = 0;
-            for (size_t j = 0; j < bm->nv; j++) s += J[i * bm->nv + j] * x[bm->nq + j];
-            holds = fabs(s) < 1e-8;
-        }
-        if (holds && nc > most) best = ph, most = nc;
-    }
-    return best;
-}
-
-static void ground_reaction(double t, const double *x, const double *p, const void *data, double R[2])
+static void ground_reaction(double t, size_t ph, const double *x, const double *p, const void *data, double R[2])
 {
     const body_model *bm = data;
-    (void)t; /* the forces follow from the state alone */
+    (void)t; /* the forces follow from the state and the phase alone */
     R[0] = R[1] = NAN;
     BODY_EVAL_AT(e, bm, p, return);
-    if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return;
-    const size_t ph = phase_of(&e, x);
     double lambda[SM_RIGID_MAX_ROWS];
     sm_contact c[BODY_MAX_CONTACTS];
     size_t nc = 0;
