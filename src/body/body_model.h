@@ -114,6 +114,10 @@ double body_spring_energy(const body_eval *e, const double *q);
 sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
                            sm_contact *c, size_t *nc);
 
+/* The same on e's forward sweep, already at x. */
+sm_status body_phase_solve_swept(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
+                                 sm_contact *c, size_t *nc);
+
 /* Index of contact k in phase ph's list, or -1. */
 int body_phase_contact_slot(const body_file *f, size_t ph, int k);
 /* Row offset of slot i in phase ph's constraint rows. */

@@ -246,13 +246,11 @@ double body_spring_energy(const body_eval *e, const double *q)
     return sm_rigid_spring_energy(e->m, s, ns, q);
 }
 
-sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
-                           sm_contact *c, size_t *nc)
+sm_status body_phase_solve_swept(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
+                                 sm_contact *c, size_t *nc)
 {
     const body_model *bm = e->bm;
     const double *q = x, *v = x + bm->nq;
-    sm_status st = sm_rigid_forward(e->m, e->d, q, v);
-    if (st != SM_OK) return st;
     sm_contact local[BODY_MAX_CONTACTS];
     if (!c) c = local;
     const size_t n = phase_contacts(e, ph, v, c, false);
@@ -260,7 +258,7 @@ sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, doubl
     double tau[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], lam[SM_RIGID_MAX_ROWS];
     double *a = vdot ? vdot : acc, *l = lambda ? lambda : lam;
     body_spring_forces(e, q, v, tau);
-    st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, a, l, e->work);
+    sm_status st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, a, l, e->work);
     /* A slide at rest (the state a slip event leaves) has no velocity to
      * take friction's sign from: it slides the way it accelerates, so the
      * sign must agree with the tangential acceleration it produces
@@ -273,6 +271,14 @@ sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, doubl
         st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, a, l, e->work);
     }
     return st;
+}
+
+sm_status body_phase_solve(const body_eval *e, size_t ph, const double *x, double *vdot, double *lambda,
+                           sm_contact *c, size_t *nc)
+{
+    const sm_status st = sm_rigid_forward(e->m, e->d, x, x + e->bm->nq);
+    if (st != SM_OK) return st;
+    return body_phase_solve_swept(e, ph, x, vdot, lambda, c, nc);
 }
 
 int body_phase_contact_slot(const body_file *f, size_t ph, int k)

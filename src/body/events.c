@@ -88,7 +88,10 @@ static bool state_force(event_state *s, int k, double *normal, double *tangentia
 {
     if (!state_eval(s)) return false;
     if (!s->solved) {
-        s->solve_ok = body_phase_solve(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc) == SM_OK;
+        /* a gap or height event before it has swept at x already (McGeer's
+         * walker: a second sweep was 4 % of its stride) */
+        s->solve_ok = (s->swept ? body_phase_solve_swept(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)
+                                : body_phase_solve(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)) == SM_OK;
         s->solved = true;
         s->swept = s->solve_ok; /* the solve's forward sweep is at x */
     }

@@ -69,13 +69,17 @@ static void disk_frame(const sm_rigid_model *m, const sm_rigid_data *d, const sm
     size_t L = m->site_link[c->site];
     double al = sqrt(c->axis[0] * c->axis[0] + c->axis[1] * c->axis[1] + c->axis[2] * c->axis[2]);
     double ab[3] = {c->axis[0] / al, c->axis[1] / al, c->axis[2] / al};
-    m3_mul_v(d->R + 9 * L, ab, a);
     if (m->planar) {
+        /* the axis is along n and the lowest point straight down: the
+         * callers read a only off the plane, so the 3-D pose is not needed */
+        a[0] = a[1] = a[2] = 0.0;
         dir[0] = dir[1] = 0.0;
         dir[2] = -1.0;
         *ulen = 1.0;
         return;
     }
+    sm_rigid_poses(m, d);
+    m3_mul_v(d->R + 9 * L, ab, a);
     double u[3] = {-a[2] * a[0], -a[2] * a[1], 1.0 - a[2] * a[2]};
     double l = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
     *ulen = l;
@@ -144,6 +148,7 @@ static size_t roll_rows(const sm_rigid_model *m, const sm_rigid_data *d, const s
     if (!m->planar) {
         double alpha[3], u0[3] = {0, 0, 0}, w[3], t[3];
         sm_rigid_point_jdotv(m, d, L, u0, NULL, alpha);
+        sm_rigid_poses(m, d);
         m3_mul_v(d->R + 9 * L, d->v + 6 * L, w);
         v3_cross(alpha, e, t);
         for (int k = 0; k < 3; k++) acc[k] += t[k];

@@ -34,6 +34,7 @@ sm_status sm_rigid_forward(const sm_rigid_model *m, sm_rigid_data *d, const doub
         sm_rigid_planar_forward(m, d, q, v);
         return SM_OK;
     }
+    d->poses_pending = false;
     static const double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
     static const double Z3[3] = {0, 0, 0}, Z6[6] = {0, 0, 0, 0, 0, 0};
     for (size_t L = 0; L < m->nlink; L++) {

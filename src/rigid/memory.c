@@ -222,5 +222,6 @@ sm_rigid_data *sm_rigid_data_init(const sm_rigid_model *m, void *mem, size_t byt
     d->pv = d->pp + 3 * n;
     d->pa = d->pv + 2 * n;
     d->cs = d->pa + 2 * n;
+    d->poses_pending = false;
     return d;
 }

@@ -122,7 +122,6 @@ static inline void rot2(double c, double s, const double *x, double *y)
 
 void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v)
 {
-    const double *n = m->pl_n;
     for (size_t L = 0; L < m->nlink; L++) {
         int P = m->parent[L];
         double thP = P < 0 ? 0.0 : d->th[P], thdP = P < 0 ? 0.0 : d->thd[P];
@@ -150,8 +149,6 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         pv[1] = vP[1] + thdP * off[0] + dir[1] * vi;
         pa[0] = aP[0] - thdP * thdP * off[0] - 2.0 * thdP * dir[1] * vi;
         pa[1] = aP[1] - thdP * thdP * off[1] + 2.0 * thdP * dir[0] * vi;
-        /* the 3-D pose, for site positions and body states */
-        for (int k = 0; k < 3; k++) d->p[3 * L + k] = p[0] * m->pl_e1[k] + p[1] * m->pl_e2[k] + p[2] * n[k];
         /* a slide or fixed link turns with its parent */
         double c = cP, s = sP;
         if (m->kind[L] == LINK_HINGE) {
@@ -160,11 +157,24 @@ void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         }
         d->cs[2 * L] = c;
         d->cs[2 * L + 1] = s;
+    }
+    d->poses_pending = true;
+}
+
+/* The 3-D poses of the last planar sweep, for site positions and body states. */
+void sm_rigid_planar_poses(const sm_rigid_model *m, sm_rigid_data *d)
+{
+    const double *n = m->pl_n;
+    for (size_t L = 0; L < m->nlink; L++) {
+        const double *p = d->pp + 3 * L;
+        for (int k = 0; k < 3; k++) d->p[3 * L + k] = p[0] * m->pl_e1[k] + p[1] * m->pl_e2[k] + p[2] * n[k];
+        const double c = d->cs[2 * L], s = d->cs[2 * L + 1];
         /* Rot_n(θ) R0 = n nᵀ R0 + cos θ (I − n nᵀ) R0 + sin θ [n]× R0 */
         const double *A0 = m->pl_Rc + 27 * L, *A1 = A0 + 9, *A2 = A0 + 18;
         double *R = d->R + 9 * L;
         for (int k = 0; k < 9; k++) R[k] = A0[k] + c * A1[k] + s * A2[k];
     }
+    d->poses_pending = false;
 }
 
 /* In-plane position of a point given by its reference world image u on link L. */
@@ -296,6 +306,16 @@ void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, s
                               double *jacr)
 {
     sm_rigid_planar_point_jac(m, d, m->site_link[site], m->pl_site + 3 * site, jacp, jacr);
+}
+
+void sm_rigid_planar_site_pos(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double pos[3])
+{
+    const size_t L = m->site_link[site];
+    const double *u = m->pl_site + 3 * site;
+    double x[2];
+    point2(d, L, u, x);
+    const double z = d->pp[3 * L + 2] + u[2];
+    for (int k = 0; k < 3; k++) pos[k] = x[0] * m->pl_e1[k] + x[1] * m->pl_e2[k] + z * m->pl_n[k];
 }
 
 void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3])

@@ -14,8 +14,9 @@
 
 #include "rigid_internal.h"
 
-void sm_rigid_point_pos(const sm_rigid_data *d, size_t L, const double *u, double x[3])
+void sm_rigid_point_pos(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u, double x[3])
 {
+    sm_rigid_poses(m, d);
     m3_mul_v(d->R + 9 * L, u, x);
     for (int k = 0; k < 3; k++) x[k] += d->p[3 * L + k];
 }
@@ -33,7 +34,7 @@ void sm_rigid_point_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t 
     if (jacp) memset(jacp, 0, 3 * nv * sizeof *jacp);
     if (jacr) memset(jacr, 0, 3 * nv * sizeof *jacr);
     double x[3];
-    sm_rigid_point_pos(d, L, u, x);
+    sm_rigid_point_pos(m, d, L, u, x);
     for (int j = (int)L; j >= 0; j = m->parent[j]) {
         const double *S = m->S + 18 * j, *Rj = d->R + 9 * j, *pj = d->p + 3 * j;
         double dx[3] = {x[0] - pj[0], x[1] - pj[1], x[2] - pj[2]};
@@ -62,6 +63,7 @@ void sm_rigid_point_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_
         if (alpha) alpha[0] = alpha[1] = alpha[2] = 0.0;
         return;
     }
+    sm_rigid_poses(m, d);
     const double *v = d->v + 6 * L, *a = d->a0 + 6 * L;
     if (acc) {
         double ws[3], vs[3], as[3], wv[3], al[3];

@@ -14,6 +14,7 @@ void sm_rigid_bias(const sm_rigid_model *m, sm_rigid_data *d, double *bias)
         sm_rigid_planar_bias(m, d, bias);
         return;
     }
+    sm_rigid_poses(m, d);
     for (size_t L = 0; L < m->nlink; L++) {
         double a[6], gl[3], Iv[6], vIv[6];
         memcpy(a, d->a0 + 6 * L, sizeof a);

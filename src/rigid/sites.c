@@ -14,6 +14,14 @@
 void sm_rigid_site_pos(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double pos[3])
 {
     size_t L = m->site_link[site];
+    if (m->use_planar) {
+        /* from the planar sweep alone (the events' gaps and heights at
+         * every root evaluation): Rot_n(θ) turns the reference image in
+         * the plane and keeps its n part */
+        sm_rigid_planar_site_pos(m, d, site, pos);
+        return;
+    }
+    sm_rigid_poses(m, d);
     m3_mul_v(d->R + 9 * L, m->site_pos + 3 * site, pos);
     for (int k = 0; k < 3; k++) pos[k] += d->p[3 * L + k];
 }
@@ -71,6 +79,7 @@ void sm_rigid_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t
         return;
     }
     size_t L = m->site_link[site];
+    sm_rigid_poses(m, d);
     double al[3];
     point_motion(d->v + 6 * L, d->a0 + 6 * L, m->site_pos + 3 * site, al);
     m3_mul_v(d->R + 9 * L, al, acc);
@@ -80,6 +89,7 @@ void sm_rigid_body_state(const sm_rigid_model *m, const sm_rigid_data *d, size_t
                          double pcom[3], double vcom[3], double omega[3])
 {
     size_t L = m->body_link[body];
+    sm_rigid_poses(m, d);
     const double *RL = d->R + 9 * L, *c = m->com + 3 * L;
     if (R) memcpy(R, RL, 9 * sizeof *R);
     if (pcom) {
