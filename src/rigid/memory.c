@@ -128,20 +128,6 @@ static void replan(sm_rigid_model *m)
     }
 }
 
-/* Featherstone 2008, eq. 2.63, as in model.c. */
-static void spatial_inertia(double mass, const double *c, const double *Ic, double *I6)
-{
-    double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
-    double cx[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            I6[6 * i + j] = Ic[3 * i + j] + mass * ((i == j ? cc : 0.0) - c[i] * c[j]);
-            I6[6 * i + 3 + j] = mass * cx[3 * i + j];
-            I6[6 * (3 + i) + j] = mass * cx[3 * j + i];
-            I6[6 * (3 + i) + 3 + j] = i == j ? mass : 0.0;
-        }
-}
-
 sm_status sm_rigid_body_set(sm_rigid_model *m, size_t body, const sm_rigid_body_def *def, char *msg,
                             size_t msglen)
 {
@@ -175,7 +161,7 @@ sm_status sm_rigid_body_set(sm_rigid_model *m, size_t body, const sm_rigid_body_
     m->mass[L] = def->mass;
     memcpy(m->com + 3 * L, def->com, 3 * sizeof(double));
     memcpy(m->Icom + 9 * L, def->inertia, 9 * sizeof(double));
-    spatial_inertia(def->mass, def->com, def->inertia, m->I6 + 36 * L);
+    sm_rigid_spatial_inertia(def->mass, def->com, def->inertia, m->I6 + 36 * L);
     replan(m);
     return SM_OK;
 }

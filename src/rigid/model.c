@@ -119,7 +119,7 @@ static sm_status validate(const sm_rigid_body_def *bodies, size_t nbody, const s
  * and a fix-up of its pointers (memory.c). */
 void sm_rigid_model_free(sm_rigid_model *m) { free(m); }
 
-static void spatial_inertia(double mass, const double *c, const double *Ic, double *I6)
+void sm_rigid_spatial_inertia(double mass, const double *c, const double *Ic, double *I6)
 {
     /* c̃ c̃ᵀ = |c|² 1 − c cᵀ */
     double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
@@ -211,7 +211,7 @@ sm_status sm_rigid_model_create(const sm_rigid_body_def *bodies, size_t nbody,
         m->mass[L] = b->mass;
         memcpy(m->com + 3 * L, b->com, 3 * sizeof(double));
         memcpy(m->Icom + 9 * L, b->inertia, 9 * sizeof(double));
-        spatial_inertia(b->mass, b->com, b->inertia, m->I6 + 36 * L);
+        sm_rigid_spatial_inertia(b->mass, b->com, b->inertia, m->I6 + 36 * L);
         m->body_link[i] = L;
         m->body_name[i] = pool;
         pool = stpcpy(pool, b->name ? b->name : "") + 1;

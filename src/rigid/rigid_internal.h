@@ -175,6 +175,10 @@ void sm_rigid_lu_solve(const double *LU, size_t n, const size_t *rp, const size_
 sm_status sm_rigid_schur(const sm_rigid_model *m, const double *Lm, const double *J, const double *Jtil,
                          size_t rows, double *Y, double *A, size_t *rp, size_t *cp);
 
+/* A body's spatial inertia about its link origin from its mass, centre of
+ * mass c and inertia Ic about it (Featherstone 2008, eq. 2.63; model.c). */
+void sm_rigid_spatial_inertia(double mass, const double *c, const double *Ic, double *I6);
+
 /* Rotation matrix (body to parent) of the quaternion (w, x, y, z), normalised first. */
 void sm_rigid_quat_to_mat(const double *q, double *R);
 

@@ -33,27 +33,7 @@ void sm_rigid_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t s
         sm_rigid_planar_site_jac(m, d, site, jacp, jacr);
         return;
     }
-    size_t nv = m->nv;
-    if (jacp) memset(jacp, 0, 3 * nv * sizeof *jacp);
-    if (jacr) memset(jacr, 0, 3 * nv * sizeof *jacr);
-    double x[3];
-    sm_rigid_site_pos(m, d, site, x);
-    for (int j = (int)m->site_link[site]; j >= 0; j = m->parent[j]) {
-        const double *S = m->S + 18 * j, *Rj = d->R + 9 * j, *pj = d->p + 3 * j;
-        double dx[3] = {x[0] - pj[0], x[1] - pj[1], x[2] - pj[2]};
-        for (size_t c = 0; c < m->nd[j]; c++) {
-            double wl[3] = {S[c], S[3 + c], S[6 + c]}, vl[3] = {S[9 + c], S[12 + c], S[15 + c]};
-            double w[3], vw[3], t[3];
-            m3_mul_v(Rj, wl, w);
-            m3_mul_v(Rj, vl, vw);
-            v3_cross(w, dx, t);
-            size_t col = m->vadr[j] + c;
-            for (int k = 0; k < 3; k++) {
-                if (jacp) jacp[k * nv + col] = vw[k] + t[k];
-                if (jacr) jacr[k * nv + col] = w[k];
-            }
-        }
-    }
+    sm_rigid_point_jac(m, d, m->site_link[site], m->site_pos + 3 * site, jacp, jacr);
 }
 
 /* Classical acceleration (or, with a = NULL, velocity) of the link-frame point s, in link coordinates. */
