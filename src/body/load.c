@@ -695,7 +695,7 @@ sm_status body_file_load(const char *path, body_file **out, char *why, size_t wh
         c->doc = &doc;
         c->root = yaml_document_get_root_node(&doc);
         if (!c->root) {
-            snprintf(why, why_len, "%s: the file is empty; describe a walker (see models/bodies/compass.yaml)", path);
+            snprintf(why, why_len, "%s: the file is empty; describe a walker (see models/compass.yaml)", path);
             c->st = SM_BAD_MODEL_FILE;
             ok = false;
         } else {
