@@ -82,12 +82,7 @@ static void bench(const char *what, const sm_rigid_body_def *b, size_t nb, const
             double t0 = now();
             for (int k = 0; k < N; k++) {
                 double a[6], a2[6];
-                mj_kinematics(mm, md);
-                mj_comPos(mm, md);
-                mj_crb(mm, md);
-                mj_fullM(mm, Mm, md->qM);
-                mj_comVel(mm, md);
-                mj_rne(mm, md, 0, cm);
+                mjcf_mass_bias(mm, md, Mm, cm);
                 mj_jacSite(mm, md, Jm, NULL, 0);
                 mj_jacSite(mm, md, Jm + 3 * nv, NULL, 1);
                 mju_zero(md->qacc, mm->nv);

@@ -56,6 +56,24 @@ static sm_rigid_model *make_model(const sm_rigid_body_def *b, size_t nb, const s
     return m;
 }
 
+/* A free pelvis (its origin height z0, its centre of mass cx ahead of it)
+ * with two ball-jointed legs and a hinged knee on one: nv = 13. */
+static inline sm_rigid_model *spatial_biped(double z0, double cx)
+{
+    sm_rigid_body_def b[4] = {
+        {"pelvis", -1, SM_RIGID_FREE, {0, 0, z0}, {1, 0, 0, 0}, {0, 0, 0}, 15, {cx, 0, 0.1},
+         {0.3, 0.01, 0, 0.01, 0.25, 0.02, 0, 0.02, 0.2}},
+        {"leg_a", 0, SM_RIGID_BALL, {0, 0.1, 0}, {1, 0, 0, 0}, {0, 0, 0}, 6, {0, 0, -0.45},
+         {0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.01}},
+        {"leg_b", 0, SM_RIGID_BALL, {0, -0.1, 0}, {1, 0, 0, 0}, {0, 0, 0}, 5, {0.01, 0, -0.2},
+         {0.06, 0, 0, 0, 0.05, 0, 0, 0, 0.01}},
+        {"shank_b", 2, SM_RIGID_HINGE, {0, 0, -0.45}, {1, 0, 0, 0}, {0, 1, 0}, 3, {0, 0, -0.2},
+         {0.04, 0, 0, 0, 0.04, 0, 0, 0, 0.005}},
+    };
+    sm_rigid_site_def s[2] = {{"foot_a", 1, {0, 0, -0.9}}, {"foot_b", 3, {0, 0, -0.45}}};
+    return make_model(b, 4, s, 2);
+}
+
 typedef struct {
     const sm_rigid_model *m;
     sm_rigid_data *d;

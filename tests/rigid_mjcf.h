@@ -83,6 +83,19 @@ static void emit_body(FILE *f, const sm_rigid_body_def *b, size_t nb, const sm_r
     fprintf(f, "</body>\n");
 }
 
+/* MuJoCo's M (dense, nv x nv) and bias C v + G at md's qpos and qvel: the
+ * sweeps mj_fullM and mj_rne (flg_acc = 0) need, in the order they need them
+ * (notes/mujoco-2.2.2.md). */
+static inline void mjcf_mass_bias(const mjModel *mm, mjData *md, double *M, double *bias)
+{
+    mj_kinematics(mm, md);
+    mj_comPos(mm, md);
+    mj_crb(mm, md);
+    mj_fullM(mm, M, md->qM);
+    mj_comVel(mm, md);
+    mj_rne(mm, md, 0, bias);
+}
+
 /* The tree as an MJCF file loaded by MuJoCo; NULL and a message in err if it fails. */
 static mjModel *rigid_mjcf_load(const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns,
                                 const double *g, char *err, size_t errsz)

@@ -231,12 +231,7 @@ static void test_against_mujoco(void **state)
         assert_status(sm_rigid_forward(rm, rd, x, x + NV), SM_OK);
         sm_rigid_mass(rm, rd, M);
         sm_rigid_bias(rm, rd, bias);
-        mj_kinematics(mm, md);
-        mj_comPos(mm, md);
-        mj_crb(mm, md);
-        mj_fullM(mm, Mm, md->qM);
-        mj_comVel(mm, md);
-        mj_rne(mm, md, 0, bm);
+        mjcf_mass_bias(mm, md, Mm, bm);
         double sM = 0, eM = 0, sb = 0, eb = 0;
         for (size_t i = 0; i < NV; i++)
             for (size_t j = 0; j < NV; j++) sM = fmax(sM, fabs(M[i * NV + j]));

@@ -121,12 +121,7 @@ static void against_mujoco(const char *path, const sm_import *imp, double *worst
         assert_status(sm_rigid_forward(rm, rd, q, v), SM_OK);
         sm_rigid_mass(rm, rd, M);
         sm_rigid_bias(rm, rd, bias);
-        mj_kinematics(mm, md);
-        mj_comPos(mm, md);
-        mj_crb(mm, md);
-        mj_fullM(mm, Mm, md->qM);
-        mj_comVel(mm, md);
-        mj_rne(mm, md, 0, bm);
+        mjcf_mass_bias(mm, md, Mm, bm);
         double e = 0.0, sc = max_abs(Mm, nv * nv);
         for (size_t i = 0; i < nv * nv; i++) e = fmax(e, fabs(M[i] - Mm[i]) / sc);
         worst[0] = fmax(worst[0], e);

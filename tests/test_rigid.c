@@ -26,6 +26,7 @@
 /* ---- small helpers ---------------------------------------------------- */
 
 #include "test_rng.h"
+#include "test_dense_solve.h"
 
 static sm_rigid_model *build(const sm_rigid_body_def *b, size_t nb, const sm_rigid_site_def *s, size_t ns,
                              const double *g)
@@ -71,36 +72,6 @@ static bool spd(const double *M, size_t n)
     }
     free(A);
     return ok;
-}
-
-/* Solves A x = b (A n x n, destroyed) by Gaussian elimination with partial pivoting. */
-static void solve(double *A, double *b, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        size_t p = k;
-        for (size_t i = k + 1; i < n; i++)
-            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-        if (p != k) {
-            for (size_t j = 0; j < n; j++) {
-                double t = A[k * n + j];
-                A[k * n + j] = A[p * n + j];
-                A[p * n + j] = t;
-            }
-            double t = b[k];
-            b[k] = b[p];
-            b[p] = t;
-        }
-        for (size_t i = k + 1; i < n; i++) {
-            double f = A[i * n + k] / A[k * n + k];
-            for (size_t j = k; j < n; j++) A[i * n + j] -= f * A[k * n + j];
-            b[i] -= f * b[k];
-        }
-    }
-    for (size_t k = n; k-- > 0;) {
-        double s = b[k];
-        for (size_t j = k + 1; j < n; j++) s -= A[k * n + j] * b[j];
-        b[k] = s / A[k * n + k];
-    }
 }
 
 /* Kinetic and potential energy summed body by body, from centre-of-mass and
@@ -399,7 +370,7 @@ static void accel(const sm_rigid_model *m, sm_rigid_data *d, const double *q, co
     sm_rigid_mass(m, d, M);
     sm_rigid_bias(m, d, vdot);
     for (size_t i = 0; i < nv; i++) vdot[i] = -vdot[i];
-    solve(M, vdot, nv);
+    test_dense_solve(M, vdot, nv);
 }
 
 /* RK4 on (q, v) with hinges and slides only (q̇ = v), 3 s at h = 1e-3; the

@@ -22,6 +22,7 @@
  *   model created with that mass, and evaluations on stack data equal those
  *   on heap data. */
 #include "rigid_contact_util.h"
+#include "test_dense_solve.h"
 
 #include <stdlib.h>
 
@@ -236,33 +237,6 @@ static void test_slide_friction(void **state)
     sm_rigid_model_free(m);
 }
 
-/* Gaussian elimination with partial pivoting on the n x n system A x = b. */
-static void dense_solve(double *A, double *b, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        size_t p = k;
-        for (size_t i = k + 1; i < n; i++)
-            if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-        for (size_t j = 0; j < n; j++) {
-            double t = A[k * n + j];
-            A[k * n + j] = A[p * n + j];
-            A[p * n + j] = t;
-        }
-        double t = b[k];
-        b[k] = b[p];
-        b[p] = t;
-        for (size_t i = k + 1; i < n; i++) {
-            double l = A[i * n + k] / A[k * n + k];
-            for (size_t j = k; j < n; j++) A[i * n + j] -= l * A[k * n + j];
-            b[i] -= l * b[k];
-        }
-    }
-    for (size_t i = n; i-- > 0;) {
-        for (size_t j = i + 1; j < n; j++) b[i] -= A[i * n + j] * b[j];
-        b[i] /= A[i * n + i];
-    }
-}
-
 static void test_lock_eliminated(void **state)
 {
     (void)state;
@@ -298,7 +272,7 @@ static void test_lock_eliminated(void **state)
         r[i] = tau[i] - b[i];
     }
     for (size_t k = 0; k < rows; k++) r[nv + k] = -jdv[k];
-    dense_solve(K, r, n);
+    test_dense_solve(K, r, n);
     for (size_t i = 0; i < nv; i++) assert_close(vdot[i], r[i], 1e-11);
     for (size_t k = 0; k < rows; k++) assert_close(lam[k], r[nv + k], 1e-10);
     assert_true(vdot[sm_rigid_body_vadr(m, 4)] == 0.0);

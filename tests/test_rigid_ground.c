@@ -149,18 +149,7 @@ static void test_zmp_equals_cop_planar(void **state)
 static void test_zmp_equals_cop_3d(void **state)
 {
     (void)state;
-    sm_rigid_body_def b[4] = {
-        {"pelvis", -1, SM_RIGID_FREE, {0, 0, 0.9}, {1, 0, 0, 0}, {0, 0, 0}, 15, {0.02, 0, 0.1},
-         {0.3, 0.01, 0, 0.01, 0.25, 0.02, 0, 0.02, 0.2}},
-        {"leg_a", 0, SM_RIGID_BALL, {0, 0.1, 0}, {1, 0, 0, 0}, {0, 0, 0}, 6, {0, 0, -0.45},
-         {0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.01}},
-        {"leg_b", 0, SM_RIGID_BALL, {0, -0.1, 0}, {1, 0, 0, 0}, {0, 0, 0}, 5, {0.01, 0, -0.2},
-         {0.06, 0, 0, 0, 0.05, 0, 0, 0, 0.01}},
-        {"shank_b", 2, SM_RIGID_HINGE, {0, 0, -0.45}, {1, 0, 0, 0}, {0, 1, 0}, 3, {0, 0, -0.2},
-         {0.04, 0, 0, 0, 0.04, 0, 0, 0, 0.005}},
-    };
-    sm_rigid_site_def s[2] = {{"foot_a", 1, {0, 0, -0.9}}, {"foot_b", 3, {0, 0, -0.45}}};
-    sm_rigid_model *m = make_model(b, 4, s, 2);
+    sm_rigid_model *m = spatial_biped(0.9, 0.02);
     sm_rigid_data *d = sm_rigid_data_create(m);
     double q[16], v[13] = {0}, vdot[13], lam[6], work[WORK_DOUBLES], drift, worst = 0.0;
     sm_rigid_q_neutral(m, q);

@@ -134,12 +134,7 @@ static void cross_check(const sm_rigid_body_def *b, size_t nb, const sm_rigid_si
         assert_status(sm_rigid_forward(rm, rd, q, v), SM_OK);
         sm_rigid_mass(rm, rd, M);
         sm_rigid_bias(rm, rd, bias);
-        mj_kinematics(mm, md);
-        mj_comPos(mm, md);
-        mj_crb(mm, md);
-        mj_fullM(mm, Mmj, md->qM);
-        mj_comVel(mm, md);
-        mj_rne(mm, md, 0, bmj);
+        mjcf_mass_bias(mm, md, Mmj, bmj);
 
         /* Mp = Tᵀ M_mj T in our order */
         for (size_t i = 0; i < nv; i++)
