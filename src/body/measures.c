@@ -12,25 +12,19 @@
     body_eval e;                                                                                              \
     if (body_eval_init(&e, bm, p, e##_mem, NULL, 0) != SM_OK) fail
 
-static double kinetic(const double *x, const double *p, const void *data)
+/* The kinetic energy, or the potential energy with the springs'. */
+static double energy(const double *x, const double *p, const void *data, bool potential)
 {
     const body_model *bm = data;
     BODY_EVAL_AT(e, bm, p, return NAN);
     if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
     double K, U;
     sm_rigid_energy(e.m, e.d, x + bm->nq, &K, &U);
-    return K;
+    return potential ? U + body_spring_energy(&e, x) : K;
 }
 
-static double potential(const double *x, const double *p, const void *data)
-{
-    const body_model *bm = data;
-    BODY_EVAL_AT(e, bm, p, return NAN);
-    if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
-    double K, U;
-    sm_rigid_energy(e.m, e.d, x + bm->nq, &K, &U);
-    return U + body_spring_energy(&e, x);
-}
+static double kinetic(const double *x, const double *p, const void *data) { return energy(x, p, data, false); }
+static double potential(const double *x, const double *p, const void *data) { return energy(x, p, data, true); }
 
 static double contact_point_x(const body_eval *e, const double *q, int k)
 {
