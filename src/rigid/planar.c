@@ -218,6 +218,19 @@ static void point_acc0(const sm_rigid_data *d, size_t L, const double *x, double
     a[1] = d->pa[2 * L + 1] - w2 * (x[1] - d->pp[3 * L + 1]);
 }
 
+/* A link's share of M from its centre of mass's columns col (2 per joint)
+ * and its angle's rot: m colᵀcol + I_n rot rotᵀ on the joints dof[0..n). */
+static inline void add_link_mass(double *M, size_t nv, double mass, double In, int n, const size_t *dof,
+                                 const double *col, const double *rot)
+{
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b <= a; b++) {
+            double t = mass * (col[2 * a] * col[2 * b] + col[2 * a + 1] * col[2 * b + 1]) + In * rot[a] * rot[b];
+            M[dof[a] * nv + dof[b]] += t;
+            if (a != b) M[dof[b] * nv + dof[a]] += t;
+        }
+}
+
 void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, double *M)
 {
     size_t nv = m->nv, dof[MAX_DEPTH];
@@ -227,12 +240,7 @@ void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, doubl
         double x[2], mass = m->mass[L], In = m->pl_In[L];
         point2(d, L, m->pl_com + 3 * L, x);
         int n = columns(m, d, L, x, dof, col, rot);
-        for (int a = 0; a < n; a++)
-            for (int b = 0; b <= a; b++) {
-                double t = mass * (col[2 * a] * col[2 * b] + col[2 * a + 1] * col[2 * b + 1]) + In * rot[a] * rot[b];
-                M[dof[a] * nv + dof[b]] += t;
-                if (a != b) M[dof[b] * nv + dof[a]] += t;
-            }
+        add_link_mass(M, nv, mass, In, n, dof, col, rot);
     }
 }
 
@@ -247,12 +255,7 @@ void sm_rigid_planar_mass_bias(const sm_rigid_model *m, const sm_rigid_data *d, 
         double x[2], a[2], mass = m->mass[L], In = m->pl_In[L];
         point2(d, L, m->pl_com + 3 * L, x);
         int n = columns(m, d, L, x, dof, col, rot);
-        for (int i = 0; i < n; i++)
-            for (int j = 0; j <= i; j++) {
-                double t = mass * (col[2 * i] * col[2 * j] + col[2 * i + 1] * col[2 * j + 1]) + In * rot[i] * rot[j];
-                M[dof[i] * nv + dof[j]] += t;
-                if (i != j) M[dof[j] * nv + dof[i]] += t;
-            }
+        add_link_mass(M, nv, mass, In, n, dof, col, rot);
         point_acc0(d, L, x, a);
         a[0] = mass * (a[0] - g[0]);
         a[1] = mass * (a[1] - g[1]);
