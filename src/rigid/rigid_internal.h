@@ -128,11 +128,11 @@ static inline void sm_rigid_poses(const sm_rigid_model *m, const sm_rigid_data *
 {
     if (d->poses_pending) sm_rigid_planar_poses(m, (sm_rigid_data *)d);
 }
-void sm_rigid_planar_mass(const sm_rigid_model *m, const sm_rigid_data *d, double *M);
-void sm_rigid_planar_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *bias);
+void sm_rigid_planar_mass(const sm_rigid_model *m, sm_rigid_data *d, double *M);
+void sm_rigid_planar_bias(const sm_rigid_model *m, sm_rigid_data *d, double *bias);
 /* Both on one pass over the links (the same numbers): the constrained solve
- * wants both at every call. */
-void sm_rigid_planar_mass_bias(const sm_rigid_model *m, const sm_rigid_data *d, double *M, double *bias);
+ * wants both at every call.  All three use d->Ic as scratch. */
+void sm_rigid_planar_mass_bias(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias);
 void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
                               double *jacr);
 void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3]);
