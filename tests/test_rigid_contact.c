@@ -20,7 +20,9 @@
  *   coordinate are dependent;
  * - a model copied into caller memory with a changed mass has the M of a
  *   model created with that mass, and evaluations on stack data equal those
- *   on heap data. */
+ *   on heap data;
+ * - the planar path's contact rows (pins on x and z, a rolling disk, a pin
+ *   on x alone, a slide, a lock) equal the 3-D sweeps' to 1e-13. */
 #include "rigid_contact_util.h"
 #include "test_dense_solve.h"
 
@@ -501,6 +503,41 @@ static void test_toe_line_masked_pin(void **state)
     sm_rigid_model_free(m);
 }
 
+/* The contact rows of a planar tree on its fast path (a pin's and a roll's
+ * x and z rows straight from the in-plane columns) against the 3-D sweeps'
+ * site Jacobians and ω × r d. */
+static void test_planar_rows_equal_3d(void **state)
+{
+    (void)state;
+    sm_rigid_model *m = biped_tree();
+    sm_rigid_data *d = sm_rigid_data_create(m);
+    const size_t nv = sm_rigid_nv(m), nq = sm_rigid_nq(m);
+    sm_contact c[5] = {{.kind = SM_CONTACT_PIN, .site = 0},
+                       {.kind = SM_CONTACT_ROLL, .site = 1, .radius = 0.15, .axis = {0, 1, 0}},
+                       {.kind = SM_CONTACT_PIN, .site = 1, .rows = SM_ROW_X},
+                       {.kind = SM_CONTACT_SLIDE, .site = 0, .mu = 0.3},
+                       {.kind = SM_CONTACT_LOCK, .body = 4}};
+    const size_t rows = sm_contact_set_rows(m, c, 5);
+    assert_int_equal(rows, 7);
+    for (int trial = 0; trial < 20; trial++) {
+        double q[16], v[16], J[2][7 * 16], A[2][7], Jt[2][5 * 16], gap[2];
+        for (size_t i = 0; i < nq; i++) q[i] = urand(-1, 1);
+        for (size_t i = 0; i < nv; i++) v[i] = urand(-2, 2);
+        for (int planar = 0; planar < 2; planar++) {
+            assert_int_equal(sm_rigid_use_planar(m, planar), planar);
+            assert_status(sm_rigid_forward(m, d, q, v), SM_OK);
+            assert_int_equal(sm_contact_jacobian(m, d, c, 5, J[planar], A[planar], Jt[planar]), rows);
+            gap[planar] = sm_contact_gap(m, d, q, &c[1], NULL);
+        }
+        for (size_t i = 0; i < rows * nv; i++) assert_close(J[1][i], J[0][i], 1e-13);
+        for (size_t i = 0; i < rows; i++) assert_close(A[1][i], A[0][i], 1e-13 * (1 + fabs(A[0][i])));
+        for (size_t i = 0; i < 5 * nv; i++) assert_close(Jt[1][i], Jt[0][i], 1e-13);
+        assert_close(gap[1], gap[0], 1e-13);
+    }
+    sm_rigid_data_free(d);
+    sm_rigid_model_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +550,7 @@ int main(void)
         cmocka_unit_test(test_stack_copy_and_data),
         cmocka_unit_test(test_qdot_quaternion),
         cmocka_unit_test(test_toe_line_masked_pin),
+        cmocka_unit_test(test_planar_rows_equal_3d),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -132,6 +132,19 @@ static size_t roll_rows(const sm_rigid_model *m, const sm_rigid_data *d, const s
                         double *Jdv)
 {
     size_t nv = m->nv, L = m->site_link[c->site];
+    if (m->use_planar) {
+        /* the lowest point r straight below the centre (d = −z), its rows
+         * from the in-plane columns; J̇v the centre's: α⁰ = 0 and ḋ = 0 */
+        const double e[3] = {0.0, 0.0, -c->radius};
+        double acc[3];
+        if (J) sm_rigid_planar_site_xz(m, d, c->site, e, J, J + nv);
+        if (Jdv) {
+            sm_rigid_planar_site_jdotv(m, d, c->site, acc);
+            Jdv[0] = acc[0];
+            Jdv[1] = acc[2];
+        }
+        return 2;
+    }
     double jp[3 * SM_RIGID_MAX_V], jr[3 * SM_RIGID_MAX_V];
     sm_rigid_site_jac(m, d, c->site, jp, jr);
     double a[3], dir[3], ul, e[3];
@@ -180,6 +193,17 @@ size_t sm_contact_jacobian(const sm_rigid_model *m, const sm_rigid_data *d, cons
         if (Jt) memset(Jt + i * nv, 0, nv * sizeof *Jt);
         switch (ci->kind) {
         case SM_CONTACT_PIN:
+            if (m->use_planar && sm_contact_pin_rows(m, ci) == (SM_ROW_X | SM_ROW_Z)) {
+                static const double none[3] = {0.0, 0.0, 0.0};
+                if (Ji) sm_rigid_planar_site_xz(m, d, ci->site, none, Ji, Ji + nv);
+                if (Ai) {
+                    sm_rigid_planar_site_jdotv(m, d, ci->site, acc);
+                    Ai[0] = acc[0];
+                    Ai[1] = acc[2];
+                }
+                row += 2;
+                break;
+            }
             sm_rigid_site_jac(m, d, ci->site, jp, NULL);
             sm_rigid_site_jdotv(m, d, ci->site, acc);
             row += put_rows(m, sm_contact_pin_rows(m, ci), jp, acc, Ji, Ai);

@@ -348,6 +348,30 @@ void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, s
     sm_rigid_planar_point_jac(m, d, m->site_link[site], m->pl_site + 3 * site, jacp, jacr);
 }
 
+/* The world x and z rows (nv each, Jx, Jz) of the Jacobian of the point at
+ * the site plus the world offset e, e carried along without turning (a
+ * roll's lowest point, r below the disk's centre; e = 0 for a pin): the
+ * contact rows straight from the in-plane columns, where the site's 3 x nv
+ * Jacobians and the ω × e sum over them cost three times as much. */
+void sm_rigid_planar_site_xz(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, const double e[3],
+                             double *Jx, double *Jz)
+{
+    const size_t nv = m->nv, L = m->site_link[site];
+    size_t dof[MAX_DEPTH];
+    double col[2 * MAX_DEPTH], rot[MAX_DEPTH], x[2];
+    point2(d, L, m->pl_site + 3 * site, x);
+    x[0] += dot3(e, m->pl_e1);
+    x[1] += dot3(e, m->pl_e2);
+    const int n = columns(m, d, L, x, dof, col, rot);
+    memset(Jx, 0, nv * sizeof *Jx);
+    memset(Jz, 0, nv * sizeof *Jz);
+    const double *e1 = m->pl_e1, *e2 = m->pl_e2;
+    for (int k = 0; k < n; k++) {
+        Jx[dof[k]] = col[2 * k] * e1[0] + col[2 * k + 1] * e2[0];
+        Jz[dof[k]] = col[2 * k] * e1[2] + col[2 * k + 1] * e2[2];
+    }
+}
+
 void sm_rigid_planar_site_pos(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double pos[3])
 {
     const size_t L = m->site_link[site];

@@ -136,6 +136,10 @@ void sm_rigid_planar_mass_bias(const sm_rigid_model *m, sm_rigid_data *d, double
 void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
                               double *jacr);
 void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3]);
+/* The world x and z rows of the Jacobian of the point at site + e (e a world
+ * offset that does not turn with the link: a roll's lowest point). */
+void sm_rigid_planar_site_xz(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, const double e[3],
+                             double *Jx, double *Jz);
 /* The same for a point given by its reference image u (sm_rigid_planar_image) on link L. */
 void sm_rigid_planar_image(const sm_rigid_model *m, size_t L, const double *u, double out[3]);
 void sm_rigid_planar_point_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t L, const double *u,
