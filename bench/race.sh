@@ -163,18 +163,37 @@ else
   echo "(no $GSL: it is built where libgsl-dev is installed)"
 fi
 
-# The 100 x 100 compass sweep of bench_sweep.sh --big, all cores.
+# The 100 x 100 compass sweep of bench_sweep.sh --big, all cores: wall and
+# CPU time (user + system, steadier on a shared machine), and with BEFORE
+# the ratios and how far apart the two maps are.
 if [ $sweep = 1 ]; then
   echo
   grid=(compass --set m=1 --set a=1 --grid b=0.1:2:100 --grid mh=0.1:10:100 --jobs "$(nproc)" -q)
+  TIMEFORMAT='%R %U %S'
+  n=0
   for b in "$BIN" ${BEFORE:+"$BEFORE"}; do
-    rm -rf "$tmp/sweep"
-    t0=$(date +%s.%N)
-    "$b" sweep "${grid[@]}" --out "$tmp/sweep" || true
-    t1=$(date +%s.%N)
-    rows=$(($(wc -l <"$tmp/sweep/sweep.csv") - 1))
-    stable=$(grep -c ',stable,' "$tmp/sweep/sweep.csv" || true)
-    awk -v b="$b" -v a="$t0" -v z="$t1" -v r="$rows" -v s="$stable" -v w="$(nproc)" 'BEGIN {
-      printf "100 x 100 compass sweep, %d threads: %.1f s (%d rows, %d stable) %s\n", w, z - a, r, s, b }'
+    n=$((n + 1))
+    { time "$b" sweep "${grid[@]}" --out "$tmp/sweep$n" 2>/dev/null; } 2>"$tmp/time$n" || true
+    read -r wall user sys <"$tmp/time$n"
+    cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')
+    echo "$wall $cpu" >"$tmp/t$n"
+    rows=$(($(wc -l <"$tmp/sweep$n/sweep.csv") - 1))
+    stable=$(grep -c ',stable,' "$tmp/sweep$n/sweep.csv" || true)
+    awk -v b="$b" -v t="$wall" -v c="$cpu" -v r="$rows" -v s="$stable" -v w="$(nproc)" 'BEGIN {
+      printf "100 x 100 compass sweep, %d threads: %.1f s, CPU %.1f s (%d rows, %d stable) %s\n", w, t, c, r, s, b }'
   done
+  if [ $n = 2 ]; then
+    read -r w1 c1 <"$tmp/t1"
+    read -r w2 c2 <"$tmp/t2"
+    awk -v a="$w1" -v b="$w2" -v c="$c1" -v d="$c2" 'BEGIN { printf "now / before: wall %.3f, CPU %.3f\n", a / b, c / d }'
+    "$PY" - "$tmp/sweep1/sweep.csv" "$tmp/sweep2/sweep.csv" <<'EOF'
+import csv, sys
+a, b = ({r["index"]: r for r in csv.DictReader(open(f))} for f in sys.argv[1:3])
+same = sum(i in b and a[i]["outcome"] == b[i]["outcome"] for i in a)
+both = [i for i in a if i in b and a[i]["converged"] == "1" and b[i]["converged"] == "1"]
+d = max((abs(float(a[i]["max_abs_eig"]) - float(b[i]["max_abs_eig"])) for i in both), default=float("nan"))
+print("the two maps: the same outcome at %d of %d points; max |eigenvalue| apart by at most %.2g at the %d"
+      " where both converged" % (same, len(a), d, len(both)))
+EOF
+  fi
 fi
