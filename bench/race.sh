@@ -16,10 +16,13 @@
 #
 # It drives the program, not the library, so that a variant is whatever the
 # command line offers and nothing here needs to learn it.  Times are whole
-# processes (bench/proc_time, pairs interleaved, best of RUNS) with the
-# start-up taken out: a gait is 'fixed' minus 'params' on the same model
-# (which loads it and exits), a stride is the difference of two 'orbit' runs
-# from the gait that walk STRIDES strides apart.
+# processes (bench/proc_time, pairs interleaved) with the start-up taken out:
+# a gait is 'fixed' minus 'params' on the same model (which loads it and
+# exits), a stride is the difference of two 'orbit' runs from the gait that
+# walk STRIDES strides apart.  They are CPU time (user + system, the median
+# of RUNS): on a shared machine a process's wall time is much of it waiting
+# for a core; at load 4-8 on 2 cores the best of 21 wall times moved up to
+# 2.4-fold between runs, CPU times up to 30 % (most rows under 10 %).
 #
 # BIN (build/src/cli/stridemap), PROC_TIME (build/bench/proc_time), GSL
 # (build/bench/gsl_baseline), BEFORE (the program to sweep against; none:
@@ -73,9 +76,9 @@ print("%.2g" % max(abs(a["fixed_point"][i] - r["fixed_point"][i]) for i in idx))
 EOF
 }
 
-# pair A... --vs B...: "minA minB" (ms), best of RUNS interleaved pairs.
+# pair A... --vs B...: "A B", the median CPU ms of RUNS interleaved pairs.
 pair() {
-  "$PROC_TIME" "$RUNS" "$@" | awk '/^A /{a=$5} /^B /{b=$5} END{print a, b}'
+  "$PROC_TIME" "$RUNS" "$@" | awk '/^A /{a=$11} /^B /{b=$11} END{print a, b}'
 }
 
 # fixed MODEL... FLAGS...: runs 'fixed --json' into $tmp/out.json; its exit code.
@@ -83,7 +86,7 @@ fixed() { "$BIN" fixed "$@" --json >"$tmp/out.json" 2>"$tmp/err"; }
 
 echo "race: $(uname -n), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(date -u +%FT%TZ)"
 "$BIN" --version | sed 's/^/race: /'
-echo "race: times are the best of $RUNS whole processes with the start-up taken out; a stride from $STRIDES strides"
+echo "race: CPU times, the median of $RUNS whole processes with the start-up taken out; a stride from $STRIDES strides"
 echo
 
 declare -A gait_ms
