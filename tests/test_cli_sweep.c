@@ -502,6 +502,49 @@ static void a_build_without_mpi_refuses_an_mpi_launch(void **state)
                      0);
 }
 
+/* An MPI build opens libmpi only under a launcher: a library that cannot be
+ * loaded, or is not an MPI, is one line naming STRIDEMAP_MPI_LIB and exit 69
+ * (EX_UNAVAILABLE) before any work. */
+static void an_mpi_library_that_cannot_be_loaded_is_one_line(void **state)
+{
+    (void)state;
+    const char *built = getenv("STRIDEMAP_MPI_BUILD");
+    if (!built || strcmp(built, "1") != 0) skip(); /* a build without MPI refuses launches itself */
+    const char *d = dir("no-libmpi");
+    static const char *const missing[] = {"OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=0",
+                                          "STRIDEMAP_MPI_LIB=/nonexistent/libmpi.so.40", NULL};
+    cli_result *r = cli_run_env(launcher_env(missing), "sweep", "simplest", "--grid", GRID, "--out", d, "-q", NULL);
+    cli_expect_error(r, 69, "cannot load MPI: /nonexistent/libmpi.so.40");
+    assert_non_null(strstr(r->err, "STRIDEMAP_MPI_LIB"));
+    /* a library that loads but is no MPI */
+    static const char *const not_mpi[] = {"PMI_SIZE=2", "PMI_RANK=1", "STRIDEMAP_MPI_LIB=libm.so.6", NULL};
+    r = cli_run_env(launcher_env(not_mpi), "sweep", "simplest", "--grid", GRID, "--out", d, "-q", NULL);
+    cli_expect_error(r, 69, "MPI_Get_library_version");
+    assert_non_null(strstr(r->err, "STRIDEMAP_MPI_LIB"));
+    struct stat sb;
+    assert_int_not_equal(stat(d, &sb), 0); /* nothing was created */
+}
+
+/* Only an MPI sweep loads libmpi (and the libraries under it): every other
+ * run starts without it (bench/README.md, a fast start).  The dynamic
+ * loader's own trace (LD_DEBUG=libs) lists every object it opens, dlopen
+ * included. */
+static void runs_without_a_launcher_never_load_libmpi(void **state)
+{
+    (void)state;
+    static const char *const trace[] = {"LD_DEBUG=libs", NULL};
+    cli_result *r = cli_run_env(launcher_env(trace), "fixed", "simplest", "--set", "gamma=0.009", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "libc.so.6")); /* the trace is there */
+    if (strstr(r->err, "libmpi")) print_error("the loader: ...%.160s\n", strstr(r->err, "libmpi"));
+    assert_null(strstr(r->err, "libmpi"));
+    r = cli_run_env(launcher_env(trace), "sweep", "simplest", "--grid", "gamma=0.005:0.01:3", TOLS, "--out",
+                    dir("no-launcher"), "-q", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->err, "libc.so.6"));
+    assert_null(strstr(r->err, "libmpi"));
+}
+
 /* --guess starts the sweep on the other gait: the simplest walker's short,
  * unstable one (Garcia et al. 1998: max |eigenvalue| 4.0 at gamma 0.009). */
 static void a_guess_chooses_the_branch_the_sweep_follows(void **state)
@@ -574,6 +617,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(the_sidecar_says_how_the_sweep_was_made),
         cmocka_unit_test(a_guess_chooses_the_branch_the_sweep_follows),
         cmocka_unit_test(a_build_without_mpi_refuses_an_mpi_launch),
+        cmocka_unit_test(an_mpi_library_that_cannot_be_loaded_is_one_line),
+        cmocka_unit_test(runs_without_a_launcher_never_load_libmpi),
         cmocka_unit_test(help_has_an_example),
         cmocka_unit_test(mpi_ranks_give_the_same_rows_and_resume),
     };

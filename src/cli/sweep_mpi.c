@@ -9,13 +9,19 @@
  * it keeps one line queued ahead of the workers so that they never wait for
  * a message, and piggybacks its row count on each request for rank 0's
  * progress line.  Every rank solves the spine (the first point of each line)
- * itself, so a line's rows do not depend on which rank gets it. */
-#include <mpi.h>
+ * itself, so a line's rows do not depend on which rank gets it.
+ *
+ * libmpi is opened only here, when a launcher started the program
+ * (mpi_dl.h): no other run loads it. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "mpi_dl.h"
 #include "sweep_cli.h"
+
+/* MPI is one per process (MPI_Init once), so its table is too. */
+static mpi_dl mpi_lib;
 
 enum { TAG_REQUEST = 1, TAG_LINE = 2 };
 
@@ -26,12 +32,16 @@ int sweep_mpi_begin(const cli_run *run, sweep_mpi *mpi, bool sharded)
     /* Started by mpirun/srun?  A lone process stays a plain threaded run. */
     if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMIX_RANK") && !getenv("PMI_RANK") && !getenv("PMI_SIZE"))
         return 0;
+    if (!mpi_lib.handle) {
+        char why[768];
+        if (!mpi_dl_open(&mpi_lib, why, sizeof why)) return cli_fail(run, EX_UNAVAILABLE, "%s", why);
+    }
     int provided = 0;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    if (mpi_lib.Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
         return cli_fail(run, EX_OSERR, "MPI_Init_thread failed");
     mpi->initialised = true;
-    MPI_Comm_rank(MPI_COMM_WORLD, &mpi->rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mpi->size);
+    mpi_lib.Comm_rank(mpi_lib.comm_world, &mpi->rank);
+    mpi_lib.Comm_size(mpi_lib.comm_world, &mpi->size);
     /* Another MPI's launcher (MPICH's mpiexec for an OpenMPI build) starts
      * lone singletons that would each compute every point. */
     const long ranks = sweep_launcher_ranks();
@@ -63,18 +73,18 @@ static void serve(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool st
         if (blocking)
             flag = 1;
         else
-            MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQUEST, MPI_COMM_WORLD, &flag, &status);
+            mpi_lib.Iprobe(MPI_ANY_SOURCE, TAG_REQUEST, mpi_lib.comm_world, &flag, &status);
         if (!flag) return;
         long msg[3];
-        MPI_Recv(msg, 3, MPI_LONG, blocking ? MPI_ANY_SOURCE : status.MPI_SOURCE, TAG_REQUEST, MPI_COMM_WORLD,
-                 &status);
+        mpi_lib.Recv(msg, 3, mpi_lib.type_long, blocking ? MPI_ANY_SOURCE : status.MPI_SOURCE, TAG_REQUEST,
+                     mpi_lib.comm_world, &status);
         if (mpi->remote && msg[1] >= 0) {
             mpi->remote[2 * status.MPI_SOURCE] = msg[1];
             mpi->remote[2 * status.MPI_SOURCE + 1] = msg[2];
         }
         if (msg[0] == 0) { /* a request for work */
             long l = next_line(mpi, s, c, stopping);
-            MPI_Send(&l, 1, MPI_LONG, status.MPI_SOURCE, TAG_LINE, MPI_COMM_WORLD);
+            mpi_lib.Send(&l, 1, mpi_lib.type_long, status.MPI_SOURCE, TAG_LINE, mpi_lib.comm_world);
             if (l < 0) mpi->closed++;
         } else { /* leaving early (stopped) */
             mpi->closed++;
@@ -104,14 +114,14 @@ void sweep_mpi_pump(sweep_mpi *mpi, sm_sweep *s, const sm_sweep_config *c, bool 
     }
     if (!mpi->exhausted && stopping) {
         long msg[3] = {1, st.written, st.failed};
-        MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        mpi_lib.Send(msg, 3, mpi_lib.type_long, 0, TAG_REQUEST, mpi_lib.comm_world);
         mpi->exhausted = true;
         sm_sweep_close_units(s);
     }
     if (!mpi->exhausted && sm_sweep_queued_units(s) == 0) {
         long msg[3] = {0, st.written, st.failed}, l = -1;
-        MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
-        MPI_Recv(&l, 1, MPI_LONG, 0, TAG_LINE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        mpi_lib.Send(msg, 3, mpi_lib.type_long, 0, TAG_REQUEST, mpi_lib.comm_world);
+        mpi_lib.Recv(&l, 1, mpi_lib.type_long, 0, TAG_LINE, mpi_lib.comm_world, MPI_STATUS_IGNORE);
         if (l < 0) {
             mpi->exhausted = true;
             sm_sweep_close_units(s);
@@ -139,13 +149,13 @@ int sweep_mpi_finish(sweep_mpi *mpi, int rc, const sm_sweep_stats *own)
         while (mpi->closed < mpi->size - 1) serve(mpi, NULL, NULL, true, true);
     } else if (!mpi->exhausted) {
         long msg[3] = {1, -1, -1};
-        MPI_Send(msg, 3, MPI_LONG, 0, TAG_REQUEST, MPI_COMM_WORLD);
+        mpi_lib.Send(msg, 3, mpi_lib.type_long, 0, TAG_REQUEST, mpi_lib.comm_world);
         mpi->exhausted = true;
     }
     int worst = rc;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    mpi_lib.Allreduce(&rc, &worst, 1, mpi_lib.type_int, mpi_lib.op_max, mpi_lib.comm_world);
     long mine[2] = {own->written, own->failed}, all[2] = {0, 0};
-    MPI_Reduce(mine, all, 2, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    mpi_lib.Reduce(mine, all, 2, mpi_lib.type_long, mpi_lib.op_sum, 0, mpi_lib.comm_world);
     if (mpi->rank == 0 && mpi->remote) { /* the final counts, for the last progress line */
         for (int r = 1; r < mpi->size; r++) mpi->remote[2 * r] = mpi->remote[2 * r + 1] = 0;
         if (mpi->size > 1) {
@@ -158,7 +168,7 @@ int sweep_mpi_finish(sweep_mpi *mpi, int rc, const sm_sweep_stats *own)
 
 void sweep_mpi_end(sweep_mpi *mpi)
 {
-    if (mpi->initialised) MPI_Finalize();
+    if (mpi->initialised) mpi_lib.Finalize();
     mpi->initialised = false;
     free(mpi->remote);
     mpi->remote = NULL;
@@ -169,7 +179,7 @@ void sweep_mpi_describe(const sweep_mpi *mpi, json_t *run_object)
     if (!mpi->initialised) return;
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
-    MPI_Get_library_version(version, &len);
+    mpi_lib.Get_library_version(version, &len);
     char *nl = strchr(version, '\n');
     if (nl) *nl = '\0';
     json_object_set_new(run_object, "mpi", json_pack("{s:i, s:i, s:s}", "rank", mpi->rank, "ranks", mpi->size,
