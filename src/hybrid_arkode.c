@@ -27,14 +27,16 @@ struct sm_arkode {
     const sm_model *model;
     sm_solver_options opt;
     void *erk;     /* the adaptive integrator, watching the phase's events */
+    void *dense;   /* the same with the degree-5 dense output, for flows that are sampled */
     void *fixed;   /* one Runge-Kutta step of a given length, for refine_root */
+    void *mem;     /* erk or dense: the one the current flow runs */
     N_Vector y;    /* the state it advances */
     N_Vector y0;   /* the state at the start of the last step taken */
     N_Vector yr;   /* refine_root's trial state */
 
     const double *p;
     const sm_phase *phase;
-    size_t rooted_phase;
+    size_t rooted_phase, dense_rooted_phase;
     sm_status cb_status;
     bool cb_fatal;
     sm_counters *counters;
@@ -107,13 +109,14 @@ void sm_arkode_free(sm_arkode *a)
     if (!a) return;
     if (a->erk) ERKStepFree(&a->erk);
     if (a->fixed) ERKStepFree(&a->fixed);
+    if (a->dense) ERKStepFree(&a->dense);
     if (a->y) N_VDestroy(a->y);
     if (a->y0) N_VDestroy(a->y0);
     if (a->yr) N_VDestroy(a->yr);
     free(a);
 }
 
-static int setup(sm_arkode *a, void *mem, bool adaptive)
+static int setup(sm_arkode *a, void *mem, bool adaptive, int degree)
 {
     int bad = ERKStepSetErrHandlerFn(mem, error_cb, a);
     if (!bad) bad = ERKStepSetUserData(mem, a);
@@ -123,6 +126,7 @@ static int setup(sm_arkode *a, void *mem, bool adaptive)
         /* One step per ERKStepEvolve call (ARK_ONE_STEP): the flow counts
          * the steps against max_num_steps itself. */
         if (a->opt.max_step > 0) bad = ERKStepSetMaxStep(mem, a->opt.max_step);
+        if (!bad) bad = ERKStepSetInterpolantDegree(mem, degree);
     }
     return bad;
 }
@@ -138,15 +142,21 @@ sm_status sm_arkode_create(const sm_model *m, const sm_solver_options *o, SUNCon
     a->counters = counters;
     a->detail = detail;
     a->detail_len = detail_len;
-    a->rooted_phase = (size_t)-1;
+    a->rooted_phase = a->dense_rooted_phase = (size_t)-1;
     a->phase = &m->phases[m->start_phase];
     sunindextype n = (sunindextype)m->n_state;
     int bad = !(a->y = N_VNew_Serial(n, ctx)) || !(a->y0 = N_VNew_Serial(n, ctx)) || !(a->yr = N_VNew_Serial(n, ctx));
     if (!bad) {
         N_VConst(0.0, a->y);
-        bad = !(a->erk = ERKStepCreate(rhs_cb, 0.0, a->y, ctx)) || !(a->fixed = ERKStepCreate(rhs_cb, 0.0, a->y, ctx));
+        bad = !(a->erk = ERKStepCreate(rhs_cb, 0.0, a->y, ctx)) || !(a->dense = ERKStepCreate(rhs_cb, 0.0, a->y, ctx)) ||
+              !(a->fixed = ERKStepCreate(rhs_cb, 0.0, a->y, ctx));
     }
-    if (!bad) bad = setup(a, a->erk, true) || setup(a, a->fixed, false);
+    /* Events need no more than cubic dense output, since refine_root
+     * re-finds them on the pair's steps: degree 5 (ARKODE's default for
+     * these pairs) costs two RHS evaluations more at every interpolation,
+     * 140 of 407 per stride of the simplest walker with erk8 at 1e-8.
+     * Samples for an observer get degree 5. */
+    if (!bad) bad = setup(a, a->erk, true, 3) || setup(a, a->dense, true, 5) || setup(a, a->fixed, false, 0);
     if (bad) {
         sm_arkode_free(a);
         return SM_NO_MEMORY;
@@ -157,15 +167,16 @@ sm_status sm_arkode_create(const sm_model *m, const sm_solver_options *o, SUNCon
 
 static sm_status watch_events_of(sm_arkode *a, size_t phase)
 {
-    if (a->rooted_phase == phase) return SM_OK;
+    size_t *rooted = a->mem == a->dense ? &a->dense_rooted_phase : &a->rooted_phase;
+    if (*rooted == phase) return SM_OK;
     const sm_phase *P = &a->model->phases[phase];
     int dir[SM_ARK_MAX_EVENTS];
     for (size_t e = 0; e < P->n_events; e++) dir[e] = P->events[e].direction;
-    if (ERKStepRootInit(a->erk, (int)P->n_events, root_cb) != ARK_SUCCESS ||
-        (P->n_events > 0 && (ERKStepSetRootDirection(a->erk, dir) != ARK_SUCCESS ||
-                             ERKStepSetNoInactiveRootWarn(a->erk) != ARK_SUCCESS)))
+    if (ERKStepRootInit(a->mem, (int)P->n_events, root_cb) != ARK_SUCCESS ||
+        (P->n_events > 0 && (ERKStepSetRootDirection(a->mem, dir) != ARK_SUCCESS ||
+                             ERKStepSetNoInactiveRootWarn(a->mem) != ARK_SUCCESS)))
         return SM_INTEGRATOR_FAILED;
-    a->rooted_phase = phase;
+    *rooted = phase;
     return SM_OK;
 }
 
@@ -193,7 +204,7 @@ static int emit_samples(sm_arkode *a, const sm_observer *obs, size_t phase, doub
     for (;;) {
         double ts = *t_sample + obs->dt;
         if (!(ts < t_end) || ts > t_upto || (!inclusive && ts == t_upto)) return 0;
-        if (ERKStepGetDky(a->erk, ts, 0, a->yr) != ARK_SUCCESS) return -1;
+        if (ERKStepGetDky(a->mem, ts, 0, a->yr) != ARK_SUCCESS) return -1;
         *t_sample = ts;
         if (obs->sample(obs->ctx, ts, phase, N_VGetArrayPointer(a->yr)) != 0) return 1;
     }
@@ -233,9 +244,9 @@ static sm_status refine_root(sm_arkode *a, size_t e, double t0, double t1, doubl
     /* The slope from the dense output, a central difference over 1e-6 of the step. */
     double eps = 1e-6 * h, gp[SM_ARK_MAX_EVENTS], gm[SM_ARK_MAX_EVENTS];
     double tp = fmin(ta + eps, t1), tm = fmax(ta - eps, t0);
-    if (!(tp > tm) || ERKStepGetDky(a->erk, tp, 0, a->yr) != ARK_SUCCESS)
+    if (!(tp > tm) || ERKStepGetDky(a->mem, tp, 0, a->yr) != ARK_SUCCESS)
         return SM_OK;
-    if (events_at(a, tp, N_VGetArrayPointer(a->yr), gp) != 0 || ERKStepGetDky(a->erk, tm, 0, a->yr) != ARK_SUCCESS ||
+    if (events_at(a, tp, N_VGetArrayPointer(a->yr), gp) != 0 || ERKStepGetDky(a->mem, tm, 0, a->yr) != ARK_SUCCESS ||
         events_at(a, tm, N_VGetArrayPointer(a->yr), gm) != 0)
         return SM_OK;
     double slope = (gp[e] - gm[e]) / (tp - tm);
@@ -246,6 +257,9 @@ static sm_status refine_root(sm_arkode *a, size_t e, double t0, double t1, doubl
         if (step_to(a, e, t0, tb, &gb) != 0) return a->cb_status != SM_OK ? a->cb_status : SM_INTEGRATOR_FAILED;
         if (fabs(tb - ta) <= tiny || gb == 0 || gb == ga) break;
         double tc = tb - gb * (tb - ta) / (gb - ga);
+        /* A correction below round-off of t: tb is the crossing, no
+         * further step needed (saves one in two or three). */
+        if (fabs(tc - tb) <= tiny) break;
         ta = tb;
         ga = gb;
         tb = tc;
@@ -271,11 +285,12 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
     double *y0 = N_VGetArrayPointer(a->y0);
     memcpy(y, x, m->n_state * sizeof *y);
 
-    if (ERKStepReInit(a->erk, rhs_cb, *t, a->y) != ARK_SUCCESS || watch_events_of(a, phase) != SM_OK ||
-        ERKStepSetStopTime(a->erk, t_end) != ARK_SUCCESS)
+    const bool sampling = obs && obs->sample && obs->dt > 0;
+    a->mem = sampling ? a->dense : a->erk;
+    if (ERKStepReInit(a->mem, rhs_cb, *t, a->y) != ARK_SUCCESS || watch_events_of(a, phase) != SM_OK ||
+        ERKStepSetStopTime(a->mem, t_end) != ARK_SUCCESS)
         return SM_INTEGRATOR_FAILED;
 
-    const bool sampling = obs && obs->sample && obs->dt > 0;
     double t_sample = *t, t0 = *t;
     memcpy(y0, y, m->n_state * sizeof *y);
     long steps = 0, fails_seen = 0;
@@ -283,7 +298,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
     int rootsfound[SM_ARK_MAX_EVENTS];
     for (;;) {
         double tret = *t;
-        int flag = ERKStepEvolve(a->erk, t_end, a->y, &tret, ARK_ONE_STEP);
+        int flag = ERKStepEvolve(a->mem, t_end, a->y, &tret, ARK_ONE_STEP);
         if (flag < 0) {
             st = failure_status(a, flag);
             *t = tret;
@@ -298,7 +313,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
             }
         }
         if (flag == ARK_ROOT_RETURN) {
-            ERKStepGetRootInfo(a->erk, rootsfound);
+            ERKStepGetRootInfo(a->mem, rootsfound);
             size_t e = 0;
             while (e < P->n_events &&
                    !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tret, y, p, m->data))))
@@ -309,7 +324,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
             *event = e;
             *t = tret;
             double t1 = tret;
-            ERKStepGetCurrentTime(a->erk, &t1);
+            ERKStepGetCurrentTime(a->mem, &t1);
             st = refine_root(a, e, t0, t1, t, y);
             break;
         }
@@ -325,7 +340,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
              * limit, where the error test keeps failing: stop in
              * milliseconds, not minutes. */
             long fails = 0;
-            ERKStepGetNumErrTestFails(a->erk, &fails);
+            ERKStepGetNumErrTestFails(a->mem, &fails);
             if (10 * (fails - fails_seen) >= SM_ARK_STIFF_CHECK_STEPS && a->cb_status == SM_OK) {
                 st = SM_STIFF;
                 break;
@@ -341,7 +356,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
     }
     memcpy(x, y, m->n_state * sizeof *y);
     long nst = 0;
-    ERKStepGetNumSteps(a->erk, &nst);
+    ERKStepGetNumSteps(a->mem, &nst);
     a->counters->steps += nst;
     a->counters->flows++;
     return st;
