@@ -146,6 +146,9 @@ sm_status sm_arkode_create(const sm_model *m, const sm_solver_options *o, SUNCon
     a->phase = &m->phases[m->start_phase];
     sunindextype n = (sunindextype)m->n_state;
     int bad = !(a->y = N_VNew_Serial(n, ctx)) || !(a->y0 = N_VNew_Serial(n, ctx)) || !(a->yr = N_VNew_Serial(n, ctx));
+    /* ERKStep forms each stage with N_VLinearCombination, which without
+     * fused operations falls back to one N_VLinearSum per term. */
+    if (!bad) bad = N_VEnableFusedOps_Serial(a->y, SUNTRUE);
     if (!bad) {
         N_VConst(0.0, a->y);
         bad = !(a->erk = ERKStepCreate(rhs_cb, 0.0, a->y, ctx)) || !(a->dense = ERKStepCreate(rhs_cb, 0.0, a->y, ctx)) ||
