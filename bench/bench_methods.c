@@ -9,7 +9,8 @@
  *
  *   build/bench/bench_methods [--quick] [--models A,B,..] [--methods adams,erk8,..] [--tols 1e-8,..]
  *   build/bench/bench_methods --profile MODEL METHOD TOL N
- *                               N strides of MODEL from its gait, nothing else (for callgrind)
+ *                               the gait from the guess, then N strides from it, nothing
+ *                               else (for callgrind; N = -1: only open the model)
  *
  * Run from the top of the tree (the model files are opened by path).  Speed
  * is measured here, never asserted in a test. */
@@ -89,6 +90,7 @@ static int profile(const char *name, const char *method_name, double tol, long n
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
     sm_workspace *ws = workspace(m, method, tol);
+    if (n < 0) return 0;
     if (gait(ws, p, x0, fmax(fmin(tol, 1e-10), 1e-12)) != SM_OK) return 1;
     memcpy(x, result.x, sizeof x);
     for (long i = 0; i < n; i++) sm_stride(ws, p, x, y, NULL, NULL);
