@@ -90,13 +90,12 @@ static int profile(const char *name, const char *method_name, double tol, long n
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
     sm_workspace *ws = workspace(m, method, tol);
-    if (n < 0) return 0;
-    if (gait(ws, p, x0, fmax(fmin(tol, 1e-10), 1e-12)) != SM_OK) return 1;
+    int bad = n >= 0 && gait(ws, p, x0, fmax(fmin(tol, 1e-10), 1e-12)) != SM_OK;
     memcpy(x, result.x, sizeof x);
-    for (long i = 0; i < n; i++) sm_stride(ws, p, x, y, NULL, NULL);
+    for (long i = 0; !bad && i < n; i++) sm_stride(ws, p, x, y, NULL, NULL);
     sm_workspace_free(ws);
     sm_registry_close(m);
-    return 0;
+    return bad;
 }
 
 int main(int argc, char **argv)
