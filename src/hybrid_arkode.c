@@ -5,10 +5,11 @@
  * count is stepped past, t_end is a stop time.  The integrator runs one step
  * at a time so that the start of the step that holds a root is known: ARKODE
  * finds the root on its dense output, whose error is larger than the step's
- * own (a degree-5 Hermite interpolant under an 8th-order step: the simplest
- * walker's gait 3e-10 off at rtol 1e-10, 1.3e-12 after refine_root), so the
- * crossing is re-found on states computed by the Runge-Kutta pair itself
- * (refine_root). */
+ * own (even a degree-5 Hermite interpolant under an 8th-order step left the
+ * simplest walker's heel-strike 1.6e-9 off in time at rtol 1e-10, 1.1e-11
+ * after refine_root), so the crossing is re-found on states computed by the
+ * Runge-Kutta pair itself (refine_root), and the dense output that only
+ * brackets it can be cubic. */
 #include "hybrid_internal.h"
 
 #include <arkode/arkode_erkstep.h>
