@@ -341,11 +341,13 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
         }
         if (++steps % SM_ARK_STIFF_CHECK_STEPS == 0) {
             /* An explicit pair on a stiff phase is held at its stability
-             * limit, where the error test keeps failing: stop in
-             * milliseconds, not minutes. */
+             * limit, where the error test keeps failing: 1.4 % of the
+             * steps with erk5, 23 % with erk8, on a knee damper of 1e6
+             * N m s; at most 4 failures in a whole gait of any walker at
+             * 1e-12.  Stop in milliseconds, not seconds. */
             long fails = 0;
             ERKStepGetNumErrTestFails(a->mem, &fails);
-            if (10 * (fails - fails_seen) >= SM_ARK_STIFF_CHECK_STEPS && a->cb_status == SM_OK) {
+            if (100 * (fails - fails_seen) >= SM_ARK_STIFF_CHECK_STEPS && a->cb_status == SM_OK) {
                 st = SM_STIFF;
                 break;
             }
