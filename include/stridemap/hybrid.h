@@ -13,12 +13,21 @@
 #include "stridemap/model.h"
 #include "stridemap/status.h"
 
-typedef enum { SM_METHOD_ADAMS, SM_METHOD_BDF } sm_method;
+/* CVODE's Adams-Moulton or BDF, or one of ARKODE's explicit Runge-Kutta
+ * pairs (ERKStep, adaptive): ERK8 is Fehlberg's 8(7) pair (13 stages,
+ * ARKODE_FEHLBERG_13_7_8), ERK5 Dormand and Prince's 5(4) pair (7 stages).
+ * The ERK methods have no order to cap (max_order must be 0).  (Verner's
+ * 6(5) pair, ARKODE_VERNER_8_5_6, is not offered: ERKStep in SUNDIALS 6.4.1
+ * integrates with it at order 3, bench/README.md.) */
+typedef enum { SM_METHOD_ADAMS, SM_METHOD_BDF, SM_METHOD_ERK8, SM_METHOD_ERK5 } sm_method;
+
+/* "adams", "bdf", "erk8", "erk5"; NULL for a value outside sm_method. */
+const char *sm_method_name(sm_method m);
 
 typedef struct {
     double rtol;          /* relative tolerance (default 1e-10) */
     double atol;          /* absolute tolerance (default 1e-10) */
-    sm_method method;     /* Adams-Moulton (default) or BDF */
+    sm_method method;     /* Adams-Moulton (default), BDF or an explicit Runge-Kutta pair */
     double max_step;      /* largest internal step; 0 means no limit */
     double t_max;         /* stride time limit; 0 means the model's own */
     long max_num_steps;   /* internal steps allowed per phase */

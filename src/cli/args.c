@@ -276,13 +276,12 @@ static int common_option(cli_run *run, int opt, const char *arg)
     case OPT_TMAX:
         return number_option(run, "tmax", arg, &run->solver.t_max);
     case OPT_METHOD:
-        if (strcmp(arg, "adams") == 0)
-            run->solver.method = SM_METHOD_ADAMS;
-        else if (strcmp(arg, "bdf") == 0)
-            run->solver.method = SM_METHOD_BDF;
-        else
-            return cli_fail(run, EX_DATAERR, "--method is 'adams' or 'bdf', not '%s'", arg);
-        return 0;
+        for (int k = SM_METHOD_ADAMS; sm_method_name((sm_method)k); k++)
+            if (strcmp(arg, sm_method_name((sm_method)k)) == 0) {
+                run->solver.method = (sm_method)k;
+                return 0;
+            }
+        return cli_fail(run, EX_DATAERR, "--method is 'adams', 'bdf', 'erk8' or 'erk5', not '%s'", arg);
     case OPT_TOL:
         return number_option(run, "tol", arg, &run->newton.tol);
     case OPT_FD_STEP:

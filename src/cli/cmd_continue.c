@@ -12,7 +12,7 @@ static const char help[] =
     "                          [--switch] [--max-period N] [--amplitude A] [--weight W]\n"
     "                          [--no-locate] [--set NAME=VALUE]... [--guess v1,v2,...]\n"
     "                          [--out FILE] [--sidecar FILE] [--tol T] [--fd-step H]\n"
-    "                          [--rtol R] [--atol A] [--method adams|bdf] [--tmax T]\n"
+    "                          [--rtol R] [--atol A] [--method M] [--tmax T]\n"
     "\n"
     "Follows a gait of MODEL (a fixed point of the stride map P^N) as the parameter\n"
     "NAME moves from A to B by pseudo-arclength continuation, so the branch goes\n"

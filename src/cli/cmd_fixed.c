@@ -7,7 +7,7 @@
 
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
-    "                       [--rtol R] [--atol A] [--method adams|bdf] [--max-order Q] [--tol T]\n"
+    "                       [--rtol R] [--atol A] [--method adams|bdf|erk8|erk5] [--max-order Q] [--tol T]\n"
     "                       [--max-iter K] [--fd-step H] [--central] [--tmax T]\n"
     "                       [--max-step H] [--json]\n"
     "\n"
@@ -21,8 +21,10 @@ static const char help[] =
     "                    its free coordinates are used (default: the model's guess)\n"
     "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
     "  --rtol, --atol    integration tolerances (default 1e-10 each)\n"
-    "  --method          CVODE's 'adams' (default) or 'bdf'\n"
-    "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF)\n"
+    "  --method          CVODE's 'adams' (default) or 'bdf', or ARKODE's explicit\n"
+    "                    Runge-Kutta pairs 'erk8' (Fehlberg 8(7)) or 'erk5' (Dormand-Prince\n"
+    "                    5(4)); README.md says when to pick which\n"
+    "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF; not for erk)\n"
     "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
     "  --max-iter K      Newton iterations (default 30)\n"
     "  --fd-step H       finite-difference step (default: sqrt(rtol) for Newton's Jacobian,\n"

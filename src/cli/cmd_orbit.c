@@ -10,7 +10,7 @@ static const char help[] =
     "usage: stridemap orbit MODEL --param NAME=LO:HI:N [--transient K] [--record M]\n"
     "                       [--x0 v1,v2,...] [--set NAME=VALUE]... [--out FILE]\n"
     "                       [--sidecar FILE] [--period-tol E] [--rtol R] [--atol A]\n"
-    "                       [--method adams|bdf] [--tmax T]\n"
+    "                       [--method adams|bdf|erk8|erk5] [--tmax T]\n"
     "\n"
     "The orbit diagram: at N values of the parameter NAME from LO to HI (LO <= HI;\n"
     "N = 1 needs LO = HI, as for sweep's --grid), iterates\n"

@@ -6,7 +6,7 @@
 static const char help[] =
     "usage: stridemap simulate MODEL [--set NAME=VALUE]... [--x0 v1,v2,...] [--steps N]\n"
     "                          [--dt DT] [--out FILE] [--rtol R] [--atol A]\n"
-    "                          [--method adams|bdf] [--max-order Q] [--tmax T] [--max-step H]\n"
+    "                          [--method adams|bdf|erk8|erk5] [--max-order Q] [--tmax T] [--max-step H]\n"
     "\n"
     "Integrates N steps (default 10) of MODEL from --x0 (all state variables in\n"
     "order; default: the model's guess, which need not be a gait) and writes the\n"

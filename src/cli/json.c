@@ -12,7 +12,7 @@ json_t *cli_json_number(double v) { return isfinite(v) ? json_real(v) : json_nul
 
 json_t *cli_solver_json(const sm_solver_options *o)
 {
-    return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o}", "method", o->method == SM_METHOD_BDF ? "bdf" : "adams",
+    return json_pack("{s:s, s:i, s:o, s:o, s:o, s:o}", "method", sm_method_name(o->method),
                      "max_order", o->max_order, "rtol", cli_json_number(o->rtol), "atol", cli_json_number(o->atol),
                      "max_step", cli_json_number(o->max_step), "t_max", cli_json_number(o->t_max));
 }
