@@ -317,6 +317,11 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         if (!(trial < norm)) {
             return give_up(m, p, z, r, norm <= noise_level(ws, z, n) ? SM_STALLED : SM_NOT_CONVERGED);
         }
+        /* Far from the gait (a step halved, or one that did not halve the
+         * residual) a secant would lead off to another fixed point, or to
+         * standing: the updates take over only where Newton's own steps
+         * are taken whole and work. */
+        if (fresh && !(lambda == 1.0 && trial <= 0.5 * norm)) have_J = false;
         if (o->update == SM_NEWTON_BROYDEN && have_J) broyden_update(n, z, zt, Pz, Pzt, J);
         fresh = false;
         memcpy(z, zt, n * sizeof *z);

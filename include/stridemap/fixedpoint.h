@@ -15,10 +15,11 @@
 #include "stridemap/model.h"
 #include "stridemap/stride.h"
 
-/* How Newton's Jacobian follows the iterates.  Broyden: one difference
- * Jacobian (or the caller's jacobian_guess), then a rank-one update after
- * each step, and a fresh difference Jacobian only where the updated one
- * fails to halve the residual; full: a difference Jacobian every iteration. */
+/* How Newton's Jacobian follows the iterates.  Broyden: difference
+ * Jacobians (the first may be the caller's jacobian_guess) until a whole
+ * step halves the residual, then a rank-one update after each step, and a
+ * fresh difference Jacobian only where the updated one fails to halve the
+ * residual; full: a difference Jacobian every iteration. */
 typedef enum { SM_NEWTON_BROYDEN, SM_NEWTON_FULL } sm_newton_update;
 
 typedef struct {
