@@ -301,11 +301,10 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
                 if (st != SM_OK) return give_up(m, p, z, r, st);
                 break;
             }
+            /* An updated (or the caller's) Jacobian must halve the residual:
+             * a step that does less may be heading for another gait, and is
+             * dropped for full Newton's own from here. */
             if (st == SM_OK && trial <= 0.5 * norm) break;
-            if (st == SM_OK && trial < norm) {
-                have_J = false; /* took the step, but the update is wearing out */
-                break;
-            }
             st = newton_jacobian(ws, p, o, z, Pz, h, J, r);
             if (st != SM_OK) return give_up(m, p, z, r, SM_NOT_CONVERGED);
             fresh = true;
