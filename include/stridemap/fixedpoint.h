@@ -33,7 +33,8 @@ typedef struct {
     int max_backtracks; /* halvings of one Newton step (default 20) */
     sm_newton_update update;      /* default SM_NEWTON_BROYDEN */
     const double *jacobian_guess; /* [n_free x n_free] row-major dP^N/dz near the guess (a
-                                     neighbouring gait's), Newton's first Jacobian; NULL: none */
+                                     neighbouring gait's), Broyden's first Jacobian (full
+                                     Newton differences its own); NULL: none */
 } sm_newton_options;
 
 /* Fills o with the defaults above. */
