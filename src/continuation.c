@@ -59,6 +59,7 @@ void sm_cont_options_default(sm_cont_options *o, const sm_model *m, size_t param
     o->locate_tol = 1e-10;
     o->central = true;
     sm_newton_options_default(&o->start);
+    o->update = SM_NEWTON_BROYDEN;
 }
 
 sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, char *why, size_t why_len)
@@ -76,6 +77,8 @@ sm_status sm_cont_options_check(const sm_cont_options *o, const sm_model *m, cha
     if (!(o->fd_step >= 0 && o->fd_step < 1)) BAD("sm_cont_options.fd_step must be in [0, 1) (0: sqrt(rtol)), not %g", o->fd_step);
     if (!(o->weight > 0) || !isfinite(o->weight)) BAD("sm_cont_options.weight must be a positive number, not %g", o->weight);
     if (!(o->locate_tol > 0)) BAD("the location tolerance must be positive, not %g", o->locate_tol);
+    if (o->update != SM_NEWTON_BROYDEN && o->update != SM_NEWTON_FULL)
+        BAD("sm_cont_options.update must be SM_NEWTON_BROYDEN or SM_NEWTON_FULL, not %d", (int)o->update);
 #undef BAD
     return SM_OK;
 }
@@ -98,6 +101,9 @@ typedef struct {
     int max_iter;  /* corrector iterations */
     bool inv;      /* the model conserves a quantity: its gaits form families */
     size_t ne;     /* equations in F: n, plus the invariant's when inv */
+    bool broyden;  /* the corrector carries its Jacobian A by Broyden's updates */
+    bool have_A;   /* A holds dF/du near the branch's latest point */
+    double A[MAXU * MAXU]; /* [ne x (n+1)] */
 } branch;
 
 static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_cont_options *o, int period)
@@ -116,6 +122,8 @@ static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_c
     b->central = o->central;
     b->inv = b->m->invariant != NULL;
     b->ne = b->n + (b->inv ? 1 : 0);
+    b->broyden = o->update == SM_NEWTON_BROYDEN;
+    b->have_A = false;
 }
 
 static double mu_of(const branch *b, const double *u) { return u[b->n] / b->w; }
@@ -199,13 +207,52 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
     return SM_OK;
 }
 
+/* Broyden's "good" update of A = dF/du after the step u -> ut (Dennis &
+ * Schnabel 1996, sec. 8.1), as sm_fixed_point updates dP^N/dz. */
+static void broyden_update_aug(branch *b, const double *u, const double *ut, const double *F, const double *Ft)
+{
+    const size_t m = b->n + 1;
+    double s[MAXU], ss = 0.0;
+    for (size_t j = 0; j < m; j++) {
+        s[j] = ut[j] - u[j];
+        ss += s[j] * s[j];
+    }
+    if (!(ss > 0)) return;
+    for (size_t i = 0; i < b->ne; i++) {
+        double As = 0.0;
+        for (size_t j = 0; j < m; j++) As += b->A[i * m + j] * s[j];
+        const double c = ((Ft[i] - F[i]) - As) / ss;
+        for (size_t j = 0; j < m; j++) b->A[i * m + j] += c * s[j];
+    }
+}
+
+/* du = the corrector's Newton step at u with Jacobian b->A and the plane
+ * a . u = c (cons: its residual). */
+static sm_status corrector_step(const branch *b, const double *a, double cons, const double *F, double *du)
+{
+    const size_t m = b->n + 1, ne = b->ne;
+    double M[(MAXU + 1) * MAXU];
+    for (size_t i = 0; i < ne; i++) {
+        memcpy(&M[i * m], &b->A[i * m], m * sizeof *M);
+        du[i] = -F[i];
+    }
+    memcpy(&M[ne * m], a, m * sizeof *a);
+    du[ne] = -cons;
+    /* With an invariant one of the n + 2 rows is redundant (the family's
+     * multiplier 1): the consistent system is solved by least squares. */
+    return b->inv ? sm_dense_lstsq(ne + 1, m, M, du) : sm_dense_solve(m, M, du);
+}
+
 /* Newton on F(u) = 0, a . u = c from u (in place).  Fails if the iterate
- * strays further than `radius` from where it started. */
+ * strays further than `radius` from where it started.  With b->broyden the
+ * Jacobian is the branch's last one, updated after each step; a step it
+ * cannot make halve the residual gets a fresh difference Jacobian, and the
+ * updates go on only after a whole step with a fresh one that halved it. */
 static sm_status correct(branch *b, double *u, const double *a, double c, double radius, double *F,
                          int *iters, double *res)
 {
     const size_t n = b->n, m = n + 1, ne = b->ne;
-    double u0[MAXU], A[MAXU * MAXU], M[(MAXU + 1) * MAXU], du[MAXU + 1], ut[MAXU], Ft[MAXU];
+    double u0[MAXU], du[MAXU + 1], ut[MAXU], Ft[MAXU];
     memcpy(u0, u, m * sizeof *u);
     *iters = 0;
     sm_status st = residual(b, u, F, NULL);
@@ -217,34 +264,45 @@ static sm_status correct(branch *b, double *u, const double *a, double c, double
         if (norm <= b->o->tol && fabs(cons) <= 1e-12 * (1.0 + fabs(c))) return SM_OK;
         if (*iters >= b->max_iter) return SM_NOT_CONVERGED;
         (*iters)++;
-        st = jacobian_aug(b, u, F, b->central, A);
-        if (st != SM_OK) return st;
-        for (size_t i = 0; i < ne; i++) {
-            memcpy(&M[i * m], &A[i * m], m * sizeof *A);
-            du[i] = -F[i];
-        }
-        memcpy(&M[ne * m], a, m * sizeof *a);
-        du[ne] = -cons;
-        /* With an invariant one of the n + 2 rows is redundant (the family's
-         * multiplier 1): the consistent system is solved by least squares. */
-        st = b->inv ? sm_dense_lstsq(ne + 1, m, M, du) : sm_dense_solve(m, M, du);
-        if (st != SM_OK) return st;
-        /* Halve a step that throws the walker into a fall or does not
-         * reduce the residual (far from the branch, e.g. a long period's
-         * first point, a full Newton step can overshoot).  The constraint
-         * is linear and holds along the whole step once it holds at u. */
+        bool fresh = false;
         double lambda = 1.0, tn = INFINITY;
-        sm_status first_st = SM_OK;
-        for (int k = 0; k <= 8; k++, lambda *= 0.5) {
-            for (size_t i = 0; i < m; i++) ut[i] = u[i] + lambda * du[i];
-            st = residual(b, ut, Ft, NULL);
-            if (k == 0) first_st = st;
-            if (st != SM_OK) continue;
-            tn = sm_dense_max_abs(Ft, ne);
-            if (tn < norm || tn <= b->o->tol || fabs(cons) > 0) break; /* (a first step onto the plane is taken whole) */
+        if (b->broyden && b->have_A) {
+            st = corrector_step(b, a, cons, F, du);
+            if (st == SM_OK) {
+                for (size_t i = 0; i < m; i++) ut[i] = u[i] + du[i];
+                st = residual(b, ut, Ft, NULL);
+                if (st == SM_OK) tn = sm_dense_max_abs(Ft, ne);
+            }
+            /* (the plane holds after any whole step: its row is exact) */
+            if (!(st == SM_OK && (tn <= 0.5 * norm || tn <= b->o->tol))) fresh = true;
+        } else {
+            fresh = true;
         }
-        if (st != SM_OK) return first_st != SM_OK ? first_st : st;
-        if (!(tn < norm) && !(tn <= b->o->tol) && !(fabs(cons) > 0)) return SM_NOT_CONVERGED;
+        if (fresh) {
+            st = jacobian_aug(b, u, F, b->central, b->A);
+            if (st != SM_OK) return st;
+            b->have_A = true;
+            st = corrector_step(b, a, cons, F, du);
+            if (st != SM_OK) return st;
+            /* Halve a step that throws the walker into a fall or does not
+             * reduce the residual (far from the branch, e.g. a long period's
+             * first point, a full Newton step can overshoot).  The constraint
+             * is linear and holds along the whole step once it holds at u. */
+            sm_status first_st = SM_OK;
+            lambda = 1.0, tn = INFINITY;
+            for (int k = 0; k <= 8; k++, lambda *= 0.5) {
+                for (size_t i = 0; i < m; i++) ut[i] = u[i] + lambda * du[i];
+                st = residual(b, ut, Ft, NULL);
+                if (k == 0) first_st = st;
+                if (st != SM_OK) continue;
+                tn = sm_dense_max_abs(Ft, ne);
+                if (tn < norm || tn <= b->o->tol || fabs(cons) > 0) break; /* (a first step onto the plane is taken whole) */
+            }
+            if (st != SM_OK) return first_st != SM_OK ? first_st : st;
+            if (!(tn < norm) && !(tn <= b->o->tol) && !(fabs(cons) > 0)) return SM_NOT_CONVERGED;
+            if (!(lambda == 1.0 && tn <= 0.5 * norm)) b->have_A = false; /* far from the branch yet */
+        }
+        if (b->broyden && b->have_A) broyden_update_aug(b, u, ut, F, Ft);
         memcpy(u, ut, m * sizeof *u);
         memcpy(F, Ft, ne * sizeof *F);
         norm = tn;
@@ -306,6 +364,11 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
         return pt->status = st;
     }
     const double *J = pt->jacobian;
+    /* The corrector's next Jacobian: this point's own dP^N/dz, the most
+     * accurate there is, beside its last dF/dmu. */
+    if (b->have_A)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) b->A[i * (n + 1) + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
     double I_minus[SM_MAX_STATE * SM_MAX_STATE], I_plus[SM_MAX_STATE * SM_MAX_STATE];
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
@@ -616,6 +679,10 @@ sm_status sm_cont_start(sm_cont_state *s, sm_workspace *ws, const double *p, con
     {
         double A[MAXU * MAXU];
         st = jacobian_aug(b, prev->u, prev->F, true, A);
+        if (st == SM_OK) {
+            memcpy(b->A, A, b->ne * mm * sizeof *A);
+            b->have_A = true;
+        }
         if (st == SM_OK && !(b->inv ? sm_dense_null_vector_svd(b->ne, mm, A, t) : sm_dense_null_vector(n, A, t)))
             st = SM_SINGULAR_JACOBIAN;
         if (st != SM_OK) {
@@ -752,7 +819,9 @@ bool sm_cont_accept(sm_cont_state *s)
         return false;
     }
     /* Adapt the step to Newton's effort. */
-    if (s->iters <= o->fast_iter)
+    /* (Broyden's updates converge superlinearly, not quadratically: from
+     * the same predictor they take about two more, one-stride, iterations.) */
+    if (s->iters <= o->fast_iter + (b->broyden ? 2 : 0))
         s->h = fmin(1.5 * s->h, o->h_max);
     else if (s->iters >= o->max_iter - 1)
         s->h = fmax(0.5 * s->h, o->h_min);

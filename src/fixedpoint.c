@@ -14,6 +14,8 @@ void sm_newton_options_default(sm_newton_options *o)
     o->fd_step = 0.0;
     o->central = false;
     o->max_backtracks = 20;
+    o->update = SM_NEWTON_BROYDEN;
+    o->jacobian_guess = NULL;
 }
 
 sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t why_len)
@@ -36,6 +38,10 @@ sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t 
     }
     if (o->max_backtracks < 0) {
         snprintf(why, why_len, "the number of backtracking halvings must be >= 0");
+        return SM_BAD_OPTION;
+    }
+    if (o->update != SM_NEWTON_BROYDEN && o->update != SM_NEWTON_FULL) {
+        snprintf(why, why_len, "sm_newton_options.update must be SM_NEWTON_BROYDEN or SM_NEWTON_FULL, not %d", (int)o->update);
         return SM_BAD_OPTION;
     }
     return SM_OK;
@@ -143,25 +149,61 @@ static double noise_level(const sm_workspace *ws, const double *z, size_t n)
     return 1e3 * fmax(so->rtol, so->atol) * fmax(1.0, sm_dense_max_abs(z, n));
 }
 
+/* Newton's Jacobian of P^N at z by differences (forward from Pz, or
+ * central as o asks); the one place it is made. */
+static sm_status newton_jacobian(sm_workspace *ws, const double *p, const sm_newton_options *o, const double *z,
+                                 const double *Pz, double h, double *J, sm_fixed_result *r)
+{
+    sm_status st = sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, J, &r->stride_evals);
+    if (st != SM_OK) r->stride_status = st;
+    return st;
+}
+
+/* Broyden's "good" rank-one update of J = dP^N/dz after the step z -> zt:
+ * the least change to J that maps the step onto the change of P^N it
+ * made (Dennis & Schnabel 1996, sec. 8.1). */
+static void broyden_update(size_t n, const double *z, const double *zt, const double *Pz, const double *Pzt,
+                           double *J)
+{
+    double s[SM_MAX_STATE], ss = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        s[j] = zt[j] - z[j];
+        ss += s[j] * s[j];
+    }
+    if (!(ss > 0)) return;
+    for (size_t i = 0; i < n; i++) {
+        double Js = 0.0;
+        for (size_t j = 0; j < n; j++) Js += J[i * n + j] * s[j];
+        const double c = ((Pzt[i] - Pz[i]) - Js) / ss;
+        for (size_t j = 0; j < n; j++) J[i * n + j] += c * s[j];
+    }
+}
+
 /* Every exit reports the point its residual belongs to. */
 static sm_status give_up(const sm_model *m, const double *p, const double *z, sm_fixed_result *r,
                          sm_status why)
 {
     sm_model_lift(m, p, z, r->x);
+    r->newton_evals = r->stride_evals;
     return r->status = why;
 }
 
 /* The shortest d dividing N with P^d(x) = x to within `same` (max norm of
- * the free coordinates): a period-N fixed point may be a shorter gait. */
-static int shortest_period(sm_workspace *ws, const double *p, const double *x, int period, double same,
-                           long *evals)
+ * the free coordinates): a period-N fixed point may be a shorter gait.
+ * x1 is P(x) when a stride from x was already taken (NULL if not). */
+static int shortest_period(sm_workspace *ws, const double *p, const double *x, const double *x1, int period,
+                           double same, long *evals)
 {
     const sm_model *m = sm_workspace_model(ws);
     double y[SM_MAX_STATE];
     memcpy(y, x, m->n_state * sizeof *y);
     for (int d = 1; d < period; d++) {
-        if (sm_stride(ws, p, y, y, NULL, NULL) != SM_OK) return period;
-        (*evals)++;
+        if (d == 1 && x1) {
+            memcpy(y, x1, m->n_state * sizeof *y);
+        } else {
+            if (sm_stride(ws, p, y, y, NULL, NULL) != SM_OK) return period;
+            (*evals)++;
+        }
         if (period % d != 0) continue;
         double dist = 0.0;
         for (size_t k = 0; k < m->n_free; k++) dist = fmax(dist, fabs(y[m->free_index[k]] - x[m->free_index[k]]));
@@ -215,30 +257,57 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     if (m->invariant) sm_invariant_project(m, p, z, h);
     sm_model_lift(m, p, z, r->x);
 
-    if (residual_at(ws, p, o->period, z, h, Pz, g, &mt, r) != SM_OK) return r->status;
+    if (residual_at(ws, p, o->period, z, h, Pz, g, &mt, r) != SM_OK) {
+        r->newton_evals = r->stride_evals;
+        return r->status;
+    }
     double norm = sm_dense_max_abs(g, n_eq);
     r->residual = norm;
 
+    /* J is dP^N/dz; `fresh` when it was just differenced at z, so that a
+     * step it cannot make good is Newton's failure, not the update's. */
+    double *J = r->jacobian;
+    bool have_J = false, fresh = false;
+    if (o->jacobian_guess) {
+        for (size_t i = 0; i < n * n; i++)
+            if (!isfinite(o->jacobian_guess[i])) return give_up(m, p, z, r, SM_BAD_OPTION);
+        memcpy(J, o->jacobian_guess, n * n * sizeof *J);
+        have_J = true;
+    }
     while (norm > o->tol) {
         if (r->iterations >= o->max_iter) return give_up(m, p, z, r, SM_NOT_CONVERGED);
         r->iterations++;
-        sm_status st = sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, r->jacobian,
-                                       &r->stride_evals);
-        if (st != SM_OK) {
-            r->stride_status = st;
-            return give_up(m, p, z, r, SM_NOT_CONVERGED);
+        if (!have_J || o->update == SM_NEWTON_FULL) {
+            sm_status st = newton_jacobian(ws, p, o, z, Pz, h, J, r);
+            if (st != SM_OK) return give_up(m, p, z, r, SM_NOT_CONVERGED);
+            have_J = fresh = true;
         }
-        st = newton_step(m, p, z, h, r->jacobian, g, dz);
-        if (st != SM_OK) return give_up(m, p, z, r, st);
-
-        /* Backtrack until the residual falls: a full step from a poor guess
-         * can land on a state that falls or walks off to another gait. */
         double lambda = 1.0, trial = INFINITY;
-        for (int b = 0; b <= o->max_backtracks; b++, lambda *= 0.5) {
-            for (size_t i = 0; i < n; i++) zt[i] = z[i] + lambda * dz[i];
-            if (residual_at(ws, p, o->period, zt, h, Pzt, gt, &mtt, r) != SM_OK) continue;
-            trial = sm_dense_max_abs(gt, n_eq);
-            if (trial < norm) break;
+        for (;;) {
+            sm_status st = newton_step(m, p, z, h, J, g, dz);
+            /* Backtrack until the residual falls: a full step from a poor
+             * guess can land on a state that falls or walks off to another
+             * gait.  An updated Jacobian gets one full step: one that fails
+             * is cheaper to replace than to halve. */
+            const int halvings = fresh ? o->max_backtracks : 0;
+            lambda = 1.0, trial = INFINITY;
+            for (int b = 0; st == SM_OK && b <= halvings; b++, lambda *= 0.5) {
+                for (size_t i = 0; i < n; i++) zt[i] = z[i] + lambda * dz[i];
+                if (residual_at(ws, p, o->period, zt, h, Pzt, gt, &mtt, r) != SM_OK) continue;
+                trial = sm_dense_max_abs(gt, n_eq);
+                if (trial < norm) break;
+            }
+            if (fresh) {
+                if (st != SM_OK) return give_up(m, p, z, r, st);
+                break;
+            }
+            /* An updated (or the caller's) Jacobian must halve the residual:
+             * a step that does less may be heading for another gait, and is
+             * dropped for full Newton's own from here. */
+            if (st == SM_OK && trial <= 0.5 * norm) break;
+            st = newton_jacobian(ws, p, o, z, Pz, h, J, r);
+            if (st != SM_OK) return give_up(m, p, z, r, SM_NOT_CONVERGED);
+            fresh = true;
         }
         /* No step lowers the residual, which is above tol: not converged.
          * Near the integrator's error level (1e3 tolerances: a stride's
@@ -247,6 +316,13 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         if (!(trial < norm)) {
             return give_up(m, p, z, r, norm <= noise_level(ws, z, n) ? SM_STALLED : SM_NOT_CONVERGED);
         }
+        /* Far from the gait (a step halved, or one that did not halve the
+         * residual) a secant would lead off to another fixed point, or to
+         * standing: the updates take over only where Newton's own steps
+         * are taken whole and work. */
+        if (fresh && !(lambda == 1.0 && trial <= 0.5 * norm)) have_J = false;
+        if (o->update == SM_NEWTON_BROYDEN && have_J) broyden_update(n, z, zt, Pz, Pzt, J);
+        fresh = false;
         memcpy(z, zt, n * sizeof *z);
         memcpy(Pz, Pzt, n * sizeof *z);
         memcpy(g, gt, n_eq * sizeof *g);
@@ -254,6 +330,29 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         norm = trial;
         r->residual = norm;
     }
+    /* Full Newton's last step lands far below tol (it converges
+     * quadratically), Broyden's just below it; and the multipliers of a
+     * point 1e-10 off the gait are up to 1e-7 off theirs (the maps curve by
+     * about 2000).  So Broyden takes up to two more steps, one stride each,
+     * towards tol / 100, each kept only where it lowers the residual. */
+    for (int k = 0; o->update == SM_NEWTON_BROYDEN && have_J && k < 2 && norm > 1e-2 * o->tol &&
+                    r->iterations < o->max_iter;
+         k++) {
+        if (newton_step(m, p, z, h, J, g, dz) != SM_OK) break;
+        for (size_t i = 0; i < n; i++) zt[i] = z[i] + dz[i];
+        if (residual_at(ws, p, o->period, zt, h, Pzt, gt, &mtt, r) != SM_OK) break;
+        const double trial = sm_dense_max_abs(gt, n_eq);
+        if (!(trial < norm)) break;
+        r->iterations++;
+        broyden_update(n, z, zt, Pz, Pzt, J);
+        memcpy(z, zt, n * sizeof *z);
+        memcpy(Pz, Pzt, n * sizeof *z);
+        memcpy(g, gt, n_eq * sizeof *g);
+        mt = mtt;
+        norm = trial;
+        r->residual = norm;
+    }
+    r->newton_evals = r->stride_evals;
 
     sm_model_lift(m, p, z, r->x);
     r->metrics = mt;
@@ -263,15 +362,20 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->status = SM_OK;
     if (m->gait_family) r->family = m->gait_family(r->x, mt.period, p, m->data);
     /* One more stride from the gait, sampled, for the measures that need the
-     * whole trajectory (clearance, ground forces). */
+     * whole trajectory (clearance, ground forces); its end is the orbit's
+     * second state, where the period check starts. */
+    double x_end[SM_MAX_STATE];
+    bool have_end = false;
     if (isfinite(mt.period) && mt.period > 0) {
-        double x_end[SM_MAX_STATE];
         sm_step_metrics measured;
-        if (sm_stride_measured(ws, p, r->x, x_end, &measured, NULL, mt.period / SM_MEASURE_SAMPLES) == SM_OK)
+        if (sm_stride_measured(ws, p, r->x, x_end, &measured, NULL, mt.period / SM_MEASURE_SAMPLES) == SM_OK) {
             r->metrics = measured;
+            have_end = true;
+        }
         r->stride_evals++;
     }
-    r->minimal_period = shortest_period(ws, p, r->x, o->period, fmax(1e-6, 1e3 * o->tol), &r->stride_evals);
+    r->minimal_period = shortest_period(ws, p, r->x, have_end ? x_end : NULL, o->period, fmax(1e-6, 1e3 * o->tol),
+                                        &r->stride_evals);
     sm_status st = sm_gait_analyse(ws, p, sm_stability_fd_step(o->fd_step, rtol), &r->gait, &r->stride_evals);
     if (st != SM_OK) {
         /* The gait stands; only its stability could not be computed. */

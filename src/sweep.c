@@ -33,6 +33,7 @@ struct sm_sweep {
     long total, lines, n0;
     long seg_len, n_seg, units; /* a unit of work: segment seg of line l is unit l * n_seg + seg */
     size_t ns; /* n_state */
+    size_t nj; /* n_free * n_free: a seed's Jacobian */
 
     /* Rows found in dir at open: read-only afterwards. */
     unsigned char *loaded, *loaded_conv; /* [total] */
@@ -45,6 +46,10 @@ struct sm_sweep {
     atomic_long *chain_n;       /* [n_seg]: chain points known */
     unsigned char *spine_have;  /* [n_seg * lines]: a converged seed exists after that point */
     double *spine_x;            /* [n_seg * lines * ns]: that seed */
+    unsigned char *spine_J_state; /* [n_seg * lines]: its Jacobian's (seed_J_state) */
+    long *spine_J_idx;          /* [n_seg * lines]: the point whose gait the seed is */
+    double *spine_J;            /* [n_seg * lines * nj]: its Jacobian, when known */
+    struct sweep_seed *seed_scratch; /* [n_seg]: one chain's seed at work (under its lock) */
     char **spine_row;           /* [n_seg * lines]: its row if it was not loaded (until written) */
 
     /* The line queue. */
@@ -112,17 +117,97 @@ static bool stop_requested(sm_sweep *s)
     return false;
 }
 
+/* ---- seeds ---- */
+
+/* A neighbouring gait as a point's start: its state, and its Jacobian
+ * dP^N/dz (the one sm_fixed_point returned there) as Newton's first one.
+ * A gait read back from a row has no Jacobian on file: it is computed
+ * again when a point starts from it, as sm_fixed_point computed it, so a
+ * resumed sweep starts every point as an unbroken one did. */
+typedef enum { SEED_J_NONE, SEED_J_KNOWN, SEED_J_TO_COMPUTE } seed_J_state;
+
+typedef struct sweep_seed {
+    bool have;
+    double x[SM_MAX_STATE];
+    seed_J_state J_state;
+    long J_idx; /* the point whose gait x is (for SEED_J_TO_COMPUTE) */
+    double J[SM_MAX_STATE * SM_MAX_STATE];
+} sweep_seed;
+
+static void seed_from_result(const sm_sweep *s, sweep_seed *sd, const sm_fixed_result *r)
+{
+    sd->have = true;
+    memcpy(sd->x, r->x, s->ns * sizeof *sd->x);
+    sd->J_state = r->status == SM_OK ? SEED_J_KNOWN : SEED_J_NONE;
+    if (sd->J_state == SEED_J_KNOWN) memcpy(sd->J, r->jacobian, s->nj * sizeof *sd->J);
+}
+
+static void seed_from_loaded(const sm_sweep *s, sweep_seed *sd, long idx)
+{
+    sd->have = true;
+    memcpy(sd->x, &s->loaded_x[(size_t)idx * s->ns], s->ns * sizeof *sd->x);
+    sd->J_state = SEED_J_TO_COMPUTE;
+    sd->J_idx = idx;
+}
+
+static void seed_store(sm_sweep *s, size_t c, const sweep_seed *sd)
+{
+    s->spine_have[c] = sd->have;
+    if (!sd->have) return;
+    memcpy(&s->spine_x[c * s->ns], sd->x, s->ns * sizeof *sd->x);
+    s->spine_J_state[c] = (unsigned char)sd->J_state;
+    s->spine_J_idx[c] = sd->J_idx;
+    if (sd->J_state == SEED_J_KNOWN) memcpy(&s->spine_J[c * s->nj], sd->J, s->nj * sizeof *sd->J);
+}
+
+static void seed_load(const sm_sweep *s, size_t c, sweep_seed *sd)
+{
+    sd->have = s->spine_have[c];
+    if (!sd->have) return;
+    memcpy(sd->x, &s->spine_x[c * s->ns], s->ns * sizeof *sd->x);
+    sd->J_state = (seed_J_state)s->spine_J_state[c];
+    sd->J_idx = s->spine_J_idx[c];
+    if (sd->J_state == SEED_J_KNOWN) memcpy(sd->J, &s->spine_J[c * s->nj], s->nj * sizeof *sd->J);
+}
+
+/* The parameters of point idx. */
+static void point_params(const sm_sweep *s, long idx, double *p, double *values)
+{
+    memcpy(p, s->c.params, s->c.model->n_params * sizeof *p);
+    sm_sweep_grid_values(&s->c.grid, idx, values);
+    for (size_t k = 0; k < s->c.grid.n_axes; k++) p[s->c.grid.axis[k].param] = values[k];
+}
+
+/* The seed's Jacobian, computed first if it came from a row read back;
+ * NULL where the gait had none (its stability could not be computed). */
+static const double *seed_jacobian(const sm_sweep *s, sm_workspace *ws, sweep_seed *sd)
+{
+    if (sd->J_state == SEED_J_TO_COMPUTE) {
+        double p[SM_MAX_PARAMS], values[SM_SWEEP_MAX_AXES];
+        point_params(s, sd->J_idx, p, values);
+        static const sm_gait blank;
+        sm_gait g = blank;
+        g.period = g.minimal_period = s->c.newton.period;
+        g.n_state = s->ns;
+        g.n_free = s->c.model->n_free;
+        memcpy(g.x, sd->x, s->ns * sizeof *g.x);
+        long evals = 0;
+        const double h = sm_stability_fd_step(s->c.newton.fd_step, s->c.solver.rtol);
+        sd->J_state = sm_gait_analyse(ws, p, h, &g, &evals) == SM_OK ? SEED_J_KNOWN : SEED_J_NONE;
+        if (sd->J_state == SEED_J_KNOWN) memcpy(sd->J, g.jacobian, s->nj * sizeof *sd->J);
+    }
+    return sd->J_state == SEED_J_KNOWN ? sd->J : NULL;
+}
+
 /* ---- solving one point ---- */
 
-static void solve_point(sm_sweep *s, sm_workspace *ws, long idx, const double *seed, sm_sweep_point *pt)
+static void solve_point(sm_sweep *s, sm_workspace *ws, long idx, sweep_seed *seed, sm_sweep_point *pt)
 {
     const sm_model *m = s->c.model;
     double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
-    memcpy(p, s->c.params, m->n_params * sizeof *p);
     memset(pt, 0, sizeof *pt);
     pt->index = idx;
-    sm_sweep_grid_values(&s->c.grid, idx, pt->values);
-    for (size_t k = 0; k < s->c.grid.n_axes; k++) p[s->c.grid.axis[k].param] = pt->values[k];
+    point_params(s, idx, p, pt->values);
 
     const double t0 = now_seconds();
     char why[256];
@@ -139,12 +224,15 @@ static void solve_point(sm_sweep *s, sm_workspace *ws, long idx, const double *s
         pt->wall = now_seconds() - t0;
         return;
     }
-    if (seed) {
+    const bool seeded = seed && seed->have;
+    if (seeded) {
         pt->seed = SM_SEED_NEIGHBOUR;
-        sm_fixed_point(ws, p, seed, &s->c.newton, &pt->r);
+        sm_newton_options no = s->c.newton;
+        no.jacobian_guess = seed_jacobian(s, ws, seed);
+        sm_fixed_point(ws, p, seed->x, &no, &pt->r);
     }
-    if (!seed || !pt->r.converged) {
-        pt->seed = seed ? SM_SEED_GUESS_RETRY : SM_SEED_GUESS;
+    if (!seeded || !pt->r.converged) {
+        pt->seed = seeded ? SM_SEED_GUESS_RETRY : SM_SEED_GUESS;
         if (s->c.have_guess)
             memcpy(x0, s->c.guess, m->n_state * sizeof *x0);
         else
@@ -240,16 +328,18 @@ static bool ensure_chain(sm_sweep *s, sm_workspace *ws, long seg, long l, sm_swe
         const long from = spine_predecessor(s, j);
         /* The element whose seed this one takes, in the chain arrays. */
         const long fc = from >= 0 ? (long)c0 + from : seg > 0 ? (seg - 1) * s->lines : -1;
-        const double *seed = fc >= 0 && s->spine_have[fc] ? &s->spine_x[(size_t)fc * s->ns] : NULL;
-        const double *x_after = seed;
+        /* The seed after this point: its own gait if it has one, else the one it was given. */
+        sweep_seed *sd = &s->seed_scratch[seg];
+        sd->have = false;
+        if (fc >= 0) seed_load(s, (size_t)fc, sd);
         if (s->loaded[idx]) {
-            if (s->loaded_conv[idx]) x_after = &s->loaded_x[(size_t)idx * s->ns];
+            if (s->loaded_conv[idx]) seed_from_loaded(s, sd, idx);
         } else {
             if (stop_requested(s)) {
                 pthread_mutex_unlock(&s->chain_mu[seg]);
                 return false;
             }
-            solve_point(s, ws, idx, seed, pt);
+            solve_point(s, ws, idx, sd, pt);
             /* Kept until its unit is written; a line of another shard only needs the seed. */
             if (s->c.external_lines || sm_sweep_owns_line(&s->c, j)) {
                 size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
@@ -259,12 +349,9 @@ static bool ensure_chain(sm_sweep *s, sm_workspace *ws, long seg, long l, sm_swe
                     return false;
                 }
             }
-            if (pt->r.converged) x_after = pt->r.x;
+            if (pt->r.converged) seed_from_result(s, sd, &pt->r);
         }
-        if (x_after) {
-            memmove(&s->spine_x[(c0 + (size_t)j) * s->ns], x_after, s->ns * sizeof(double));
-            s->spine_have[c0 + (size_t)j] = 1;
-        }
+        seed_store(s, c0 + (size_t)j, sd);
         atomic_store(&s->chain_n[seg], j + 1);
         pthread_mutex_unlock(&s->chain_mu[seg]);
     }
@@ -292,16 +379,14 @@ bool sm_sweep_unit_done(const sm_sweep *s, long u)
     return true;
 }
 
-static void process_unit(sm_sweep *s, sm_workspace *ws, long u, sm_sweep_point *pt, char *row)
+static void process_unit(sm_sweep *s, sm_workspace *ws, long u, sm_sweep_point *pt, char *row, sweep_seed *carry)
 {
     const long l = u / s->n_seg, seg = u % s->n_seg;
     if (!ensure_chain(s, ws, seg, l, pt, row)) return;
     const size_t c = (size_t)(seg * s->lines + l);
     long base, end;
     unit_span(s, u, &base, &end);
-    double carry[SM_MAX_STATE];
-    bool have = s->spine_have[c];
-    if (have) memcpy(carry, &s->spine_x[c * s->ns], s->ns * sizeof *carry);
+    seed_load(s, c, carry);
     if (!s->loaded[base]) {
         /* The chain point's row, solved earlier; failure as recorded there. */
         const char *r = s->spine_row[c];
@@ -315,20 +400,14 @@ static void process_unit(sm_sweep *s, sm_workspace *ws, long u, sm_sweep_point *
     }
     for (long idx = base + 1; idx < end; idx++) {
         if (s->loaded[idx]) {
-            if (s->loaded_conv[idx]) {
-                memcpy(carry, &s->loaded_x[(size_t)idx * s->ns], s->ns * sizeof *carry);
-                have = true;
-            }
+            if (s->loaded_conv[idx]) seed_from_loaded(s, carry, idx);
             continue;
         }
         if (stop_requested(s)) return;
-        solve_point(s, ws, idx, have ? carry : NULL, pt);
+        solve_point(s, ws, idx, carry, pt);
         size_t n = format_row(s, pt, row, SWEEP_ROW_MAX);
         if (n == 0 || !write_row(s, row, n, is_failure(pt))) return;
-        if (pt->r.converged) {
-            memcpy(carry, pt->r.x, s->ns * sizeof *carry);
-            have = true;
-        }
+        if (pt->r.converged) seed_from_result(s, carry, &pt->r);
     }
 }
 
@@ -375,15 +454,17 @@ static void *worker(void *arg)
     sm_workspace *ws = NULL;
     sm_sweep_point *pt = malloc(sizeof *pt);
     char *row = malloc(SWEEP_ROW_MAX);
-    sm_status st = pt && row ? sm_workspace_create(s->c.model, &s->c.solver, &ws) : SM_NO_MEMORY;
+    sweep_seed *carry = malloc(sizeof *carry);
+    sm_status st = pt && row && carry ? sm_workspace_create(s->c.model, &s->c.solver, &ws) : SM_NO_MEMORY;
     if (st != SM_OK) {
         set_error(s, st, "cannot set up a worker's integrator");
     } else {
-        for (long u; !stop_requested(s) && (u = pop_unit(s)) >= 0;) process_unit(s, ws, u, pt, row);
+        for (long u; !stop_requested(s) && (u = pop_unit(s)) >= 0;) process_unit(s, ws, u, pt, row, carry);
     }
     sm_workspace_free(ws);
     free(pt);
     free(row);
+    free(carry);
     if (atomic_fetch_sub(&s->running, 1) == 1) {
         /* The last worker out wakes nobody; waiters use join. */
     }
@@ -509,12 +590,17 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     s->spine_have = calloc((size_t)s->units, 1);
     s->spine_x = calloc((size_t)s->units * s->ns, sizeof(double));
     s->spine_row = calloc((size_t)s->units, sizeof(char *));
+    s->nj = c->model->n_free * c->model->n_free;
+    s->spine_J_state = calloc((size_t)s->units, 1);
+    s->spine_J_idx = calloc((size_t)s->units, sizeof(long));
+    s->spine_J = calloc((size_t)s->units * s->nj, sizeof(double));
+    s->seed_scratch = calloc((size_t)s->n_seg, sizeof *s->seed_scratch);
     s->q_cap = (size_t)s->units + 1;
     s->queue = calloc(s->q_cap, sizeof(long));
     char header[SWEEP_ROW_MAX];
     size_t header_len = sm_sweep_csv_header(c->model, &c->grid, header, sizeof header);
     if (!s->loaded || !s->loaded_conv || !s->loaded_x || !s->chain_mu || !s->chain_n || !s->spine_have ||
-        !s->spine_x || !s->spine_row ||
+        !s->spine_x || !s->spine_row || !s->spine_J_state || !s->spine_J_idx || !s->spine_J || !s->seed_scratch ||
         !s->queue || header_len == 0) {
         sm_sweep_free(s);
         return fail(why, why_len, SM_NO_MEMORY, "out of memory for a grid of this size");
@@ -671,6 +757,10 @@ void sm_sweep_free(sm_sweep *s)
     free(s->spine_row);
     free(s->spine_have);
     free(s->spine_x);
+    free(s->spine_J_state);
+    free(s->spine_J_idx);
+    free(s->spine_J);
+    free(s->seed_scratch);
     free(s->loaded);
     free(s->loaded_conv);
     free(s->loaded_x);

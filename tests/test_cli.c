@@ -574,6 +574,35 @@ static void library_messages_read_as_flags(void **state)
     assert_non_null(strstr(r->err, "(see 'stridemap models')\n"));
 }
 
+/* --newton-update: Broyden by default, full on request; the same gait, the
+ * default in no more strides (the two runs' own counts), and the choice in
+ * the solver object; another word is refused in one line. */
+static void newton_update_is_a_choice_with_one_gait(void **state)
+{
+    (void)state;
+    json_t *doc[2];
+    const char *const updates[2] = {"broyden", "full"};
+    for (int k = 0; k < 2; k++) {
+        cli_result *r = k ? cli_run("fixed", "compass", "--newton-update", "full", "--json", NULL)
+                          : cli_run("fixed", "compass", "--json", NULL);
+        assert_int_equal(r->status, 0);
+        doc[k] = json_loads(r->out, 0, NULL);
+        assert_non_null(doc[k]);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(doc[k], "solver"), "newton_update")),
+                            updates[k]);
+        assert_true(num(doc[k], "residual") <= 1e-10);
+        assert_true(num(doc[k], "newton_stride_evaluations") < num(doc[k], "stride_evaluations"));
+    }
+    for (size_t i = 0; i < 4; i++)
+        assert_close(json_number_value(json_array_get(json_object_get(doc[0], "fixed_point"), i)),
+                     json_number_value(json_array_get(json_object_get(doc[1], "fixed_point"), i)), 1e-9);
+    assert_true(num(doc[0], "newton_stride_evaluations") <= num(doc[1], "newton_stride_evaluations"));
+    assert_true(num(doc[0], "stride_evaluations") <= num(doc[1], "stride_evaluations"));
+    json_decref(doc[0]);
+    json_decref(doc[1]);
+    cli_expect_error(cli_run("fixed", "simplest", "--newton-update", "fast", NULL), 65, "--newton-update");
+}
+
 /* One output vocabulary: the solver object has the same keys in every
  * output (fixed --json, the continue, orbit and sweep sidecars), with the
  * stride time limit as "t_max" (the sweep said "tmax" before issue 10). */
@@ -726,6 +755,7 @@ int main(int argc, char **argv)
     cli_exe = realpath(argv[1], abs_exe) ? abs_exe : argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fixed_json_reports_the_published_gait),
+        cmocka_unit_test(newton_update_is_a_choice_with_one_gait),
         cmocka_unit_test(fixed_text_says_stable),
         cmocka_unit_test(search_lists_both_gaits_without_a_guess),
         cmocka_unit_test(a_limping_gait_at_0016),

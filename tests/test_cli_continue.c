@@ -34,6 +34,38 @@ static void one_line_error(const cli_result *r, const char *cmd)
     assert_int_equal(nl[1], '\0');
 }
 
+/* --newton-update: the corrector's choice, said in the sidecar; both find
+ * the logistic map's PD at r = 3, the default in fewer strides (each run's
+ * own count); another word is refused in one line, exit 65. */
+static void test_continue_newton_update(void **state)
+{
+    (void)state;
+    const char *const updates[2] = {"full", "broyden"};
+    double strides[2];
+    for (int k = 0; k < 2; k++) {
+        const char *csv = path(k ? "upd_b.csv" : "upd_f.csv");
+        cli_result *r = k ? cli_run("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.3", "--out",
+                                    csv, NULL)
+                          : cli_run("continue", "logistic", "--param", "r", "--from", "2.5", "--to", "3.3",
+                                    "--newton-update", "full", "--out", csv, NULL);
+        if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+        json_t *doc = json_load_file(path(k ? "upd_b.json" : "upd_f.json"), 0, NULL);
+        assert_non_null(doc);
+        assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "continuation"), "newton_update")),
+                            updates[k]);
+        json_t *branch = json_array_get(json_object_get(doc, "branches"), 0);
+        strides[k] = json_number_value(json_object_get(branch, "stride_evaluations"));
+        json_t *pd = json_array_get(json_object_get(branch, "special"), 0);
+        assert_string_equal(json_string_value(json_object_get(pd, "type")), "PD");
+        assert_close(json_number_value(json_object_get(pd, "value")), 3.0, 1e-8);
+        json_decref(doc);
+    }
+    assert_true(strides[1] < strides[0]);
+    cli_result *r = cli_run("continue", "logistic", "--param", "r", "--newton-update", "chord", NULL);
+    assert_int_equal(r->status, 65);
+    one_line_error(r, "continue");
+}
+
 static void test_continue_logistic_csv_and_sidecar(void **state)
 {
     const char *csv = path("log.csv");
@@ -357,6 +389,7 @@ int main(int argc, char **argv)
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continue_logistic_csv_and_sidecar),
+        cmocka_unit_test(test_continue_newton_update),
         cmocka_unit_test(test_continue_failed_start),
         cmocka_unit_test(test_continue_start_not_within_tol),
         cmocka_unit_test(test_continue_errors),

@@ -40,6 +40,9 @@ static double run_h_max = 0.05;
 /* rtol = atol of run()'s integrator (0: the default). */
 static double run_rtol = 0;
 
+/* run()'s corrector Jacobian (sm_cont_options.update). */
+static sm_newton_update run_update = SM_NEWTON_BROYDEN;
+
 /* Runs a continuation of model `name` in its parameter `param` from `from`
  * towards `to`. */
 static sm_status run(const char *name, const char *param, double from, double to, int period,
@@ -59,6 +62,8 @@ static sm_status run(const char *name, const char *param, double from, double to
     o.direction = to >= from ? +1 : -1;
     o.period = period;
     o.h_max = run_h_max;
+    o.update = run_update;
+    o.start.update = run_update;
     double x[SM_MAX_STATE];
     if (x0)
         memcpy(x, x0, m->n_state * sizeof *x);
@@ -196,6 +201,43 @@ static void test_neimark_sacker(void **state)
     assert_close(ns->eig_re[0], 0.5, 1e-6);
     assert_close(fabs(ns->eig_im[0]), sqrt(3.0) / 2.0, 1e-6);
     assert_close(ns->max_abs_eig, 1.0, 1e-8);
+}
+
+/* The corrector's Broyden updates (from the last point's Jacobian) and
+ * full Newton find the same bifurcations, the exact ones of the test maps
+ * and the simplest walker's PD, the updates in fewer strides (both runs'
+ * own counts). */
+static void test_broyden_corrector_finds_the_same_bifurcations_in_fewer_strides(void **state)
+{
+    (void)state;
+    const struct {
+        const char *model, *param;
+        double from, to;
+        sm_point_type type;
+        double exact; /* NaN: none known */
+    } cases[] = {{"logistic", "r", 2.5, 3.3, SM_POINT_PD, 3.0},
+                 {"delayed_logistic", "r", 1.5, 2.5, SM_POINT_NS, 2.0},
+                 {"simplest", "gamma", 0.0145, 0.0155, SM_POINT_PD, NAN}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        static trace t[2];
+        sm_cont_result r[2];
+        double mu[2];
+        for (int k = 0; k < 2; k++) {
+            run_update = k ? SM_NEWTON_BROYDEN : SM_NEWTON_FULL;
+            assert_status(run(cases[i].model, cases[i].param, cases[i].from, cases[i].to, 1, NULL, &t[k], &r[k], NULL),
+                          SM_OK);
+            assert_int_equal(r[k].stop, SM_STOP_BOUND);
+            assert_int_equal(count_type(&t[k], cases[i].type), 1);
+            mu[k] = first_of(&t[k], cases[i].type)->mu;
+        }
+        run_update = SM_NEWTON_BROYDEN;
+        print_message("%-16s %s at %.12g (full Newton: %.12g); %d points and %ld strides, full %d and %ld\n",
+                      cases[i].model, sm_point_label(cases[i].type), mu[1], mu[0], t[1].n, r[1].stride_evals, t[0].n,
+                      r[0].stride_evals);
+        if (!isnan(cases[i].exact)) assert_close(mu[1], cases[i].exact, 1e-8);
+        assert_close(mu[1], mu[0], 1e-9);
+        assert_true(r[1].stride_evals < r[0].stride_evals);
+    }
 }
 
 /* The simplest walker from a small slope passes through gamma = 0.009 on
@@ -864,6 +906,7 @@ int main(void)
         cmocka_unit_test(test_logistic_switch_to_period_2_and_4),
         cmocka_unit_test(test_fold_and_back),
         cmocka_unit_test(test_neimark_sacker),
+        cmocka_unit_test(test_broyden_corrector_finds_the_same_bifurcations_in_fewer_strides),
         cmocka_unit_test(test_real_pair_merging_outside_is_not_ns),
         cmocka_unit_test(test_two_bifurcations_in_one_step),
         cmocka_unit_test(test_neutral_saddle_is_not_ns),

@@ -301,10 +301,39 @@ static void test_converged_means_residual_below_tol(void **state)
             assert_true(r.status == SM_STALLED || r.status == SM_NOT_CONVERGED);
         }
     }
+    /* Full Newton's difference Jacobian (step sqrt(1e-3)) cannot get the
+     * compass below tol at rtol 1e-3.  Broyden's secants may (it found a
+     * fixed point of that map, 2e-4 from the true gait, residual 1e-11):
+     * then its fresh residual is below tol; if not, it says why. */
+    const sm_model *m = test_model("compass");
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 1e-3, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.update = SM_NEWTON_FULL;
     static sm_fixed_result r;
-    solve_model("compass", NULL, 0, NULL, 1e-3, &r);
+    sm_fixed_point(ws, p, x, &no, &r);
     assert_status(r.status, SM_STALLED);
     assert_false(r.converged);
+    no.update = SM_NEWTON_BROYDEN;
+    sm_fixed_point(ws, p, x, &no, &r);
+    double Pz[SM_MAX_STATE], z[SM_MAX_STATE], fresh = 0.0;
+    sm_model_free(m, r.x, z);
+    assert_status(sm_poincare(ws, p, 1, z, Pz, NULL, NULL), SM_OK);
+    for (size_t i = 0; i < m->n_free; i++) fresh = fmax(fresh, fabs(Pz[i] - z[i]));
+    print_message("compass at rtol 1e-3, Broyden: %s, residual %.3g (fresh %.3g)\n", sm_status_name(r.status),
+                  r.residual, fresh);
+    sm_workspace_free(ws);
+    assert_close(fresh, r.residual, 0.0);
+    if (r.converged) {
+        assert_status(r.status, SM_OK);
+        assert_true(fresh <= no.tol);
+    } else {
+        assert_true(r.status == SM_STALLED || r.status == SM_NOT_CONVERGED);
+        assert_true(fresh > no.tol);
+    }
 }
 
 /* Spring-mass walking conserves E exactly; the integrated map drifts by its
@@ -653,6 +682,196 @@ static void test_residual_matches_returned_point(void **state)
     assert_close(r.residual, actual, 1e-9);
 }
 
+
+/* ---- Broyden updates and seeded Jacobians ------------------------------- */
+
+/* The gait of a closed-form walker from its guess (p_set: name=value pairs,
+ * period N) with the update u and an optional first Jacobian. */
+static void solve_with(const char *name, const char *set_name, double set_value, int period, sm_newton_update u,
+                       const double *x0, const double *jacobian_guess, sm_fixed_result *r)
+{
+    const sm_model *m = test_model(name);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    if (set_name) p[sm_model_param_index(m, set_name)] = set_value;
+    if (x0)
+        memcpy(x, x0, m->n_state * sizeof *x);
+    else
+        m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.period = period;
+    no.update = u;
+    no.jacobian_guess = jacobian_guess;
+    sm_fixed_point(ws, p, x, &no, r);
+    sm_workspace_free(ws);
+}
+
+/* max |a - b| over the free coordinates of model name. */
+static double free_distance(const char *name, const double *a, const double *b)
+{
+    const sm_model *m = test_model(name);
+    double d = 0.0;
+    for (size_t k = 0; k < m->n_free; k++) d = fmax(d, fabs(a[m->free_index[k]] - b[m->free_index[k]]));
+    return d;
+}
+
+/* Broyden's Newton finds the gait full Newton finds, from the same guess,
+ * on every closed-form walker and a period-2 gait, in no more strides, and
+ * its residual is a fresh one below tol.  The stride counts are the two
+ * methods' own, measured here side by side. */
+static void test_broyden_finds_the_full_newton_gaits_in_fewer_strides(void **state)
+{
+    (void)state;
+    const struct {
+        const char *model, *set;
+        double value;
+        int period;
+    } cases[] = {{"simplest", NULL, 0, 1},  {"compass", NULL, 0, 1}, {"rimless", NULL, 0, 1},
+                 {"slip", "E", 840, 1},     {"simplest", "gamma", 0.016, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        static sm_fixed_result full, broyden;
+        solve_with(cases[i].model, cases[i].set, cases[i].value, cases[i].period, SM_NEWTON_FULL, NULL, NULL, &full);
+        solve_with(cases[i].model, cases[i].set, cases[i].value, cases[i].period, SM_NEWTON_BROYDEN, NULL, NULL,
+                   &broyden);
+        const double d = free_distance(cases[i].model, full.x, broyden.x);
+        print_message("%-8s period %d: full %d iterations, %ld Newton + %ld strides; Broyden %d, %ld + %ld; "
+                      "gaits %.2g apart\n",
+                      cases[i].model, cases[i].period, full.iterations, full.newton_evals,
+                      full.stride_evals - full.newton_evals, broyden.iterations, broyden.newton_evals,
+                      broyden.stride_evals - broyden.newton_evals, d);
+        assert_status(full.status, SM_OK);
+        assert_status(broyden.status, SM_OK);
+        assert_true(broyden.residual <= 1e-10);
+        assert_true(d <= 1e-9);
+        assert_true(broyden.newton_evals <= full.newton_evals);
+        assert_true(broyden.stride_evals <= full.stride_evals);
+        assert_int_equal(broyden.minimal_period, full.minimal_period);
+        for (size_t k = 0; k < full.n_free; k++) {
+            assert_close(broyden.eig_re[k], full.eig_re[k], 1e-7);
+            assert_close(fabs(broyden.eig_im[k]), fabs(full.eig_im[k]), 1e-7);
+        }
+    }
+}
+
+/* Far from the gait the secant is not to be trusted: on the compass with a
+ * light hip (m = a = 1, b = 0.2, mh = 0.1, a corner of bench_sweep.sh's
+ * map) Broyden's updates from the first step on led Newton to the walker
+ * standing with its legs together, where a stride falls, and it gave up
+ * (not_converged) where full Newton finds the gait.  The updates now take
+ * over only after a whole Newton step that halved the residual. */
+static void test_broyden_keeps_full_newtons_basin(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("compass");
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    p[sm_model_param_index(m, "m")] = 1;
+    p[sm_model_param_index(m, "a")] = 1;
+    p[sm_model_param_index(m, "b")] = 0.2;
+    p[sm_model_param_index(m, "mh")] = 0.1;
+    m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    static sm_fixed_result full, broyden;
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.update = SM_NEWTON_FULL;
+    sm_fixed_point(ws, p, x, &no, &full);
+    no.update = SM_NEWTON_BROYDEN;
+    sm_fixed_point(ws, p, x, &no, &broyden);
+    sm_workspace_free(ws);
+    print_message("full: %s, %ld strides; Broyden: %s, %ld strides, th_st %.6f\n", sm_status_name(full.status),
+                  full.stride_evals, sm_status_name(broyden.status), broyden.stride_evals, broyden.x[0]);
+    assert_status(full.status, SM_OK);
+    assert_status(broyden.status, SM_OK);
+    assert_true(free_distance("compass", full.x, broyden.x) <= 1e-9);
+}
+
+/* A neighbour's gait and Jacobian (the stability Jacobian sm_fixed_point
+ * returned there) make a better start than its gait alone: one step of the
+ * parameter on, Newton converges to the same gait in fewer strides. */
+static void test_a_neighbours_jacobian_saves_strides(void **state)
+{
+    (void)state;
+    const struct {
+        const char *model, *param;
+        double from, to;
+    } cases[] = {{"simplest", "gamma", 0.009, 0.0095}, {"compass", "a", 0.5, 0.51}, {"slip", "E", 840, 838}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        static sm_fixed_result there, bare, seeded, full;
+        solve_with(cases[i].model, cases[i].param, cases[i].from, 1, SM_NEWTON_BROYDEN, NULL, NULL, &there);
+        assert_status(there.status, SM_OK);
+        solve_with(cases[i].model, cases[i].param, cases[i].to, 1, SM_NEWTON_BROYDEN, there.x, NULL, &bare);
+        solve_with(cases[i].model, cases[i].param, cases[i].to, 1, SM_NEWTON_BROYDEN, there.x, there.jacobian,
+                   &seeded);
+        solve_with(cases[i].model, cases[i].param, cases[i].to, 1, SM_NEWTON_FULL, there.x, NULL, &full);
+        print_message("%-8s %s %g -> %g: Newton strides full %ld, Broyden %ld, seeded %ld\n", cases[i].model,
+                      cases[i].param, cases[i].from, cases[i].to, full.newton_evals, bare.newton_evals,
+                      seeded.newton_evals);
+        assert_status(bare.status, SM_OK);
+        assert_status(seeded.status, SM_OK);
+        assert_true(seeded.residual <= 1e-10);
+        assert_true(free_distance(cases[i].model, seeded.x, bare.x) <= 1e-9);
+        assert_true(seeded.newton_evals < bare.newton_evals);
+        assert_true(bare.newton_evals <= full.newton_evals);
+    }
+}
+
+/* A wrong first Jacobian misleads Broyden's steps, never its verdict:
+ * converged is a fresh residual below tol at the returned point; anything
+ * else is a named status with that point's own residual above tol. */
+static void test_a_wrong_jacobian_guess_never_fakes_convergence(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    m->guess(x, p, m->data);
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    const double wrong[][4] = {
+        {1, 0, 0, 1},       /* J - I singular */
+        {0, 0, 0, 0},       /* a plain fixed-point iteration */
+        {-40, 3, 7, 25},    /* nothing like the map */
+        {0.9, 1.1, -2, 0.5} /* off in every entry */
+    };
+    for (int max_iter = 2; max_iter <= 30; max_iter += 28)
+        for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
+            sm_newton_options no;
+            sm_newton_options_default(&no);
+            no.max_iter = max_iter;
+            no.jacobian_guess = wrong[i];
+            static sm_fixed_result r;
+            sm_fixed_point(ws, p, x, &no, &r);
+            double z[2], Pz[2];
+            sm_model_free(m, r.x, z);
+            assert_status(sm_poincare(ws, p, 1, z, Pz, NULL, NULL), SM_OK);
+            const double fresh = fmax(fabs(Pz[0] - z[0]), fabs(Pz[1] - z[1]));
+            print_message("guess %zu, max_iter %d: %s after %d iterations, residual %.3g (fresh %.3g)\n", i,
+                          max_iter, sm_status_name(r.status), r.iterations, r.residual, fresh);
+            assert_close(fresh, r.residual, 0.0);
+            if (r.converged) {
+                assert_status(r.status, SM_OK);
+                assert_true(fresh <= no.tol);
+                assert_close(r.x[0], GARCIA_STABLE_THETA, 1e-8);
+            } else {
+                assert_true(r.status == SM_NOT_CONVERGED || r.status == SM_STALLED ||
+                            r.status == SM_SINGULAR_JACOBIAN);
+                assert_true(fresh > no.tol);
+            }
+            /* With room to iterate, a wrong start costs strides, not the gait. */
+            if (max_iter == 30) assert_status(r.status, SM_OK);
+        }
+    /* A guess that is not a matrix of numbers is refused. */
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    const double nan_guess[4] = {0.1, NAN, 0, 0};
+    no.jacobian_guess = nan_guess;
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_BAD_OPTION);
+    assert_false(r.converged);
+    sm_workspace_free(ws);
+}
+
 /* sm_model_lift and sm_model_free on the rimless wheel, whose section is
  * theta = alpha = pi / n with theta_dot free: whatever x held before, the
  * lift puts the stance angle on the section and the free rate where asked. */
@@ -701,6 +920,10 @@ int main(void)
         cmocka_unit_test(test_multipliers_improve_as_tolerance_tightens),
         cmocka_unit_test(test_period_n_multipliers_settle),
         cmocka_unit_test(test_lift_and_free_are_inverse),
+        cmocka_unit_test(test_broyden_finds_the_full_newton_gaits_in_fewer_strides),
+        cmocka_unit_test(test_broyden_keeps_full_newtons_basin),
+        cmocka_unit_test(test_a_neighbours_jacobian_saves_strides),
+        cmocka_unit_test(test_a_wrong_jacobian_guess_never_fakes_convergence),
     };
     return cmocka_run_group_tests_name("fixedpoint", tests, NULL, NULL);
 }

@@ -415,6 +415,53 @@ static void resuming_another_sweep_is_refused_by_the_library(void **state)
     assert_int_equal(run_sweep(&c, "sig", "local", true), 2);
 }
 
+/* A sweep's points start from their neighbours' gaits and Jacobians, and
+ * Newton carries the Jacobian by Broyden's updates: the compass map finds
+ * at every point the outcome full Newton (no updates, no Jacobian seeds)
+ * finds, its gaits within the Newton tolerance's reach, in fewer strides.
+ * Both sweeps' stride counts are their own, read from their rows. */
+static void seeded_broyden_sweep_finds_the_full_newton_rows_in_fewer_strides(void **state)
+{
+    (void)state;
+    sm_sweep_config c;
+    config(&c, "compass", "b=0.1:2:6", "mh=0.1:10:6");
+    c.params[sm_model_param_index(c.model, "m")] = 1;
+    c.params[sm_model_param_index(c.model, "a")] = 1;
+    c.solver.rtol = c.solver.atol = 1e-10;
+    c.newton.tol = 1e-10;
+    c.newton.update = SM_NEWTON_FULL;
+    run_sweep(&c, "full", "local", false);
+    char *rows[2] = {merged("full", 36), NULL};
+    c.newton.update = SM_NEWTON_BROYDEN;
+    run_sweep(&c, "broyden", "local", false);
+    rows[1] = merged("broyden", 36);
+    char f[2][64][64];
+    const char *at[2] = {rows[0], rows[1]};
+    size_t nf = rfc4180_record(at[0], f[0], 64, &at[0]);
+    rfc4180_record(at[1], f[1], 64, &at[1]);
+    assert_true(nf <= 64);
+    const int outcome = column(f[0], nf, "outcome"), evals = column(f[0], nf, "stride_evals");
+    const int x0 = column(f[0], nf, "x_th_st");
+    assert_true(outcome >= 0 && evals >= 0 && x0 >= 0);
+    long strides[2] = {0, 0};
+    double worst = 0.0;
+    for (int i = 0; i < 36; i++) {
+        for (int k = 0; k < 2; k++) {
+            assert_int_equal(rfc4180_record(at[k], f[k], 64, &at[k]), nf);
+            strides[k] += atol(f[k][evals]);
+        }
+        assert_string_equal(f[0][outcome], f[1][outcome]);
+        if (strcmp(f[0][outcome], "stable") == 0 || strcmp(f[0][outcome], "unstable") == 0)
+            for (int j = 0; j < 4; j++) worst = fmax(worst, fabs(atof(f[0][x0 + j]) - atof(f[1][x0 + j])));
+    }
+    print_message("36 compass points: %ld strides with full Newton, %ld seeded Broyden; gaits %.2g apart\n",
+                  strides[0], strides[1], worst);
+    assert_true(worst <= 1e-8);
+    assert_true(strides[1] < strides[0]);
+    free(rows[0]);
+    free(rows[1]);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -453,6 +500,7 @@ static void degenerate_and_stalled_points_are_named(void **state)
     sm_model_default_params(c, pc);
     c->guess(xc, pc, c->data);
     ws = test_workspace(c, 1e-3, SM_METHOD_ADAMS);
+    no.update = SM_NEWTON_FULL; /* stalls here; Broyden's secants reach a fixed point of this coarse map */
     sm_fixed_point(ws, pc, xc, &no, &pt.r);
     assert_status(pt.r.status, SM_STALLED);
     assert_int_equal(sm_sweep_point_outcome(&pt), SM_OUTCOME_NOT_CONVERGED);
@@ -472,6 +520,7 @@ int main(void)
         cmocka_unit_test(degenerate_and_stalled_points_are_named),
         cmocka_unit_test(an_unwritable_directory_is_refused_before_any_work),
         cmocka_unit_test(resuming_another_sweep_is_refused_by_the_library),
+        cmocka_unit_test(seeded_broyden_sweep_finds_the_full_newton_rows_in_fewer_strides),
     };
     return cmocka_run_group_tests_name("sweep", tests, setup, teardown);
 }

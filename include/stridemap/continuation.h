@@ -79,6 +79,11 @@ typedef struct {
     sm_newton_options start; /* Newton at the start point (its period is overridden by `period`) */
     double orient[SM_MAX_STATE + 1]; /* if non-zero: the first tangent t in (z, w mu) has t . orient > 0
                                        (overrides direction; set by sm_cont_switch_pd) */
+    sm_newton_update update; /* the corrector's Jacobian: SM_NEWTON_BROYDEN (default: the last
+                                one, its free-coordinate block the last point's stability
+                                Jacobian, carried by rank-one updates and differenced anew
+                                where a step fails to halve the residual) or SM_NEWTON_FULL
+                                (differenced at every iteration) */
 } sm_cont_options;
 
 /* Fills o with the defaults above for parameter index `param`, lo and hi

@@ -15,6 +15,13 @@
 #include "stridemap/model.h"
 #include "stridemap/stride.h"
 
+/* How Newton's Jacobian follows the iterates.  Broyden: difference
+ * Jacobians (the first may be the caller's jacobian_guess) until a whole
+ * step halves the residual, then a rank-one update after each step, and a
+ * fresh difference Jacobian only where the updated one fails to halve the
+ * residual; full: a difference Jacobian every iteration. */
+typedef enum { SM_NEWTON_BROYDEN, SM_NEWTON_FULL } sm_newton_update;
+
 typedef struct {
     int period;         /* N: look for fixed points of P^N (default 1) */
     double tol;         /* converged when max |g| <= tol (default 1e-10); a Newton that
@@ -24,6 +31,10 @@ typedef struct {
                            sm_newton_fd_step and sm_stability_fd_step */
     bool central;       /* central differences for Newton's Jacobian (default forward) */
     int max_backtracks; /* halvings of one Newton step (default 20) */
+    sm_newton_update update;      /* default SM_NEWTON_BROYDEN */
+    const double *jacobian_guess; /* [n_free x n_free] row-major dP^N/dz near the guess (a
+                                     neighbouring gait's), Broyden's first Jacobian (full
+                                     Newton differences its own); NULL: none */
 } sm_newton_options;
 
 /* Fills o with the defaults above. */
@@ -42,6 +53,8 @@ typedef struct {
     double invariant_drift;   /* with an invariant: its change over the N strides at
                                  the gait, relative as the Newton row; else NaN */
     long stride_evals;        /* strides integrated (N per evaluation of P^N), Jacobians included */
+    long newton_evals;        /* of which Newton's, up to its last residual (the rest: measures,
+                                 period check and stability Jacobian) */
     SM_GAIT_MEMBER;           /* the gait at the returned point: x, and once converged its
                                  Jacobian, multipliers, stability, metrics and family */
 } sm_fixed_result;

@@ -37,6 +37,7 @@ static const struct {
     {"sm_newton_options.max_iter", "--max-iter"},
     {"sm_newton_options.fd_step", "--fd-step"},
     {"sm_newton_options.central", "--central"},
+    {"sm_newton_options.update", "--newton-update"},
     {"sm_cont_options.period", "--period"},
     {"sm_cont_options.h0", "--step"},
     {"sm_cont_options.max_points", "--max-points"},
@@ -288,6 +289,14 @@ static int common_option(cli_run *run, int opt, const char *arg)
         return number_option(run, "fd-step", arg, &run->newton.fd_step);
     case OPT_CENTRAL:
         run->newton.central = true;
+        return 0;
+    case OPT_NEWTON_UPDATE:
+        if (strcmp(arg, "broyden") == 0)
+            run->newton.update = SM_NEWTON_BROYDEN;
+        else if (strcmp(arg, "full") == 0)
+            run->newton.update = SM_NEWTON_FULL;
+        else
+            return cli_fail(run, EX_DATAERR, "--newton-update is 'broyden' or 'full', not '%s'", arg);
         return 0;
     case OPT_MAX_ORDER:
         if (!cli_parse_long(arg, 0, 12, &v))

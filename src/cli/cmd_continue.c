@@ -55,8 +55,9 @@ static const char help[] =
     "  --max-iter K      Newton iterations at the start point (default 30)\n"
     "  --fd-step H       corrector's difference step (default sqrt(rtol)); also the\n"
     "                    stability Jacobian's (default 0.01 rtol^(1/5), Richardson)\n"
-    "  --rtol, --atol, --method, --max-order, --tmax, --max-step: the integrator, as in\n"
-    "                    'stridemap fixed --help'\n"
+
+    "  --rtol, --atol, --method, --max-order, --tmax, --max-step, --newton-update:\n"
+    "                    as in 'stridemap fixed --help'\n"
     "\n"
     "CSV: one row per point,\n"
     "  branch,period,NAME,type,<state names...>,eig1_re,eig1_im,...,max_abs_eig,stable,\n"
@@ -267,6 +268,7 @@ int cmd_continue(int argc, char **argv)
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
+                                         {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
                                          {"out", required_argument, 0, OPT_OUT},
                                          {0, 0, 0, 0}};
     cont_settings s = {.step = 1e-3, .step_min = 1e-8, .step_max = 0.0, .weight = 1.0,
@@ -331,6 +333,7 @@ int cmd_continue(int argc, char **argv)
     o->locate = !s.no_locate;
     o->locate_tol = s.locate_tol;
     o->start = run.newton;
+    o->update = run.newton.update;
     if (sm_cont_options_check(o, m, why, sizeof why) != SM_OK) return cli_fail(&run, EX_DATAERR, "%s", why);
     if (!run.have_x0) m->guess(run.x0, run.params, m->data);
 
@@ -414,6 +417,8 @@ int cmd_continue(int argc, char **argv)
                       "max_iter", o->max_iter, "fd_step", o->fd_step > 0 ? o->fd_step : sqrt(run.solver.rtol),
                       "weight", o->weight, "locate", o->locate, "locate_tol", o->locate_tol, "switch",
                       s.do_switch, "max_period", (int)s.max_period, "amplitude", s.amplitude));
+        json_object_set_new(json_object_get(doc, "continuation"), "newton_update",
+                            json_string(o->update == SM_NEWTON_FULL ? "full" : "broyden"));
         json_object_set_new(doc, "solver", cli_solver_json(&run.solver));
         json_object_set_new(doc, "state_names", json_array());
         for (size_t i = 0; i < m->n_state; i++)

@@ -7,8 +7,10 @@
 
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
-    "                       [--rtol R] [--atol A] [--method adams|bdf|erk8|erk5] [--max-order Q] [--tol T]\n"
-    "                       [--max-iter K] [--fd-step H] [--central] [--tmax T]\n"
+    "                       [--rtol R] [--atol A] [--method adams|bdf|erk8|erk5] [--max-order Q] [--tol T]
+"
+    "                       [--max-iter K] [--fd-step H] [--central] [--newton-update U] [--tmax T]
+"
     "                       [--max-step H] [--json]\n"
     "\n"
     "Finds a gait of MODEL: a fixed point x* = P^N(x*) of the stride map P, by\n"
@@ -31,6 +33,10 @@ static const char help[] =
     "                    0.01 rtol^(1/5) for the stability Jacobian, which is\n"
     "                    Richardson-extrapolated from central differences at H and H/2)\n"
     "  --central         central differences during Newton (default forward)\n"
+    "  --newton-update U how Newton's Jacobian follows its steps: 'broyden' (default:\n"
+    "                    differenced until a whole step halves the residual, then\n"
+    "                    rank-one updates, differenced anew only where an update fails\n"
+    "                    to halve it) or 'full' (differenced at every iteration)\n"
     "  --tmax T          stride time limit (default: the model's)\n"
     "  --max-step H      largest integration step (default: no limit)\n"
     "  --mu MU           friction coefficient for the no-slip check (default 1)\n"
@@ -121,6 +127,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "iterations", json_integer(r->iterations));
     json_object_set_new(doc, "residual", cli_json_number(r->residual));
     json_object_set_new(doc, "stride_evaluations", json_integer(r->stride_evals));
+    json_object_set_new(doc, "newton_stride_evaluations", json_integer(r->newton_evals));
     json_object_set_new(doc, "invariant_drift", cli_json_number(r->invariant_drift));
     json_object_set_new(doc, "state_names", names);
     json_object_set_new(doc, "free_coordinates", free_names);
@@ -144,6 +151,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
                                sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
                                "stability_fd_step", sm_stability_fd_step(run->newton.fd_step, run->solver.rtol),
                                "central_differences", run->newton.central, "max_iter", run->newton.max_iter);
+    json_object_set_new(newton, "newton_update",
+                        json_string(run->newton.update == SM_NEWTON_FULL ? "full" : "broyden"));
     json_object_update(solver, newton);
     json_decref(newton);
     json_object_set_new(doc, "solver", solver);
@@ -226,6 +235,7 @@ int cmd_fixed(int argc, char **argv)
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"central", no_argument, 0, OPT_CENTRAL},
+                                         {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
                                          {"mu", required_argument, 0, OPT_MU},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};

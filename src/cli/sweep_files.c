@@ -30,11 +30,11 @@ static json_t *signature(const cli_run *run, const sm_sweep_config *c)
         for (size_t i = 0; i < m->n_state; i++) json_array_append_new(guess, cli_json_number(c->guess[i]));
     }
     return json_pack(
-        "{s:s, s:o, s:o, s:o, s:i, s:o, s:{s:o, s:i, s:o, s:b}}", "model", m->name,
+        "{s:s, s:o, s:o, s:o, s:i, s:o, s:{s:o, s:i, s:o, s:b, s:s}}", "model", m->name,
         "fixed_params", params, "grid", grid, "guess", guess, "period", c->newton.period, "solver",
         cli_solver_json(&c->solver), "newton", "tol", cli_json_number(c->newton.tol), "max_iter", c->newton.max_iter,
         "fd_step", cli_json_number(c->newton.fd_step > 0 ? c->newton.fd_step : sqrt(c->solver.rtol)), "central",
-        c->newton.central);
+        c->newton.central, "update", c->newton.update == SM_NEWTON_FULL ? "full" : "broyden");
 }
 
 json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, char **argv, const char *tag,
