@@ -7,10 +7,8 @@
 
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
-    "                       [--rtol R] [--atol A] [--method adams|bdf|erk8|erk5] [--max-order Q] [--tol T]
-"
-    "                       [--max-iter K] [--fd-step H] [--central] [--newton-update U] [--tmax T]
-"
+    "                       [--rtol R] [--atol A] [--method adams|bdf|erk8|erk5] [--max-order Q] [--tol T]\n"
+    "                       [--max-iter K] [--fd-step H] [--central] [--newton-update U] [--tmax T]\n"
     "                       [--max-step H] [--json]\n"
     "\n"
     "Finds a gait of MODEL: a fixed point x* = P^N(x*) of the stride map P, by\n"
