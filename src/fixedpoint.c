@@ -14,6 +14,8 @@ void sm_newton_options_default(sm_newton_options *o)
     o->fd_step = 0.0;
     o->central = false;
     o->max_backtracks = 20;
+    o->jacobian = SM_JACOBIAN_FD;
+    o->check_fd = false;
 }
 
 sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t why_len)
@@ -32,6 +34,11 @@ sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t 
     }
     if (!(o->fd_step >= 0 && o->fd_step < 1)) {
         snprintf(why, why_len, "sm_newton_options.fd_step must be in [0, 1) (0: the default for each difference scheme), not %g", o->fd_step);
+        return SM_BAD_OPTION;
+    }
+    if (o->jacobian != SM_JACOBIAN_FD && o->jacobian != SM_JACOBIAN_EXACT) {
+        snprintf(why, why_len, "sm_newton_options.jacobian must be SM_JACOBIAN_FD or SM_JACOBIAN_EXACT, not %d",
+                 (int)o->jacobian);
         return SM_BAD_OPTION;
     }
     if (o->max_backtracks < 0) {
@@ -107,6 +114,15 @@ static sm_status newton_step(const sm_model *m, const double *p, const double *z
     }
     memcpy(dz, b, n * sizeof *dz);
     return st;
+}
+
+/* Newton's Jacobian at z (where P^N(z) = Pz): finite differences, or the
+ * exact one from one sensitivity run of P^N. */
+static sm_status newton_jacobian(sm_workspace *ws, const double *p, const sm_newton_options *o, const double *z,
+                                 const double *Pz, double h, double *J, long *evals)
+{
+    if (o->jacobian == SM_JACOBIAN_EXACT) return sm_map_jacobian_exact(ws, p, o->period, z, NULL, J, evals);
+    return sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, J, evals);
 }
 
 /* g = P^N(z) - z; remembers a stride failure in r.  With an invariant,
@@ -199,6 +215,8 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->minimal_period = o->period;
     r->invariant_drift = NAN;
     r->status = SM_NOT_CONVERGED;
+    r->fd_check_status = SM_NOT_CONVERGED; /* not computed */
+    for (size_t i = 0; i < SM_MAX_STATE; i++) r->eig_fd_re[i] = r->eig_fd_im[i] = NAN;
 
     char why[160];
     if (sm_newton_options_check(o, why, sizeof why) != SM_OK) return r->status = SM_BAD_OPTION;
@@ -222,8 +240,7 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     while (norm > o->tol) {
         if (r->iterations >= o->max_iter) return give_up(m, p, z, r, SM_NOT_CONVERGED);
         r->iterations++;
-        sm_status st = sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, r->jacobian,
-                                       &r->stride_evals);
+        sm_status st = newton_jacobian(ws, p, o, z, Pz, h, r->jacobian, &r->stride_evals);
         if (st != SM_OK) {
             r->stride_status = st;
             return give_up(m, p, z, r, SM_NOT_CONVERGED);
@@ -272,7 +289,14 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         r->stride_evals++;
     }
     r->minimal_period = shortest_period(ws, p, r->x, o->period, fmax(1e-6, 1e3 * o->tol), &r->stride_evals);
-    sm_status st = sm_gait_analyse(ws, p, sm_stability_fd_step(o->fd_step, rtol), &r->gait, &r->stride_evals);
+    const double h_stab = sm_stability_fd_step(o->fd_step, rtol);
+    sm_status st = sm_gait_analyse(ws, p, h_stab, &r->gait, &r->stride_evals);
+    if (st == SM_OK && o->check_fd) {
+        sm_gait fd = r->gait;
+        r->fd_check_status = sm_gait_analyse_fd(ws, p, h_stab, &fd, &r->stride_evals);
+        memcpy(r->eig_fd_re, fd.eig_re, sizeof r->eig_fd_re);
+        memcpy(r->eig_fd_im, fd.eig_im, sizeof r->eig_fd_im);
+    }
     if (st != SM_OK) {
         /* The gait stands; only its stability could not be computed. */
         r->stride_status = st;

@@ -15,6 +15,12 @@
 #include "stridemap/model.h"
 #include "stridemap/stride.h"
 
+/* How Newton gets dP^N/dz. */
+typedef enum {
+    SM_JACOBIAN_FD,    /* finite differences (the default) */
+    SM_JACOBIAN_EXACT  /* sm_map_jacobian_exact: sensitivities and saltation */
+} sm_jacobian_kind;
+
 typedef struct {
     int period;         /* N: look for fixed points of P^N (default 1) */
     double tol;         /* converged when max |g| <= tol (default 1e-10); a Newton that
@@ -24,6 +30,9 @@ typedef struct {
                            sm_newton_fd_step and sm_stability_fd_step */
     bool central;       /* central differences for Newton's Jacobian (default forward) */
     int max_backtracks; /* halvings of one Newton step (default 20) */
+    sm_jacobian_kind jacobian; /* Newton's Jacobian (default SM_JACOBIAN_FD) */
+    bool check_fd;      /* also the multipliers from finite differences (eig_fd_*),
+                           beside the exact ones (default false) */
 } sm_newton_options;
 
 /* Fills o with the defaults above. */
@@ -44,12 +53,17 @@ typedef struct {
     long stride_evals;        /* strides integrated (N per evaluation of P^N), Jacobians included */
     SM_GAIT_MEMBER;           /* the gait at the returned point: x, and once converged its
                                  Jacobian, multipliers, stability, metrics and family */
+    /* With check_fd: the multipliers from sm_stability_jacobian's finite
+     * differences, by decreasing modulus, and that computation's status. */
+    sm_status fd_check_status;
+    double eig_fd_re[SM_MAX_STATE], eig_fd_im[SM_MAX_STATE];
 } sm_fixed_result;
 
 
 /* Newton from x_guess (a full state; its free components are used).  On
  * convergence the result holds the gait, its Jacobian, eigenvalues,
- * stability and step metrics (the Jacobian by sm_stability_jacobian).
+ * stability and step metrics (the Jacobian by sm_gait_analyse: exact where
+ * the model allows, else sm_stability_jacobian).
  * Converged means max |P^N(z) - z| <= tol at a step of positive length and
  * duration; a zero step is SM_DEGENERATE_GAIT, not a gait. */
 sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_guess,

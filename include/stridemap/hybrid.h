@@ -80,6 +80,17 @@ void sm_workspace_reset_counters(sm_workspace *ws);
 sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x,
                          double t_end, const sm_observer *obs, size_t *event);
 
+/* sm_hybrid_flow that also carries the sensitivities S = dx(t)/dx(t0)·S0
+ * (CVODES forward sensitivities, in the error test like the state):
+ * S[ncols x n_state] holds ncols columns of n_state (column j at
+ * S + j n_state), S0 on entry, S at the event (or where the flow ended) on
+ * return.  The sensitivity right-hand side is the phase's jac times S, or
+ * central difference quotients of its rhs along each column.  No observer:
+ * this is for Jacobians, not trajectories.  SM_NO_EXACT_JACOBIAN where the
+ * workspace's method cannot carry sensitivities. */
+sm_status sm_hybrid_flow_sens(sm_workspace *ws, const double *p, size_t phase, double *t, double *x, double *S,
+                              size_t ncols, double t_end, size_t *event);
+
 /* The SUNDIALS this process runs: its version string (SUNDIALSGetVersion)
  * and the file the loader took CVODE from ("" if it cannot say), so a
  * program can report which build it really uses. */

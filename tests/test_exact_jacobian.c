@@ -1,0 +1,227 @@
+/* Exact stride-map Jacobians (sensitivities through every phase, the
+ * saltation at every event) against two independent things: Richardson-
+ * extrapolated central differences of the stride (sm_stability_jacobian,
+ * the method the project used alone before) on every walker, and the
+ * rimless wheel's closed-form multiplier cos^2(2 alpha).  Newton with the
+ * exact Jacobian must converge quadratically, and the default settings
+ * must reproduce the published and closed-form gaits (issue 12, item 5). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../src/dense.h"
+#include "src_path.h"
+#include "stridemap/stridemap.h"
+#include "test_util.h"
+
+typedef struct {
+    const char *name;  /* a built-in name or a model file under models/ */
+    const char *param; /* one parameter to set, or NULL */
+    double value;
+    int period;
+} walker;
+
+/* Every walker that has a gait from its own guess at its defaults (the
+ * spring-mass walker's at the energy of README's example), a period-2
+ * limping gait, and the test maps. */
+static const walker walkers[] = {
+    {"simplest", "gamma", GARCIA_GAMMA, 1},
+    {"simplest", "gamma", 0.016, 2},
+    {"compass", NULL, 0, 1},
+    {"rimless", NULL, 0, 1},
+    {"slip", "E", 840, 1},
+    {"logistic", NULL, 0, 1},
+    {"foldmap", NULL, 0, 1},
+    {"delayed_logistic", NULL, 0, 1},
+    {"models/compass.yaml", NULL, 0, 1},
+    {"models/compass_round_spring.yaml", NULL, 0, 1},
+    {"models/kneed_hsu.yaml", NULL, 0, 1},
+    {"models/kneed_mcgeer.yaml", NULL, 0, 1},
+    {"models/kneed_mcgeer_locked.yaml", NULL, 0, 1},
+};
+
+static const sm_model *open_walker(const walker *w)
+{
+    const sm_model *m = NULL;
+    char why[512];
+    const char *name = strchr(w->name, '/') ? src_path(w->name) : w->name;
+    if (sm_registry_open(name, &m, why, sizeof why) != SM_OK) fail_msg("%s: %s", w->name, why);
+    return m;
+}
+
+/* The walker's gait at default settings, or a failed test. */
+static void gait_of(const walker *w, const sm_model *m, sm_workspace *ws, double *p, sm_fixed_result *r)
+{
+    sm_model_default_params(m, p);
+    if (w->param) set_param(m, p, w->param, w->value);
+    double x[SM_MAX_STATE];
+    m->guess(x, p, m->data);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.period = w->period;
+    const sm_status st = sm_fixed_point(ws, p, x, &no, r);
+    if (st != SM_OK) fail_msg("%s: no gait (%s)", w->name, sm_status_name(st));
+}
+
+static double max_abs_diff(const double *a, const double *b, size_t n)
+{
+    double d = 0.0;
+    for (size_t i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i]));
+    return d;
+}
+
+/* On every walker: exact and Richardson central-difference Jacobians of
+ * P^N at the gait agree to 1e-6 (relative to the largest entry, at least
+ * 1); the differences' own error is about 1e-7 at rtol 1e-10. */
+static void test_exact_matches_differences(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof walkers / sizeof walkers[0]; k++) {
+        const walker *w = &walkers[k];
+        const sm_model *m = open_walker(w);
+        sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+        double p[SM_MAX_PARAMS], z[SM_MAX_STATE], Pz[SM_MAX_STATE];
+        static sm_fixed_result r;
+        gait_of(w, m, ws, p, &r);
+        sm_model_free(m, r.x, z);
+        const size_t n = m->n_free;
+        double Je[SM_MAX_STATE * SM_MAX_STATE], Jd[SM_MAX_STATE * SM_MAX_STATE];
+        long evals = 0;
+        assert_status(sm_map_jacobian_exact(ws, p, w->period, z, Pz, Je, &evals), SM_OK);
+        /* One run of N strides; a map's central differences take 2 n N more. */
+        assert_int_equal(evals, w->period * (m->map ? 1 + 2 * (long)n : 1));
+        const double h = sm_stability_fd_step(0, sm_workspace_options(ws)->rtol);
+        assert_status(sm_stability_jacobian(ws, p, w->period, z, h, Jd, &evals), SM_OK);
+        const double scale = fmax(1.0, sm_dense_max_abs(Jd, n * n));
+        const double d = max_abs_diff(Je, Jd, n * n);
+        /* P^N(z) from the sensitivity run is the gait's return too, to the
+         * integration error (its steps differ: the sensitivities are in
+         * the error test). */
+        const double ret = max_abs_diff(Pz, z, n);
+        print_message("%-34s N=%d  |J_exact - J_fd| = %.2e (scale %.2g)  |P(z) - z| = %.1e\n", w->name, w->period,
+                      d, scale, ret);
+        assert_true(d <= 1e-6 * scale);
+        assert_true(ret <= 1e-8);
+        sm_workspace_free(ws);
+        sm_registry_close(m);
+    }
+}
+
+/* The rimless wheel's one multiplier is cos^2(2 alpha) for every slope
+ * (McGeer 1990; models/rimless.c): at rtol = atol = 1e-13 the exact
+ * Jacobian gives it to 1e-11, where differences of the stride stop near
+ * 1e-8. */
+static void test_rimless_multiplier(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("rimless");
+    sm_workspace *ws = test_workspace(m, 1e-13, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    const double gammas[] = {0.06, 0.08, 0.12};
+    for (size_t k = 0; k < 3; k++) {
+        set_param(m, p, "gamma", gammas[k]);
+        const double alpha = M_PI / p[sm_model_param_index(m, "n")];
+        const double g = p[sm_model_param_index(m, "g")], l = p[sm_model_param_index(m, "l")];
+        const double z = -cos(2 * alpha) / sin(2 * alpha) * sqrt(4 * (g / l) * sin(alpha) * sin(gammas[k]));
+        double J, Pz;
+        long evals = 0;
+        assert_status(sm_map_jacobian_exact(ws, p, 1, &z, &Pz, &J, &evals), SM_OK);
+        const double lambda = cos(2 * alpha) * cos(2 * alpha);
+        print_message("gamma %.2f: exact multiplier - cos^2(2 alpha) = %.2e\n", gammas[k], J - lambda);
+        assert_close(J, lambda, 1e-11);
+        assert_close(Pz, z, 1e-10);
+    }
+    sm_workspace_free(ws);
+}
+
+/* Newton with exact Jacobians on the compass gait from a guess 0.05 off:
+ * the residual r_k squares each step, r_{k+1} <= C r_k^2 while r_{k+1} is
+ * above the integrator's noise (1e-9; there the steps wander by 1e-10). */
+static void test_newton_quadratic(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("compass");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    const size_t n = m->n_free;
+    double z[SM_MAX_STATE], Pz[SM_MAX_STATE], J[SM_MAX_STATE * SM_MAX_STATE], A[SM_MAX_STATE * SM_MAX_STATE];
+    double b[SM_MAX_STATE], res[16];
+    sm_model_free(m, x, z);
+    int it = 0;
+    for (; it < 12; it++) {
+        long evals = 0;
+        assert_status(sm_map_jacobian_exact(ws, p, 1, z, Pz, J, &evals), SM_OK);
+        for (size_t i = 0; i < n; i++) b[i] = z[i] - Pz[i];
+        res[it] = sm_dense_max_abs(b, n);
+        print_message("newton %d: residual %.3e\n", it, res[it]);
+        if (res[it] < 1e-9) break;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < n; j++) A[i * n + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
+        assert_status(sm_dense_solve(n, A, b), SM_OK);
+        for (size_t i = 0; i < n; i++) z[i] += b[i];
+    }
+    assert_true(it < 12);
+    int checked = 0;
+    for (int k = 0; k + 1 <= it; k++) {
+        if (res[k + 1] < 1e-9 || res[k] > 0.1) continue; /* noise, or too far */
+        print_message("r_%d / r_%d^2 = %.3g\n", k + 1, k, res[k + 1] / (res[k] * res[k]));
+        assert_true(res[k + 1] <= 10.0 * res[k] * res[k]);
+        checked++;
+    }
+    assert_true(checked >= 2);
+    sm_workspace_free(ws);
+}
+
+/* sm_fixed_point with the exact Jacobian finds the same gait as with
+ * differences, in no more iterations, and with check_fd reports the
+ * difference multipliers beside the exact ones (agreeing to 1e-6). */
+static void test_fixed_point_exact_option(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("compass");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result fd, ex;
+    assert_status(sm_fixed_point(ws, p, x, &no, &fd), SM_OK);
+    assert_int_equal(fd.fd_check_status, SM_NOT_CONVERGED); /* not asked for */
+    no.jacobian = SM_JACOBIAN_EXACT;
+    no.check_fd = true;
+    assert_status(sm_fixed_point(ws, p, x, &no, &ex), SM_OK);
+    assert_true(ex.iterations <= fd.iterations);
+    assert_true(max_abs_diff(ex.x, fd.x, m->n_state) < 1e-9);
+    assert_true(ex.jacobian_exact && fd.jacobian_exact);
+    assert_status(ex.fd_check_status, SM_OK);
+    for (size_t i = 0; i < m->n_free; i++) {
+        assert_close(ex.eig_fd_re[i], ex.eig_re[i], 1e-6);
+        assert_close(ex.eig_fd_im[i], ex.eig_im[i], 1e-6);
+    }
+    no.jacobian = (sm_jacobian_kind)7;
+    char why[200];
+    assert_status(sm_newton_options_check(&no, why, sizeof why), SM_BAD_OPTION);
+    assert_non_null(strstr(why, "sm_newton_options.jacobian"));
+    sm_workspace_free(ws);
+    sm_registry_close(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_matches_differences),
+        cmocka_unit_test(test_rimless_multiplier),
+        cmocka_unit_test(test_newton_quadratic),
+        cmocka_unit_test(test_fixed_point_exact_option),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
