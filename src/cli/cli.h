@@ -125,6 +125,7 @@ enum {
     OPT_MU,
     OPT_STARTS,
     OPT_BOX,
+    OPT_JACOBIAN,
 };
 #define CLI_SOLVER_OPTIONS                                                                        \
     {"set", required_argument, 0, OPT_SET}, {"rtol", required_argument, 0, OPT_RTOL},             \

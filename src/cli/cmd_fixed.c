@@ -8,7 +8,8 @@
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
     "                       [--rtol R] [--atol A] [--method adams|bdf] [--max-order Q] [--tol T]\n"
-    "                       [--max-iter K] [--fd-step H] [--central] [--tmax T]\n"
+    "                       [--max-iter K] [--fd-step H] [--central] [--jacobian fd|exact]\n"
+    "                       [--tmax T]\n"
     "                       [--max-step H] [--json]\n"
     "\n"
     "Finds a gait of MODEL: a fixed point x* = P^N(x*) of the stride map P, by\n"
@@ -29,6 +30,11 @@ static const char help[] =
     "                    0.01 rtol^(1/5) for the stability Jacobian, which is\n"
     "                    Richardson-extrapolated from central differences at H and H/2)\n"
     "  --central         central differences during Newton (default forward)\n"
+    "  --jacobian KIND   Newton's Jacobian: 'fd', finite differences (default), or 'exact',\n"
+    "                    from sensitivities through each phase and the saltation at each\n"
+    "                    event.  The eigenvalues use the exact Jacobian where the model\n"
+    "                    allows, whatever KIND; the finite-difference ones (Richardson,\n"
+    "                    see --fd-step) are shown beside them as a cross-check\n"
     "  --tmax T          stride time limit (default: the model's)\n"
     "  --max-step H      largest integration step (default: no limit)\n"
     "  --mu MU           friction coefficient for the no-slip check (default 1)\n"
@@ -126,6 +132,10 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "orbit", orbit);
     json_object_set_new(doc, "jacobian", jac);
     json_object_set_new(doc, "eigenvalues", eig);
+    json_object_set_new(doc, "jacobian_method",
+                        have_eig ? json_string(r->jacobian_exact ? "exact" : "finite_differences") : json_null());
+    const bool have_fd = have_eig && r->jacobian_exact && r->fd_check_status == SM_OK;
+    json_object_set_new(doc, "eigenvalues_fd", cli_eigenvalues_json(have_fd ? r->n_free : 0, r->eig_fd_re, r->eig_fd_im));
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
     cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
@@ -138,10 +148,11 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
         json_object_set_new(doc, m->extra_group, group);
     }
     json_t *solver = cli_solver_json(&run->solver);
-    json_t *newton = json_pack("{s:f, s:f, s:f, s:b, s:i}", "newton_tol", run->newton.tol, "fd_step",
+    json_t *newton = json_pack("{s:f, s:f, s:f, s:b, s:i, s:s}", "newton_tol", run->newton.tol, "fd_step",
                                sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
                                "stability_fd_step", sm_stability_fd_step(run->newton.fd_step, run->solver.rtol),
-                               "central_differences", run->newton.central, "max_iter", run->newton.max_iter);
+                               "central_differences", run->newton.central, "max_iter", run->newton.max_iter,
+                               "newton_jacobian", run->newton.jacobian == SM_JACOBIAN_EXACT ? "exact" : "fd");
     json_object_update(solver, newton);
     json_decref(newton);
     json_object_set_new(doc, "solver", solver);
@@ -171,7 +182,13 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     printf("eigenvalues ");
     for (size_t i = 0; i < r->n_free; i++)
         printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
-    printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
+    printf(" (%s)\n", r->jacobian_exact ? "exact Jacobian" : "finite differences");
+    if (r->jacobian_exact && r->fd_check_status == SM_OK) {
+        printf("eigen (fd)  ");
+        for (size_t i = 0; i < r->n_free; i++) printf(" %.9g%+.9gi", r->eig_fd_re[i], r->eig_fd_im[i]);
+        printf(" (finite differences, a cross-check)\n");
+    }
+    printf("stable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
     if (r->trivial_index >= 0)
         printf("note         the multiplier %.9g is 1 by conservation of %s (drift over the gait %.2g); "
                "stability is judged on the others\n",
@@ -224,6 +241,7 @@ int cmd_fixed(int argc, char **argv)
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"central", no_argument, 0, OPT_CENTRAL},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {"mu", required_argument, 0, OPT_MU},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};
@@ -231,6 +249,8 @@ int cmd_fixed(int argc, char **argv)
     if (rc) return rc == CLI_DONE ? 0 : rc;
     const sm_model *m = run.model;
     if (!run.have_x0) m->guess(run.x0, run.params, m->data);
+    /* the exact multipliers are reported with the differences' beside them */
+    run.newton.check_fd = true;
 
     sm_workspace *ws = NULL;
     sm_status st = sm_workspace_create(m, &run.solver, &ws);

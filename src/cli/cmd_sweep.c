@@ -41,7 +41,7 @@ static const char help[] =
     "  --progress        a progress line on stderr even when it is not a terminal\n"
     "  -q, --quiet       no progress line\n"
     "  --period, --rtol, --atol, --method, --max-order, --tol, --max-iter, --fd-step,\n"
-    "  --central, --tmax, --max-step   as in 'stridemap fixed'\n"
+    "  --central, --jacobian, --tmax, --max-step   as in 'stridemap fixed'\n"
     "\n"
     "Columns: index, the swept parameters, outcome (stable, unstable, fell,\n"
     "not_converged, no_stability, degenerate), status, stride_status, converged, stable,\n"
@@ -203,6 +203,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"central", no_argument, 0, OPT_CENTRAL},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, args, opts, help, own_option, &o, false);
     if (rc) {
