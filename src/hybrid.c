@@ -59,8 +59,8 @@ struct sm_workspace {
 
 void sm_solver_options_default(sm_solver_options *o)
 {
-    o->rtol = 1e-10;
-    o->atol = 1e-10;
+    o->rtol = 1e-12;
+    o->atol = 1e-12;
     o->method = SM_METHOD_ADAMS;
     o->max_step = 0.0;
     o->t_max = 0.0;

@@ -215,6 +215,59 @@ static void test_fixed_point_exact_option(void **state)
     sm_registry_close(m);
 }
 
+/* Issue 12, item 5: the default settings reproduce the simplest walker's
+ * published gait at gamma = 0.009 (Garcia et al. 1998) to 1e-10 and its
+ * multipliers, from the exact Jacobian, to 1e-9 of a reference computed
+ * here at rtol = atol = 1e-13 and Newton tol 1e-13; and the rimless
+ * wheel's closed-form gait and multiplier (models/rimless.c) to 1e-10.
+ * At the old defaults (rtol 1e-10, Richardson multipliers) the simplest
+ * walker's theta was 5.5e-10 off and its multipliers 1.4e-7. */
+static void test_defaults_reproduce_published_gaits(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("simplest");
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    double p[1] = {GARCIA_GAMMA}, x[4];
+    m->guess(x, p, m->data);
+    static sm_fixed_result r, ref;
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    sm_workspace_free(ws);
+    print_message("simplest: theta - published %.2e, theta_dot - published %.2e\n", r.x[0] - GARCIA_STABLE_THETA,
+                  r.x[1] - GARCIA_STABLE_THETA_DOT);
+    assert_close(r.x[0], GARCIA_STABLE_THETA, 1e-10);
+    assert_close(r.x[1], GARCIA_STABLE_THETA_DOT, 1e-10);
+    assert_true(r.jacobian_exact);
+    ws = test_workspace(m, 1e-13, SM_METHOD_ADAMS);
+    no.tol = 1e-13;
+    assert_status(sm_fixed_point(ws, p, x, &no, &ref), SM_OK);
+    sm_workspace_free(ws);
+    for (size_t i = 0; i < 2; i++) {
+        print_message("multiplier %zu - reference: %.2e%+.2ei\n", i, r.eig_re[i] - ref.eig_re[i],
+                      r.eig_im[i] - ref.eig_im[i]);
+        assert_true(hypot(r.eig_re[i] - ref.eig_re[i], r.eig_im[i] - ref.eig_im[i]) <= 1e-9);
+    }
+
+    m = test_model("rimless");
+    double pr[SM_MAX_PARAMS], xr[SM_MAX_STATE];
+    sm_model_default_params(m, pr);
+    m->guess(xr, pr, m->data);
+    sm_newton_options_default(&no);
+    ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    assert_status(sm_fixed_point(ws, pr, xr, &no, &r), SM_OK);
+    sm_workspace_free(ws);
+    const double alpha = M_PI / pr[sm_model_param_index(m, "n")];
+    const double g = pr[sm_model_param_index(m, "g")], l = pr[sm_model_param_index(m, "l")];
+    const double gamma = pr[sm_model_param_index(m, "gamma")];
+    const double rate = -cos(2 * alpha) / sin(2 * alpha) * sqrt(4 * (g / l) * sin(alpha) * sin(gamma));
+    print_message("rimless: rate - closed form %.2e, multiplier - cos^2(2 alpha) %.2e\n", r.x[1] - rate,
+                  r.eig_re[0] - cos(2 * alpha) * cos(2 * alpha));
+    assert_close(r.x[0], alpha, 1e-10);
+    assert_close(r.x[1], rate, 1e-10);
+    assert_close(r.eig_re[0], cos(2 * alpha) * cos(2 * alpha), 1e-10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -222,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_rimless_multiplier),
         cmocka_unit_test(test_newton_quadratic),
         cmocka_unit_test(test_fixed_point_exact_option),
+        cmocka_unit_test(test_defaults_reproduce_published_gaits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

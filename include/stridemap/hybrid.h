@@ -16,8 +16,8 @@
 typedef enum { SM_METHOD_ADAMS, SM_METHOD_BDF } sm_method;
 
 typedef struct {
-    double rtol;          /* relative tolerance (default 1e-10) */
-    double atol;          /* absolute tolerance (default 1e-10) */
+    double rtol;          /* relative tolerance (default 1e-12) */
+    double atol;          /* absolute tolerance (default 1e-12) */
     sm_method method;     /* Adams-Moulton (default) or BDF */
     double max_step;      /* largest internal step; 0 means no limit */
     double t_max;         /* stride time limit; 0 means the model's own */

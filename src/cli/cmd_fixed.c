@@ -21,7 +21,7 @@ static const char help[] =
     "  --guess LIST      starting state, all state variables in order, comma-separated;\n"
     "                    its free coordinates are used (default: the model's guess)\n"
     "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
-    "  --rtol, --atol    integration tolerances (default 1e-10 each)\n"
+    "  --rtol, --atol    integration tolerances (default 1e-12 each)\n"
     "  --method          CVODE's 'adams' (default) or 'bdf'\n"
     "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF)\n"
     "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
