@@ -55,8 +55,9 @@ static const char help[] =
     "  --max-iter K      Newton iterations at the start point (default 30)\n"
     "  --fd-step H       corrector's difference step (default sqrt(rtol)); also the\n"
     "                    stability Jacobian's (default 0.01 rtol^(1/5), Richardson)\n"
-    "  --rtol, --atol, --method, --max-order, --tmax, --max-step: the integrator, as in\n"
-    "                    'stridemap fixed --help'\n"
+
+    "  --rtol, --atol, --method, --max-order, --tmax, --max-step, --jacobian\n"
+    "                    (corrector): see 'stridemap fixed --help'\n"
     "\n"
     "CSV: one row per point,\n"
     "  branch,period,NAME,type,<state names...>,eig1_re,eig1_im,...,max_abs_eig,stable,\n"
@@ -267,6 +268,7 @@ int cmd_continue(int argc, char **argv)
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {"out", required_argument, 0, OPT_OUT},
                                          {0, 0, 0, 0}};
     cont_settings s = {.step = 1e-3, .step_min = 1e-8, .step_max = 0.0, .weight = 1.0,
