@@ -306,6 +306,31 @@ static void test_continuation_exact_corrector(void **state)
     sm_workspace_free(ws);
 }
 
+/* Spring-mass walking conserves energy, so the gait's family has the
+ * multiplier 1 exactly (Geyer et al. 2006; models/slip.c): the exact
+ * Jacobian gives it to 1e-9 (Richardson differences: 1.3e-7). */
+static void test_slip_trivial_multiplier(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("slip");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    set_param(m, p, "E", 840);
+    m->guess(x, p, m->data);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_true(r.jacobian_exact);
+    assert_true(r.trivial_index >= 0);
+    print_message("slip: trivial multiplier - 1 = %.2e%+.2ei\n", r.eig_re[r.trivial_index] - 1,
+                  r.eig_im[r.trivial_index]);
+    assert_close(r.eig_re[r.trivial_index], 1.0, 1e-9);
+    assert_close(r.eig_im[r.trivial_index], 0.0, 1e-9);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +340,7 @@ int main(void)
         cmocka_unit_test(test_fixed_point_exact_option),
         cmocka_unit_test(test_defaults_reproduce_published_gaits),
         cmocka_unit_test(test_continuation_exact_corrector),
+        cmocka_unit_test(test_slip_trivial_multiplier),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
