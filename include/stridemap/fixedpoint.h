@@ -54,7 +54,8 @@ typedef struct {
     SM_GAIT_MEMBER;           /* the gait at the returned point: x, and once converged its
                                  Jacobian, multipliers, stability, metrics and family */
     /* With check_fd: the multipliers from sm_stability_jacobian's finite
-     * differences, by decreasing modulus, and that computation's status. */
+     * differences, by decreasing modulus, and that computation's status
+     * (without it: NaN, and SM_NOT_CONVERGED for "not computed"). */
     sm_status fd_check_status;
     double eig_fd_re[SM_MAX_STATE], eig_fd_im[SM_MAX_STATE];
 } sm_fixed_result;
