@@ -4,7 +4,7 @@
  *   bench_stride [--quick] [--json] [--tol T] [--profile engine|floor|floor4 N]
  *
  * The simplest walker at gamma = 0.009 with the library's default solver
- * options (Adams, fixed-point nonlinear solver, rtol = atol = 1e-10):
+ * options (Adams, fixed-point nonlinear solver, rtol = atol = 1e-12 since issue 12, 1e-10 before):
  *
  *   engine   sm_stride from the fixed point, many times; best of several runs
  *   floor    CVODE alone: CVodeReInit at the same start, one root function
@@ -19,7 +19,7 @@
  * Times are wall-clock (CLOCK_MONOTONIC), the best of N runs: the machine is
  * shared and noisy, and the minimum is the least disturbed estimate.
  * --tol T sets rtol = atol = T for every path but the reference (default
- * 1e-10, the library's); --profile runs N strides of one path and nothing
+ * the library's, 1e-12; 1e-10 before issue 12); --profile runs N strides of one path and nothing
  * else (for callgrind). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* clock_gettime, M_PI_2 (meson passes it too) */

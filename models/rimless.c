@@ -46,6 +46,15 @@ static int rhs(double t, const double *x, double *xd, const double *p, const voi
     return 0;
 }
 
+/* df/dx, for the exact stride-map Jacobian. */
+static int jac(double t, const double *x, double *J, const double *p, const void *data)
+{
+    (void)t;
+    J[0] = 0.0, J[1] = 1.0;
+    J[2] = p[G] / p[L] * cos(x[TH] - p[GAMMA]), J[3] = 0.0;
+    return 0;
+}
+
 static double next_spoke_gap(double t, const double *x, const double *p, const void *data)
 {
     (void)t;
@@ -62,6 +71,21 @@ static double hub_height_behind(double t, const double *x, const double *p, cons
 {
     (void)t;
     return x[TH] - p[GAMMA] - M_PI_2;
+}
+
+static double next_spoke_gap_gradient(double t, const double *x, const double *p, const void *data, double *grad)
+{
+    (void)t, (void)x;
+    grad[TH] = 1.0, grad[THD] = 0.0;
+    return 0.0;
+}
+
+static int strike_jacobian(const double *xm, double *DR, const double *p, const void *data)
+{
+    (void)xm;
+    DR[0] = -1.0, DR[1] = 0.0;
+    DR[2] = 0.0, DR[3] = cos(2.0 * half_angle(p));
+    return 0;
 }
 
 static int strike(const double *xm, double *xp, const double *p, const void *data)
@@ -120,7 +144,8 @@ static double step_length(const double *x, const double *p, const void *data)
 
 static const sm_event events[] = {
     {.name = "spoke_strike", .value = next_spoke_gap, .direction = -1,
-     .outcome = SM_EVENT_SECTION, .reset = strike},
+     .outcome = SM_EVENT_SECTION, .reset = strike, .gradient = next_spoke_gap_gradient,
+     .reset_jacobian = strike_jacobian},
     {.name = "rolled_back", .value = stance_rate, .direction = +1, .outcome = SM_EVENT_FAIL,
      .failure = SM_FELL_BACKWARD},
     {.name = "hub_down_behind", .value = hub_height_behind, .direction = +1,
@@ -128,7 +153,7 @@ static const sm_event events[] = {
 };
 
 static const sm_phase phases[] = {
-    {.name = "stance", .rhs = rhs, .n_events = 3, .events = events},
+    {.name = "stance", .rhs = rhs, .n_events = 3, .events = events, .jac = jac},
 };
 
 static const char *const state_names[] = {"theta", "theta_dot"};

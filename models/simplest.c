@@ -65,6 +65,23 @@ static int rhs(double t, const double *x, double *xd, const double *p, const voi
     return 0;
 }
 
+/* df/dx, for the exact stride-map Jacobian. */
+static int jac(double t, const double *x, double *J, const double *p, const void *data)
+{
+    (void)t;
+    const double s = sin(x[TH] - p[GAMMA]), c = cos(x[TH] - p[GAMMA]);
+    const double sp = sin(x[PH]), cp = cos(x[PH]);
+    const double rows[4][4] = {
+        {0.0, 1.0, 0.0, 0.0},
+        {c, 0.0, 0.0, 0.0},
+        {0.0, 0.0, 0.0, 1.0},
+        {c + sp * s, 2.0 * x[THD] * sp, cp * (x[THD] * x[THD] - c), 0.0},
+    };
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) J[4 * i + j] = rows[i][j];
+    return 0;
+}
+
 static double heelstrike_surface(double t, const double *x, const double *p, const void *data)
 {
     (void)t, (void)p;
@@ -93,6 +110,28 @@ static double hip_height_behind(double t, const double *x, const double *p, cons
 {
     (void)t;
     return x[TH] - p[GAMMA] - M_PI_2;
+}
+
+static double heelstrike_gradient(double t, const double *x, const double *p, const void *data, double *grad)
+{
+    (void)t, (void)x, (void)p;
+    grad[TH] = -2.0, grad[THD] = 0.0, grad[PH] = 1.0, grad[PHD] = 0.0;
+    return 0.0;
+}
+
+/* d heelstrike / d x_minus: only theta and theta_dot enter the reset. */
+static int heelstrike_jacobian(const double *xm, double *DR, const double *p, const void *data)
+{
+    (void)p;
+    const double c2 = cos(2.0 * xm[TH]), dc2 = -2.0 * sin(2.0 * xm[TH]);
+    for (int i = 0; i < 16; i++) DR[i] = 0.0;
+    DR[4 * TH + TH] = -1.0;
+    DR[4 * THD + TH] = dc2 * xm[THD];
+    DR[4 * THD + THD] = c2;
+    DR[4 * PH + TH] = -2.0;
+    DR[4 * PHD + TH] = dc2 * (1.0 - 2.0 * c2) * xm[THD];
+    DR[4 * PHD + THD] = c2 * (1.0 - c2);
+    return 0;
 }
 
 static int heelstrike(const double *xm, double *xp, const double *p, const void *data)
@@ -190,7 +229,8 @@ static double weight(const double *p, const void *data) { return 1.0; }
 
 static const sm_event events[] = {
     {.name = "heelstrike", .value = heelstrike_surface, .direction = +1,
-     .guard = stance_past_vertical, .outcome = SM_EVENT_SECTION, .reset = heelstrike},
+     .guard = stance_past_vertical, .outcome = SM_EVENT_SECTION, .reset = heelstrike,
+     .gradient = heelstrike_gradient, .reset_jacobian = heelstrike_jacobian},
     {.name = "rolled_back", .value = stance_rate, .direction = +1, .outcome = SM_EVENT_FAIL,
      .failure = SM_FELL_BACKWARD},
     {.name = "hip_down_front", .value = hip_height_front, .direction = -1,
@@ -200,7 +240,7 @@ static const sm_event events[] = {
 };
 
 static const sm_phase phases[] = {
-    {.name = "swing", .rhs = rhs, .n_events = 4, .events = events},
+    {.name = "swing", .rhs = rhs, .n_events = 4, .events = events, .jac = jac},
 };
 
 static const char *const state_names[] = {"theta", "theta_dot", "phi", "phi_dot"};

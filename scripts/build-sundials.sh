@@ -37,7 +37,7 @@ version=$(dpkg-query -W -f='${source:Version}' libsundials-dev 2>/dev/null) ||
 # Everything that shapes the installed libraries; its hash names the prefix.
 cmake_args=(-DCMAKE_BUILD_TYPE=Release "-DCMAKE_C_FLAGS_RELEASE=-O2 -DNDEBUG" -DCMAKE_INSTALL_LIBDIR=lib
   -DCMAKE_SKIP_INSTALL_RPATH=ON -DBUILD_STATIC_LIBS=OFF -DBUILD_SHARED_LIBS=ON
-  -DBUILD_CVODE=ON -DBUILD_ARKODE=ON -DBUILD_CVODES=OFF -DBUILD_IDA=OFF -DBUILD_IDAS=OFF
+  -DBUILD_CVODE=ON -DBUILD_ARKODE=ON -DBUILD_CVODES=ON -DBUILD_IDA=OFF -DBUILD_IDAS=OFF
   -DBUILD_KINSOL=OFF -DBUILD_FORTRAN_MODULE_INTERFACE=OFF -DEXAMPLES_ENABLE_C=OFF -DEXAMPLES_INSTALL=OFF)
 compiler=$(cc -dumpmachine 2>/dev/null)-$(cc -dumpfullversion 2>/dev/null)
 key=$(printf '%s\n' "$version" "$compiler" "${cmake_args[@]}" | sha256sum | cut -c1-12)
@@ -77,7 +77,7 @@ apt-get "${apt_opts[@]}" update -qq >/dev/null 2>&1 || fail "apt-get update of t
 src=$(find "$work" -maxdepth 1 -type d -name 'sundials-*' | head -n 1)
 [ -n "$src" ] || fail "apt-get source sundials=$version unpacked nothing"
 
-echo "build-sundials: building CVODE and ARKODE with -O2 into $prefix (about 20 s, once)" >&2
+echo "build-sundials: building CVODE, CVODES and ARKODE with -O2 into $prefix (about 20 s, once)" >&2
 log="$work/build.log"
 tmp_prefix="$prefix.tmp.$$"
 trap 'rc=$?; [ $rc -ne 0 ] && [ -f "$log" ] && tail -n 30 "$log" >&2; rm -rf "$work" "$tmp_prefix"' EXIT

@@ -190,7 +190,11 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
     double J[SM_MAX_STATE * SM_MAX_STATE], Pz[SM_MAX_STATE], col[MAXU];
     for (size_t i = 0; i < n; i++) Pz[i] = F[i] + u[i];
     b->p[b->o->param] = mu_of(b, u);
-    sm_status st = sm_map_jacobian(b->ws, b->p, b->period, u, Pz, b->h, central, J, &b->evals);
+    /* The start's Jacobian choice is the corrector's too (dF/dmu stays a
+     * difference: the sensitivities are to the state, not the parameter). */
+    sm_status st = b->o->start.jacobian == SM_JACOBIAN_EXACT
+                       ? sm_map_jacobian_exact(b->ws, b->p, b->period, u, NULL, J, &b->evals)
+                       : sm_map_jacobian(b->ws, b->p, b->period, u, Pz, b->h, central, J, &b->evals);
     if (st != SM_OK) return b->stride_status = st;
     st = dF_dmu(b, u, F, central, col);
     if (st != SM_OK) return st;

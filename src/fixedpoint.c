@@ -16,6 +16,8 @@ void sm_newton_options_default(sm_newton_options *o)
     o->max_backtracks = 20;
     o->update = SM_NEWTON_BROYDEN;
     o->jacobian_guess = NULL;
+    o->jacobian = SM_JACOBIAN_FD;
+    o->check_fd = false;
 }
 
 sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t why_len)
@@ -34,6 +36,11 @@ sm_status sm_newton_options_check(const sm_newton_options *o, char *why, size_t 
     }
     if (!(o->fd_step >= 0 && o->fd_step < 1)) {
         snprintf(why, why_len, "sm_newton_options.fd_step must be in [0, 1) (0: the default for each difference scheme), not %g", o->fd_step);
+        return SM_BAD_OPTION;
+    }
+    if (o->jacobian != SM_JACOBIAN_FD && o->jacobian != SM_JACOBIAN_EXACT) {
+        snprintf(why, why_len, "sm_newton_options.jacobian must be SM_JACOBIAN_FD or SM_JACOBIAN_EXACT, not %d",
+                 (int)o->jacobian);
         return SM_BAD_OPTION;
     }
     if (o->max_backtracks < 0) {
@@ -149,12 +156,15 @@ static double noise_level(const sm_workspace *ws, const double *z, size_t n)
     return 1e3 * fmax(so->rtol, so->atol) * fmax(1.0, sm_dense_max_abs(z, n));
 }
 
-/* Newton's Jacobian of P^N at z by differences (forward from Pz, or
- * central as o asks); the one place it is made. */
+/* Newton's Jacobian of P^N at z (where P^N(z) = Pz): by differences
+ * (forward from Pz, or central as o asks), or the exact one from one
+ * sensitivity run of P^N; the one place it is made. */
 static sm_status newton_jacobian(sm_workspace *ws, const double *p, const sm_newton_options *o, const double *z,
                                  const double *Pz, double h, double *J, sm_fixed_result *r)
 {
-    sm_status st = sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, J, &r->stride_evals);
+    sm_status st = o->jacobian == SM_JACOBIAN_EXACT
+                       ? sm_map_jacobian_exact(ws, p, o->period, z, NULL, J, &r->stride_evals)
+                       : sm_map_jacobian(ws, p, o->period, z, Pz, h, o->central, J, &r->stride_evals);
     if (st != SM_OK) r->stride_status = st;
     return st;
 }
@@ -241,6 +251,8 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     r->minimal_period = o->period;
     r->invariant_drift = NAN;
     r->status = SM_NOT_CONVERGED;
+    r->fd_check_status = SM_NOT_CONVERGED; /* not computed */
+    for (size_t i = 0; i < SM_MAX_STATE; i++) r->eig_fd_re[i] = r->eig_fd_im[i] = NAN;
 
     char why[160];
     if (sm_newton_options_check(o, why, sizeof why) != SM_OK) return r->status = SM_BAD_OPTION;
@@ -277,7 +289,9 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     while (norm > o->tol) {
         if (r->iterations >= o->max_iter) return give_up(m, p, z, r, SM_NOT_CONVERGED);
         r->iterations++;
-        if (!have_J || o->update == SM_NEWTON_FULL) {
+        /* An exact Jacobian costs about what a Broyden miss does, and keeps
+         * Newton quadratic: take it every iteration. */
+        if (!have_J || o->update == SM_NEWTON_FULL || o->jacobian == SM_JACOBIAN_EXACT) {
             sm_status st = newton_jacobian(ws, p, o, z, Pz, h, J, r);
             if (st != SM_OK) return give_up(m, p, z, r, SM_NOT_CONVERGED);
             have_J = fresh = true;
@@ -376,7 +390,14 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
     }
     r->minimal_period = shortest_period(ws, p, r->x, have_end ? x_end : NULL, o->period, fmax(1e-6, 1e3 * o->tol),
                                         &r->stride_evals);
-    sm_status st = sm_gait_analyse(ws, p, sm_stability_fd_step(o->fd_step, rtol), &r->gait, &r->stride_evals);
+    const double h_stab = sm_stability_fd_step(o->fd_step, rtol);
+    sm_status st = sm_gait_analyse(ws, p, h_stab, &r->gait, &r->stride_evals);
+    if (st == SM_OK && o->check_fd) {
+        sm_gait fd = r->gait;
+        r->fd_check_status = sm_gait_analyse_fd(ws, p, h_stab, &fd, &r->stride_evals);
+        memcpy(r->eig_fd_re, fd.eig_re, sizeof r->eig_fd_re);
+        memcpy(r->eig_fd_im, fd.eig_im, sizeof r->eig_fd_im);
+    }
     if (st != SM_OK) {
         /* The gait stands; only its stability could not be computed. */
         r->stride_status = st;

@@ -5,7 +5,7 @@
 
 #include "stridemap/poincare.h"
 
-sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals)
+static sm_status analyse(sm_workspace *ws, const double *p, double h, bool exact, sm_gait *g, long *evals)
 {
     const sm_model *m = sm_workspace_model(ws);
     const size_t n = g->n_free;
@@ -14,7 +14,18 @@ sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *
     g->trivial_index = -1;
     double z[SM_MAX_STATE];
     sm_model_free(m, g->x, z);
-    sm_status st = sm_stability_jacobian(ws, p, g->period, z, h, g->jacobian, evals);
+    /* The exact Jacobian is one stride with sensitivities against 4 N n
+     * strides of Richardson's differences, and is not limited by their
+     * truncation and noise (about 1e-7); where it cannot be had (a method
+     * without sensitivities, a grazing event, a stride that fails with
+     * them) the differences still judge the gait. */
+    sm_status st = SM_NO_EXACT_JACOBIAN;
+    g->jacobian_exact = false;
+    if (exact) {
+        st = sm_map_jacobian_exact(ws, p, g->period, z, NULL, g->jacobian, evals);
+        g->jacobian_exact = st == SM_OK;
+    }
+    if (st != SM_OK) st = sm_stability_jacobian(ws, p, g->period, z, h, g->jacobian, evals);
     if (st == SM_OK) st = sm_eigenvalues(n, g->jacobian, g->eig_re, g->eig_im);
     if (st != SM_OK) return st;
     /* A conserved quantity makes one multiplier exactly 1 (moving along the
@@ -31,6 +42,16 @@ sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *
         if ((int)i != g->trivial_index) g->max_abs_eig = fmax(g->max_abs_eig, hypot(g->eig_re[i], g->eig_im[i]));
     g->stable = g->max_abs_eig < 1.0;
     return SM_OK;
+}
+
+sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals)
+{
+    return analyse(ws, p, h, true, g, evals);
+}
+
+sm_status sm_gait_analyse_fd(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals)
+{
+    return analyse(ws, p, h, false, g, evals);
 }
 
 int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit)

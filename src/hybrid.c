@@ -1,8 +1,11 @@
 /* CVODE behind sm_hybrid_flow: one CVODE instance per workspace, root-finding
- * for events, guards applied here so CVODE only ever sees plain functions. */
+ * for events, guards applied here so CVODE only ever sees plain functions.
+ * The library links CVODES, CVODE's superset with forward sensitivities
+ * (sm_hybrid_flow_sens); without sensitivities it runs CVODE's code. */
 #include "stridemap/hybrid.h"
 
-#include <cvode/cvode.h>
+#include <cvodes/cvodes.h>
+#include <float.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <nvector/nvector_serial.h>
@@ -48,6 +51,12 @@ struct sm_workspace {
         size_t cap;
         bool busy;
     } scratch[SM_SCRATCH_COUNT];
+
+    /* Forward sensitivities, set up on first use (sm_hybrid_flow_sens). */
+    N_Vector *yS;              /* [sens_cols] */
+    int sens_cols;             /* columns CVODES was set up for; 0: none */
+    bool sens_on;              /* CVODES carries them in the current flow */
+    SUNNonlinearSolver nlsS;   /* Adams' fixed-point iteration for them */
 };
 
 const char *sm_method_name(sm_method m)
@@ -58,8 +67,8 @@ const char *sm_method_name(sm_method m)
 
 void sm_solver_options_default(sm_solver_options *o)
 {
-    o->rtol = 1e-10;
-    o->atol = 1e-10;
+    o->rtol = 1e-12;
+    o->atol = 1e-12;
     o->method = SM_METHOD_ADAMS;
     o->max_step = 0.0;
     o->t_max = 0.0;
@@ -177,6 +186,8 @@ void sm_workspace_free(sm_workspace *ws)
     if (!ws) return;
     sm_arkode_free(ws->ark);
     if (ws->cvode) CVodeFree(&ws->cvode);
+    if (ws->yS) N_VDestroyVectorArray(ws->yS, ws->sens_cols);
+    if (ws->nlsS) SUNNonlinSolFree(ws->nlsS);
     if (ws->nls) SUNNonlinSolFree(ws->nls);
     if (ws->ls) SUNLinSolFree(ws->ls);
     if (ws->A) SUNMatDestroy(ws->A);
@@ -345,8 +356,104 @@ static void add_cvode_counters(sm_workspace *ws)
     ws->counters.flows++;
 }
 
-sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x,
-                         double t_end, const sm_observer *obs, size_t *event)
+/* The sensitivity right-hand side for all columns at once:
+ * ySdot_j = df/dx(t, y) yS_j.  With the phase's jac that is exact; without
+ * it, a central difference quotient of f along yS_j, the step scaled so
+ * that the state moves by cbrt(eps) max(1, |y|) (truncation and rounding
+ * both about eps^(2/3) relative, 1e-11).  Our own quotient, not CVODES's
+ * internal one, because these are sensitivities to initial conditions
+ * (there is no parameter array p for CVODES to perturb) and because its
+ * step, sqrt(rtol), would tie their accuracy to the tolerance. */
+static int sens_rhs_cb(int ns, sunrealtype t, N_Vector y, N_Vector ydot, N_Vector *yS, N_Vector *ySdot,
+                       void *user, N_Vector tmp1, N_Vector tmp2)
+{
+    (void)ydot;
+    sm_workspace *ws = user;
+    if (ws->cb_fatal) return -1;
+    const size_t n = ws->model->n_state;
+    const double *x = N_VGetArrayPointer(y);
+    const sm_phase *P = ws->phase;
+    if (P->jac) {
+        double J[SM_MAX_STATE * SM_MAX_STATE];
+        int r = P->jac(t, x, J, ws->p, ws->model->data);
+        if (r != 0) return r < 0 ? -1 : 1;
+        for (int k = 0; k < ns; k++) {
+            const double *s = N_VGetArrayPointer(yS[k]);
+            double *d = N_VGetArrayPointer(ySdot[k]);
+            for (size_t i = 0; i < n; i++) {
+                double acc = 0.0;
+                for (size_t j = 0; j < n; j++) acc += J[i * n + j] * s[j];
+                d[i] = acc;
+            }
+        }
+        return 0;
+    }
+    double *xp = N_VGetArrayPointer(tmp1), *fm = N_VGetArrayPointer(tmp2);
+    double ymax = 1.0;
+    for (size_t i = 0; i < n; i++) ymax = fmax(ymax, fabs(x[i]));
+    const double delta = cbrt(DBL_EPSILON) * ymax;
+    for (int k = 0; k < ns; k++) {
+        const double *s = N_VGetArrayPointer(yS[k]);
+        double *d = N_VGetArrayPointer(ySdot[k]);
+        double smax = 0.0;
+        for (size_t i = 0; i < n; i++) smax = fmax(smax, fabs(s[i]));
+        if (!(smax > 0)) {
+            memset(d, 0, n * sizeof *d);
+            continue;
+        }
+        const double sigma = delta / smax;
+        for (size_t i = 0; i < n; i++) xp[i] = x[i] - sigma * s[i];
+        int r = P->rhs(t, xp, fm, ws->p, ws->model->data);
+        if (r == 0) {
+            for (size_t i = 0; i < n; i++) xp[i] = x[i] + sigma * s[i];
+            r = P->rhs(t, xp, d, ws->p, ws->model->data);
+        }
+        ws->counters.rhs_evals += 2;
+        if (r != 0) return r < 0 ? -1 : 1;
+        for (size_t i = 0; i < n; i++) {
+            d[i] = (d[i] - fm[i]) / (2 * sigma);
+            if (!isfinite(d[i])) return 1;
+        }
+    }
+    return 0;
+}
+
+/* CVODES set up for ncols sensitivity columns: once per workspace (again
+ * only if the column count changes), so strides allocate nothing. */
+static sm_status sens_setup(sm_workspace *ws, size_t ncols)
+{
+    if (ws->sens_cols == (int)ncols) return SM_OK;
+    if (ws->yS) {
+        CVodeSensFree(ws->cvode);
+        N_VDestroyVectorArray(ws->yS, ws->sens_cols);
+        ws->yS = NULL;
+        ws->sens_cols = 0;
+    }
+    if (ws->nlsS) {
+        SUNNonlinSolFree(ws->nlsS);
+        ws->nlsS = NULL;
+    }
+    ws->yS = N_VCloneVectorArray((int)ncols, ws->y);
+    if (!ws->yS) return SM_NO_MEMORY;
+    ws->sens_cols = (int)ncols;
+    for (size_t j = 0; j < ncols; j++) N_VConst(0.0, ws->yS[j]);
+    /* Staggered: the state's corrector converges first, then the
+     * sensitivities', each step; the error test covers both. */
+    int bad = CVodeSensInit(ws->cvode, (int)ncols, CV_STAGGERED, sens_rhs_cb, ws->yS);
+    if (!bad) bad = CVodeSensEEtolerances(ws->cvode);
+    if (!bad) bad = CVodeSetSensErrCon(ws->cvode, SUNTRUE);
+    if (!bad && ws->opt.method == SM_METHOD_ADAMS) {
+        /* As for the state: Adams iterates to a fixed point, no Jacobian. */
+        bad = !(ws->nlsS = SUNNonlinSol_FixedPointSens((int)ncols, ws->y, 0, ws->ctx));
+        if (!bad) bad = CVodeSetNonlinearSolverSensStg(ws->cvode, ws->nlsS);
+    }
+    if (!bad) bad = CVodeSensToggleOff(ws->cvode);
+    ws->sens_on = false;
+    return bad ? SM_INTEGRATOR_FAILED : SM_OK;
+}
+
+static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x, double *S,
+                      size_t ncols, double t_end, const sm_observer *obs, size_t *event)
 {
     const sm_model *m = ws->model;
     const sm_phase *P = &m->phases[phase];
@@ -364,6 +471,15 @@ sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double
     if (CVodeReInit(ws->cvode, *t, ws->y) != CV_SUCCESS || watch_events_of(ws, phase) != SM_OK ||
         CVodeSetStopTime(ws->cvode, t_end) != CV_SUCCESS)
         return SM_INTEGRATOR_FAILED;
+    if (S) {
+        for (size_t j = 0; j < ncols; j++)
+            memcpy(N_VGetArrayPointer(ws->yS[j]), S + j * m->n_state, m->n_state * sizeof *S);
+        if (CVodeSensReInit(ws->cvode, CV_STAGGERED, ws->yS) != CV_SUCCESS) return SM_INTEGRATOR_FAILED;
+        ws->sens_on = true;
+    } else if (ws->sens_on) {
+        if (CVodeSensToggleOff(ws->cvode) != CV_SUCCESS) return SM_INTEGRATOR_FAILED;
+        ws->sens_on = false;
+    }
 
     const bool sampling = obs && obs->sample && obs->dt > 0;
     double t_sample = *t;
@@ -391,8 +507,13 @@ sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double
                  * on the heel-strike surface) can end in CVODE's "root found
                  * at and very near t" failure. */
                 add_steps(ws);
-                if (CVodeReInit(ws->cvode, tret, ws->y) != CV_SUCCESS ||
-                    CVodeSetStopTime(ws->cvode, t_end) != CV_SUCCESS) {
+                /* The sensitivities at the crossing come from CVODES's
+                 * history, which CVodeReInit clears: take them first. */
+                double ts = tret;
+                if ((S && CVodeGetSens(ws->cvode, &ts, ws->yS) != CV_SUCCESS) ||
+                    CVodeReInit(ws->cvode, tret, ws->y) != CV_SUCCESS ||
+                    CVodeSetStopTime(ws->cvode, t_end) != CV_SUCCESS ||
+                    (S && CVodeSensReInit(ws->cvode, CV_STAGGERED, ws->yS) != CV_SUCCESS)) {
                     st = SM_INTEGRATOR_FAILED;
                     *t = tret;
                     break;
@@ -439,8 +560,32 @@ sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double
         }
     }
     memcpy(x, y, m->n_state * sizeof *y);
+    if (S) {
+        double ts = *t;
+        if (CVodeGetSens(ws->cvode, &ts, ws->yS) != CV_SUCCESS && st == SM_OK) st = SM_INTEGRATOR_FAILED;
+        for (size_t j = 0; j < ncols; j++)
+            memcpy(S + j * m->n_state, N_VGetArrayPointer(ws->yS[j]), m->n_state * sizeof *S);
+    }
     add_cvode_counters(ws);
     return st;
+}
+
+sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x,
+                         double t_end, const sm_observer *obs, size_t *event)
+{
+    return flow(ws, p, phase, t, x, NULL, 0, t_end, obs, event);
+}
+
+sm_status sm_hybrid_flow_sens(sm_workspace *ws, const double *p, size_t phase, double *t, double *x, double *S,
+                              size_t ncols, double t_end, size_t *event)
+{
+    if (ncols == 0 || ncols > SM_MAX_STATE) return SM_BAD_OPTION;
+    /* ARKODE's explicit pairs carry no sensitivities, and CVODES's would be
+     * the derivative of another map than the one the stride integrates. */
+    if (ws->ark) return SM_NO_EXACT_JACOBIAN;
+    const sm_status st = sens_setup(ws, ncols);
+    if (st != SM_OK) return st;
+    return flow(ws, p, phase, t, x, S, ncols, t_end, NULL, event);
 }
 
 void sm_sundials_runtime(char *version, size_t version_len, char *path, size_t path_len)

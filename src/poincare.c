@@ -4,6 +4,7 @@
  * layers, which both use it. */
 #include "stridemap/poincare.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -131,3 +132,46 @@ sm_status sm_stability_jacobian(sm_workspace *ws, const double *p, int period, c
     return SM_OK;
 }
 
+
+sm_status sm_map_jacobian_exact(sm_workspace *ws, const double *p, int period, const double *z, double *z_out,
+                                double *J, long *evals)
+{
+    const sm_model *m = sm_workspace_model(ws);
+    const size_t n = m->n_free, ns = m->n_state;
+    double zo[SM_MAX_STATE];
+    if (m->map) {
+        /* A plain map is the stride itself, with nothing to integrate:
+         * central differences of it, at the step that balances truncation
+         * and rounding (about 1e-10 for maps of order 1). */
+        sm_status st = sm_poincare(ws, p, period, z, z_out ? z_out : zo, NULL, NULL);
+        *evals += period;
+        if (st == SM_OK) st = sm_map_jacobian(ws, p, period, z, NULL, cbrt(DBL_EPSILON), true, J, evals);
+        return st;
+    }
+    /* dP^N/dz = (free rows of) S_N ... S_1 dlift/dz: the strides carry the
+     * columns of dlift/dz as their sensitivities.  The lift is algebraic
+     * (for a body file, Newton on the contacts' gaps), so central
+     * differences of it are cheap and accurate to about 1e-10. */
+    double x[SM_MAX_STATE], S[SM_MAX_STATE * SM_MAX_STATE], xp[SM_MAX_STATE], xm[SM_MAX_STATE];
+    double zp[SM_MAX_STATE];
+    memcpy(zp, z, n * sizeof *zp);
+    for (size_t j = 0; j < n; j++) {
+        const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(z[j]));
+        zp[j] = z[j] + h;
+        sm_model_lift(m, p, zp, xp);
+        zp[j] = z[j] - h;
+        sm_model_lift(m, p, zp, xm);
+        zp[j] = z[j];
+        for (size_t i = 0; i < ns; i++) S[j * ns + i] = (xp[i] - xm[i]) / (2 * h);
+    }
+    sm_model_lift(m, p, z, x);
+    for (int k = 0; k < period; k++) {
+        sm_status st = sm_stride_sens(ws, p, x, x, S, n, NULL);
+        (*evals)++;
+        if (st != SM_OK) return st;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) J[i * n + j] = S[j * ns + m->free_index[i]];
+    if (z_out) sm_model_free(m, x, z_out);
+    return SM_OK;
+}

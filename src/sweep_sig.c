@@ -38,6 +38,8 @@ size_t sweep_signature(const sm_sweep_config *c, char *buf, size_t len)
          n->max_iter, n->fd_step);
     sweep_put(&o, "newton.central\t%d\nnewton.max_backtracks\t%d\n", n->central, n->max_backtracks);
     sweep_put(&o, "newton.update\t%d\n", (int)n->update);
+    /* only when not the default, so that sweeps begun before it resume */
+    if (n->jacobian != SM_JACOBIAN_FD) sweep_put(&o, "newton.jacobian\t%d\n", (int)n->jacobian);
     return o.ok ? o.pos : 0;
 }
 

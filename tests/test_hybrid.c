@@ -274,10 +274,10 @@ static const sm_event toy_fail_only_events[] = {
      .failure = SM_FELL_FORWARD},
 };
 
-static const sm_phase toy_nan_phase[] = {{"nan", rhs_nan_after_1, 1, toy_section_events, NULL}};
-static const sm_phase toy_fail_phase[] = {{"fail", rhs_fails_after_1, 1, toy_section_events, NULL}};
-static const sm_phase toy_silent_phase[] = {{"silent", rhs_fine, 1, toy_silent_events, NULL}};
-static const sm_phase toy_no_section_phase[] = {{"nosection", rhs_fine, 1, toy_fail_only_events, NULL}};
+static const sm_phase toy_nan_phase[] = {{"nan", rhs_nan_after_1, 1, toy_section_events, NULL, NULL}};
+static const sm_phase toy_fail_phase[] = {{"fail", rhs_fails_after_1, 1, toy_section_events, NULL, NULL}};
+static const sm_phase toy_silent_phase[] = {{"silent", rhs_fine, 1, toy_silent_events, NULL, NULL}};
+static const sm_phase toy_no_section_phase[] = {{"nosection", rhs_fine, 1, toy_fail_only_events, NULL, NULL}};
 
 #define TOY_MODEL(NAME, PHASES)                                                                   \
     {.name = NAME, .title = "failure-injection toy", .reference = "tests/test_hybrid.c",       \
@@ -295,7 +295,7 @@ static int rhs_stiff(double t, const double *x, double *xd, const double *p, con
     xd[1] = -1e8 * (x[1] - cos(t));
     return 0;
 }
-static const sm_phase toy_stiff_phase[] = {{"stiff", rhs_stiff, 1, toy_section_events, NULL}};
+static const sm_phase toy_stiff_phase[] = {{"stiff", rhs_stiff, 1, toy_section_events, NULL, NULL}};
 static const sm_model toy_stiff = TOY_MODEL("toy_stiff", toy_stiff_phase);
 
 static const sm_model toy_fail = TOY_MODEL("toy_fail", toy_fail_phase);
@@ -521,8 +521,8 @@ static void test_bad_solver_options_rejected(void **state)
     char why[256];
     sm_solver_options_default(&o);
     assert_status(sm_solver_options_check(&o, why, sizeof why), SM_OK);
-    assert_close(o.rtol, 1e-10, 0.0); /* the documented defaults */
-    assert_close(o.atol, 1e-10, 0.0);
+    assert_close(o.rtol, 1e-12, 0.0); /* the documented defaults */
+    assert_close(o.atol, 1e-12, 0.0);
     assert_int_equal(o.method, SM_METHOD_ADAMS);
 
     const double bad_tols[] = {0.0, -1e-8, NAN, INFINITY, 1.0, 2.0};

@@ -44,7 +44,8 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
     double p[1] = {0.009}, x0[4];
     m->guess(x0, p, m->data);
     sm_sweep_point pt = {.index = 1, .values = {0.009}, .seed = SM_SEED_NEIGHBOUR, .wall = 0.25};
-    assert_status(sm_fixed_point(ws, p, x0, &(sm_newton_options){1, 1e-10, 30, 0, false, 20, SM_NEWTON_BROYDEN, NULL}, &pt.r), SM_OK);
+    assert_status(sm_fixed_point(ws, p, x0, &(sm_newton_options){1, 1e-10, 30, 0, false, 20, SM_NEWTON_BROYDEN, NULL, SM_JACOBIAN_FD, false}, &pt.r),
+                  SM_OK);
     sm_workspace_free(ws);
     size_t n = sm_sweep_csv_row(m, &g, &pt, row, sizeof row);
     assert_true(n > 0 && row[n - 1] == '\n');

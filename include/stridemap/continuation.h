@@ -76,7 +76,8 @@ typedef struct {
     double weight;     /* the parameter's weight in the arclength norm (default 1) */
     bool locate;       /* detect and locate LP, PD, NS (default true) */
     double locate_tol; /* a bifurcation is located when its bracket in mu is this narrow (default 1e-10) */
-    sm_newton_options start; /* Newton at the start point (its period is overridden by `period`) */
+    sm_newton_options start; /* Newton at the start point (its period is overridden by `period`;
+                                its jacobian is the corrector's dF/dz too) */
     double orient[SM_MAX_STATE + 1]; /* if non-zero: the first tangent t in (z, w mu) has t . orient > 0
                                        (overrides direction; set by sm_cont_switch_pd) */
     sm_newton_update update; /* the corrector's Jacobian: SM_NEWTON_BROYDEN (default: the last

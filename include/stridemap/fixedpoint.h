@@ -22,6 +22,12 @@
  * residual; full: a difference Jacobian every iteration. */
 typedef enum { SM_NEWTON_BROYDEN, SM_NEWTON_FULL } sm_newton_update;
 
+/* How Newton gets dP^N/dz. */
+typedef enum {
+    SM_JACOBIAN_FD,    /* finite differences (the default) */
+    SM_JACOBIAN_EXACT  /* sm_map_jacobian_exact: sensitivities and saltation */
+} sm_jacobian_kind;
+
 typedef struct {
     int period;         /* N: look for fixed points of P^N (default 1) */
     double tol;         /* converged when max |g| <= tol (default 1e-10); a Newton that
@@ -35,6 +41,9 @@ typedef struct {
     const double *jacobian_guess; /* [n_free x n_free] row-major dP^N/dz near the guess (a
                                      neighbouring gait's), Broyden's first Jacobian (full
                                      Newton differences its own); NULL: none */
+    sm_jacobian_kind jacobian; /* Newton's Jacobian (default SM_JACOBIAN_FD) */
+    bool check_fd;      /* also the multipliers from finite differences (eig_fd_*),
+                           beside the exact ones (default false) */
 } sm_newton_options;
 
 /* Fills o with the defaults above. */
@@ -57,12 +66,18 @@ typedef struct {
                                  period check and stability Jacobian) */
     SM_GAIT_MEMBER;           /* the gait at the returned point: x, and once converged its
                                  Jacobian, multipliers, stability, metrics and family */
+    /* With check_fd: the multipliers from sm_stability_jacobian's finite
+     * differences, by decreasing modulus, and that computation's status
+     * (without it: NaN, and SM_NOT_CONVERGED for "not computed"). */
+    sm_status fd_check_status;
+    double eig_fd_re[SM_MAX_STATE], eig_fd_im[SM_MAX_STATE];
 } sm_fixed_result;
 
 
 /* Newton from x_guess (a full state; its free components are used).  On
  * convergence the result holds the gait, its Jacobian, eigenvalues,
- * stability and step metrics (the Jacobian by sm_stability_jacobian).
+ * stability and step metrics (the Jacobian by sm_gait_analyse: exact where
+ * the model allows, else sm_stability_jacobian).
  * Converged means max |P^N(z) - z| <= tol at a step of positive length and
  * duration; a zero step is SM_DEGENERATE_GAIT, not a gait. */
 sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_guess,

@@ -31,7 +31,8 @@
     bool stable;              /* every such |multiplier| < 1 */                                    \
     int trivial_index;        /* the multiplier that is 1 by a conservation law, or -1 */          \
     sm_step_metrics metrics;  /* of the first step from x */                                       \
-    const char *family;       /* the model's name for the gait's family, or NULL */
+    const char *family;       /* the model's name for the gait's family, or NULL */                \
+    bool jacobian_exact;      /* jacobian by sensitivities (else finite differences) */
 
 typedef struct {
     SM_GAIT_FIELDS
@@ -47,11 +48,16 @@ typedef struct {
     }
 
 /* Stability of the gait g->x at p (a converged fixed point of P^g->period,
- * g->n_free set): the Jacobian by sm_stability_jacobian at step h (strides
- * added to *evals), the multipliers, the trivial one for a model with an
+ * g->n_free set): the Jacobian exact by sm_map_jacobian_exact where the
+ * model and method allow (g->jacobian_exact), else by
+ * sm_stability_jacobian at step h (strides added to *evals), the multipliers, the trivial one for a model with an
  * invariant, max |multiplier| over the others and the verdict.  On failure
  * (a stride or LAPACK) max_abs_eig stays NaN and stable false. */
 sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals);
+
+/* sm_gait_analyse with the Jacobian by finite differences only
+ * (sm_stability_jacobian at step h), as a cross-check of the exact one. */
+sm_status sm_gait_analyse_fd(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals);
 
 #define SM_MAX_EXTRA 32
 

@@ -25,8 +25,8 @@ typedef enum { SM_METHOD_ADAMS, SM_METHOD_BDF, SM_METHOD_ERK8, SM_METHOD_ERK5 } 
 const char *sm_method_name(sm_method m);
 
 typedef struct {
-    double rtol;          /* relative tolerance (default 1e-10) */
-    double atol;          /* absolute tolerance (default 1e-10) */
+    double rtol;          /* relative tolerance (default 1e-12) */
+    double atol;          /* absolute tolerance (default 1e-12) */
     sm_method method;     /* Adams-Moulton (default), BDF or an explicit Runge-Kutta pair */
     double max_step;      /* largest internal step; 0 means no limit */
     double t_max;         /* stride time limit; 0 means the model's own */
@@ -88,6 +88,17 @@ void sm_workspace_reset_counters(sm_workspace *ws);
  * there.  Integrator and model failures come back as their statuses. */
 sm_status sm_hybrid_flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x,
                          double t_end, const sm_observer *obs, size_t *event);
+
+/* sm_hybrid_flow that also carries the sensitivities S = dx(t)/dx(t0)·S0
+ * (CVODES forward sensitivities, in the error test like the state):
+ * S[ncols x n_state] holds ncols columns of n_state (column j at
+ * S + j n_state), S0 on entry, S at the event (or where the flow ended) on
+ * return.  The sensitivity right-hand side is the phase's jac times S, or
+ * central difference quotients of its rhs along each column.  No observer:
+ * this is for Jacobians, not trajectories.  SM_NO_EXACT_JACOBIAN where the
+ * workspace's method cannot carry sensitivities. */
+sm_status sm_hybrid_flow_sens(sm_workspace *ws, const double *p, size_t phase, double *t, double *x, double *S,
+                              size_t ncols, double t_end, size_t *event);
 
 /* The SUNDIALS this process runs: its version string (SUNDIALSGetVersion)
  * and the file the loader took CVODE from ("" if it cannot say), so a

@@ -63,6 +63,20 @@ typedef double (*sm_state_scalar_fn)(const double *x, const double *p, const voi
 typedef int (*sm_map_fn)(const double *x_in, double *x_out, double *period, const double *p,
                          const void *data);
 
+/* Optional derivatives for the exact stride-map Jacobian (poincare.h,
+ * sm_map_jacobian_exact); where a model leaves them NULL the engine uses
+ * difference quotients instead.  All matrices are row-major.
+ *
+ * J[n_state x n_state] = df/dx at (t, x): 0, or as sm_rhs_fn. */
+typedef int (*sm_jac_fn)(double t, const double *x, double *J, const double *p, const void *data);
+
+/* grad[n_state] = dg/dx of an event function at (t, x); returns dg/dt. */
+typedef double (*sm_event_grad_fn)(double t, const double *x, const double *p, const void *data,
+                                   double *grad);
+
+/* DR[n_state x n_state] = d x_plus / d x_minus of a reset: 0, or as sm_reset_fn. */
+typedef int (*sm_reset_jac_fn)(const double *x_minus, double *DR, const double *p, const void *data);
+
 typedef enum {
     SM_EVENT_TO_PHASE, /* continue in next_phase after reset */
     SM_EVENT_SECTION,  /* apply reset and end the stride on the section */
@@ -78,6 +92,8 @@ typedef struct {
     size_t next_phase;        /* SM_EVENT_TO_PHASE only */
     sm_reset_fn reset;        /* NULL: state unchanged */
     sm_status failure;        /* SM_EVENT_FAIL only */
+    sm_event_grad_fn gradient;      /* optional: dg/dx (central differences if NULL) */
+    sm_reset_jac_fn reset_jacobian; /* optional: dR/dx (central differences if NULL) */
 } sm_event;
 
 /* Every event function of a phase at one (t, x): g[n_events], each equal to
@@ -95,6 +111,9 @@ typedef struct {
      * be set, for everyone else), so that a model can share the work they
      * have in common, e.g. one forward sweep of a rigid-body tree. */
     sm_events_fn events_all;
+    /* Optional: df/dx, for an exact sensitivity right-hand side J s;
+     * without it the engine takes central difference quotients of rhs. */
+    sm_jac_fn jac;
 } sm_phase;
 
 /* A parameter: the value is the default, [min, max] the admissible range. */

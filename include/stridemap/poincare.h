@@ -20,6 +20,15 @@ sm_status sm_poincare(sm_workspace *ws, const double *p, int period, const doubl
 sm_status sm_map_jacobian(sm_workspace *ws, const double *p, int period, const double *z,
                           const double *Pz, double h, bool central, double *J, long *evals);
 
+/* J[n_free x n_free] = dP^N/dz at z, exactly: forward sensitivities
+ * through every phase and the saltation at every event (sm_stride_sens),
+ * started from dlift/dz (central differences of the lift); z_out (may be
+ * NULL) gets P^N(z) from the same strides.  A plain map model gets central
+ * differences of its map, which is its stride.  N strides added to *evals;
+ * SM_NO_EXACT_JACOBIAN where the method has no sensitivities. */
+sm_status sm_map_jacobian_exact(sm_workspace *ws, const double *p, int period, const double *z, double *z_out,
+                                double *J, long *evals);
+
 /* Newton's difference step: fd_step if positive, else sqrt(rtol), for
  * forward and central differences alike (only convergence depends on it). */
 double sm_newton_fd_step(double fd_step, bool central, double rtol);

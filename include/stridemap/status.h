@@ -63,7 +63,9 @@
     X(SM_SINGULAR_CONSTRAINTS, "singular_constraints", SM_KIND_WALKER, \
       "the contacts of a phase are dependent (e.g. two pins on one rigid foot in a planar model: use a pin and a slide)") \
     X(SM_UNAVAILABLE, "unavailable", SM_KIND_OUTPUT, \
-      "this library was built without MuJoCo, which reading MJCF and URDF files needs (install the Debian package libmujoco-dev and rebuild)")
+      "this library was built without MuJoCo, which reading MJCF and URDF files needs (install the Debian package libmujoco-dev and rebuild)") \
+    X(SM_NO_EXACT_JACOBIAN, "no_exact_jacobian", SM_KIND_SOLVER, \
+      "no exact stride-map Jacobian here: the integration method carries no sensitivities, or an event is met tangentially (use finite differences)")
 
 /* What a status says went wrong, which decides how it is reported: the
  * walker's own motion (fell, scuffed: a result, not an error), the numerics

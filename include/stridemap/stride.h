@@ -38,6 +38,14 @@ typedef struct {
 sm_status sm_stride(sm_workspace *ws, const double *p, const double *x_in, double *x_out,
                     sm_step_metrics *metrics, const sm_observer *obs);
 
+/* sm_stride that also carries sensitivity columns S[ncols x n_state]
+ * (column j at S + j n_state): dx_out/dx_in times S on return, through
+ * every phase (CVODES) and every event (the saltation; stride.c derives
+ * it).  SM_NO_EXACT_JACOBIAN for a map model or a method without
+ * sensitivities. */
+sm_status sm_stride_sens(sm_workspace *ws, const double *p, const double *x_in, double *x_out, double *S,
+                         size_t ncols, sm_step_metrics *metrics);
+
 /* sm_stride that also samples the gait measures every dt along the step
  * (minima refined by a parabola through the neighbouring samples).  obs, if
  * given, sees the same samples. */

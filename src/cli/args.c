@@ -38,6 +38,7 @@ static const struct {
     {"sm_newton_options.fd_step", "--fd-step"},
     {"sm_newton_options.central", "--central"},
     {"sm_newton_options.update", "--newton-update"},
+    {"sm_newton_options.jacobian", "--jacobian"},
     {"sm_cont_options.period", "--period"},
     {"sm_cont_options.h0", "--step"},
     {"sm_cont_options.max_points", "--max-points"},
@@ -297,6 +298,14 @@ static int common_option(cli_run *run, int opt, const char *arg)
             run->newton.update = SM_NEWTON_FULL;
         else
             return cli_fail(run, EX_DATAERR, "--newton-update is 'broyden' or 'full', not '%s'", arg);
+        return 0;
+    case OPT_JACOBIAN:
+        if (strcmp(arg, "fd") == 0)
+            run->newton.jacobian = SM_JACOBIAN_FD;
+        else if (strcmp(arg, "exact") == 0)
+            run->newton.jacobian = SM_JACOBIAN_EXACT;
+        else
+            return cli_fail(run, EX_DATAERR, "--jacobian is 'fd' or 'exact', not '%s'", arg);
         return 0;
     case OPT_MAX_ORDER:
         if (!cli_parse_long(arg, 0, 12, &v))

@@ -126,6 +126,7 @@ enum {
     OPT_STARTS,
     OPT_BOX,
     OPT_NEWTON_UPDATE,
+    OPT_JACOBIAN,
 };
 #define CLI_SOLVER_OPTIONS                                                                        \
     {"set", required_argument, 0, OPT_SET}, {"rtol", required_argument, 0, OPT_RTOL},             \

@@ -56,8 +56,8 @@ static const char help[] =
     "  --fd-step H       corrector's difference step (default sqrt(rtol)); also the\n"
     "                    stability Jacobian's (default 0.01 rtol^(1/5), Richardson)\n"
 
-    "  --rtol, --atol, --method, --max-order, --tmax, --max-step, --newton-update:\n"
-    "                    as in 'stridemap fixed --help'\n"
+    "  --rtol, --atol, --method, --max-order, --tmax, --max-step, --newton-update,\n"
+    "  --jacobian (corrector): as in 'stridemap fixed --help'\n"
     "\n"
     "CSV: one row per point,\n"
     "  branch,period,NAME,type,<state names...>,eig1_re,eig1_im,...,max_abs_eig,stable,\n"
@@ -269,6 +269,7 @@ int cmd_continue(int argc, char **argv)
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {"out", required_argument, 0, OPT_OUT},
                                          {0, 0, 0, 0}};
     cont_settings s = {.step = 1e-3, .step_min = 1e-8, .step_max = 0.0, .weight = 1.0,

@@ -8,7 +8,8 @@
 static const char help[] =
     "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
     "                       [--rtol R] [--atol A] [--method adams|bdf|erk8|erk5] [--max-order Q] [--tol T]\n"
-    "                       [--max-iter K] [--fd-step H] [--central] [--newton-update U] [--tmax T]\n"
+    "                       [--max-iter K] [--fd-step H] [--central] [--newton-update U]\n"
+    "                       [--jacobian fd|exact] [--tmax T]\n"
     "                       [--max-step H] [--json]\n"
     "\n"
     "Finds a gait of MODEL: a fixed point x* = P^N(x*) of the stride map P, by\n"
@@ -20,7 +21,7 @@ static const char help[] =
     "  --guess LIST      starting state, all state variables in order, comma-separated;\n"
     "                    its free coordinates are used (default: the model's guess)\n"
     "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
-    "  --rtol, --atol    integration tolerances (default 1e-10 each)\n"
+    "  --rtol, --atol    integration tolerances (default 1e-12 each)\n"
     "  --method          CVODE's 'adams' (default) or 'bdf', or ARKODE's explicit\n"
     "                    Runge-Kutta pairs 'erk8' (Fehlberg 8(7)) or 'erk5' (Dormand-Prince\n"
     "                    5(4)); README.md says when to pick which\n"
@@ -35,6 +36,11 @@ static const char help[] =
     "                    differenced until a whole step halves the residual, then\n"
     "                    rank-one updates, differenced anew only where an update fails\n"
     "                    to halve it) or 'full' (differenced at every iteration)\n"
+    "  --jacobian KIND   Newton's Jacobian: 'fd', finite differences (default), or 'exact',\n"
+    "                    from sensitivities through each phase and the saltation at each\n"
+    "                    event.  The eigenvalues use the exact Jacobian where the model\n"
+    "                    allows, whatever KIND; the finite-difference ones (Richardson,\n"
+    "                    see --fd-step) are shown beside them as a cross-check\n"
     "  --tmax T          stride time limit (default: the model's)\n"
     "  --max-step H      largest integration step (default: no limit)\n"
     "  --mu MU           friction coefficient for the no-slip check (default 1)\n"
@@ -133,6 +139,10 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "orbit", orbit);
     json_object_set_new(doc, "jacobian", jac);
     json_object_set_new(doc, "eigenvalues", eig);
+    json_object_set_new(doc, "jacobian_method",
+                        have_eig ? json_string(r->jacobian_exact ? "exact" : "finite_differences") : json_null());
+    const bool have_fd = have_eig && r->jacobian_exact && r->fd_check_status == SM_OK;
+    json_object_set_new(doc, "eigenvalues_fd", cli_eigenvalues_json(have_fd ? r->n_free : 0, r->eig_fd_re, r->eig_fd_im));
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
     cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
@@ -145,10 +155,11 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
         json_object_set_new(doc, m->extra_group, group);
     }
     json_t *solver = cli_solver_json(&run->solver);
-    json_t *newton = json_pack("{s:f, s:f, s:f, s:b, s:i}", "newton_tol", run->newton.tol, "fd_step",
+    json_t *newton = json_pack("{s:f, s:f, s:f, s:b, s:i, s:s}", "newton_tol", run->newton.tol, "fd_step",
                                sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
                                "stability_fd_step", sm_stability_fd_step(run->newton.fd_step, run->solver.rtol),
-                               "central_differences", run->newton.central, "max_iter", run->newton.max_iter);
+                               "central_differences", run->newton.central, "max_iter", run->newton.max_iter,
+                               "newton_jacobian", run->newton.jacobian == SM_JACOBIAN_EXACT ? "exact" : "fd");
     json_object_set_new(newton, "newton_update",
                         json_string(run->newton.update == SM_NEWTON_FULL ? "full" : "broyden"));
     json_object_update(solver, newton);
@@ -180,7 +191,13 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     printf("eigenvalues ");
     for (size_t i = 0; i < r->n_free; i++)
         printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
-    printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
+    printf(" (%s)\n", r->jacobian_exact ? "exact Jacobian" : "finite differences");
+    if (r->jacobian_exact && r->fd_check_status == SM_OK) {
+        printf("eigen (fd)  ");
+        for (size_t i = 0; i < r->n_free; i++) printf(" %.9g%+.9gi", r->eig_fd_re[i], r->eig_fd_im[i]);
+        printf(" (finite differences, a cross-check)\n");
+    }
+    printf("stable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
     if (r->trivial_index >= 0)
         printf("note         the multiplier %.9g is 1 by conservation of %s (drift over the gait %.2g); "
                "stability is judged on the others\n",
@@ -234,6 +251,7 @@ int cmd_fixed(int argc, char **argv)
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"central", no_argument, 0, OPT_CENTRAL},
                                          {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {"mu", required_argument, 0, OPT_MU},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};
@@ -241,6 +259,8 @@ int cmd_fixed(int argc, char **argv)
     if (rc) return rc == CLI_DONE ? 0 : rc;
     const sm_model *m = run.model;
     if (!run.have_x0) m->guess(run.x0, run.params, m->data);
+    /* the exact multipliers are reported with the differences' beside them */
+    run.newton.check_fd = true;
 
     sm_workspace *ws = NULL;
     sm_status st = sm_workspace_create(m, &run.solver, &ws);

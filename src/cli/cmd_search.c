@@ -11,7 +11,8 @@
 static const char help[] =
     "usage: stridemap search MODEL [--set NAME=VALUE]... [--period N] [--starts K]\n"
     "                        [--max-starts M] [--box LO:HI,LO:HI,...] [--rtol R] [--atol A]\n"
-    "                        [--tol T] [--max-iter I] [--progress | -q] [--json]\n"
+    "                        [--tol T] [--max-iter I] [--jacobian fd|exact] [--progress | -q]\n"
+    "                        [--json]\n"
     "\n"
     "Finds the gaits of MODEL without a guess: Newton from starts spread evenly\n"
     "(a Halton sequence) over a box of the section's free coordinates,\n"
@@ -27,6 +28,7 @@ static const char help[] =
     "                  it took to find the last new gait\n"
     "  --progress      a progress line on stderr even when it is not a terminal\n"
     "  -q, --quiet     no progress line\n"
+    "  --jacobian KIND Newton's Jacobian, 'fd' (default) or 'exact', as in 'stridemap fixed'\n"
     "\n"
     "A search that could take more than 1e7 strides (starts x period x strides\n"
     "per Newton run, which grows with --max-iter) is refused: lower --starts,\n"
@@ -169,6 +171,7 @@ int cmd_search(int argc, char **argv)
                                          {"period", required_argument, 0, OPT_PERIOD},
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {"starts", required_argument, 0, OPT_STARTS},
                                          {"max-starts", required_argument, 0, OPT_MAX_STARTS},
                                          {"box", required_argument, 0, OPT_BOX},

@@ -41,7 +41,7 @@ static const char help[] =
     "  --progress        a progress line on stderr even when it is not a terminal\n"
     "  -q, --quiet       no progress line\n"
     "  --period, --rtol, --atol, --method, --max-order, --tol, --max-iter, --fd-step,\n"
-    "  --central, --newton-update, --tmax, --max-step   as in 'stridemap fixed'\n"
+    "  --central, --newton-update, --jacobian, --tmax, --max-step   as in 'stridemap fixed'\n"
     "\n"
     "Columns: index, the swept parameters, outcome (stable, unstable, fell,\n"
     "not_converged, no_stability, degenerate), status, stride_status, converged, stable,\n"
@@ -205,6 +205,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
                                          {"central", no_argument, 0, OPT_CENTRAL},
                                          {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, args, opts, help, own_option, &o, false);
     if (rc) {
