@@ -63,7 +63,13 @@
     X(SM_SINGULAR_CONSTRAINTS, "singular_constraints", SM_KIND_WALKER, \
       "the contacts of a phase are dependent (e.g. two pins on one rigid foot in a planar model: use a pin and a slide)") \
     X(SM_UNAVAILABLE, "unavailable", SM_KIND_OUTPUT, \
-      "this library was built without MuJoCo, which reading MJCF and URDF files needs (install the Debian package libmujoco-dev and rebuild)")
+      "this library was built without MuJoCo, which reading MJCF and URDF files needs (install the Debian package libmujoco-dev and rebuild)") \
+    X(SM_SINGULAR_DECOUPLING, "singular_decoupling", SM_KIND_WALKER, \
+      "the controller's decoupling matrix L_g L_f y is singular: its outputs cannot all be driven by its actuators here (change the outputs' rows or the actuators)") \
+    X(SM_TORQUE_LIMIT, "torque_limit", SM_KIND_WALKER, \
+      "a controller torque exceeded its declared limit (raise the limit, or let the controller saturate)") \
+    X(SM_PHASE_NOT_MONOTONE, "phase_not_monotone", SM_KIND_WALKER, \
+      "the controller's phase variable stopped moving toward the step's end: it is not monotone over the step (choose another phase variable or gait)")
 
 /* What a status says went wrong, which decides how it is reported: the
  * walker's own motion (fell, scuffed: a result, not an error), the numerics

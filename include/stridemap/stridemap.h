@@ -3,6 +3,7 @@
 #define STRIDEMAP_H
 
 #include "stridemap/continuation.h"
+#include "stridemap/control.h"
 #include "stridemap/poincare.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/gait.h"
