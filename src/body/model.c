@@ -229,7 +229,7 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     }
     m->data = bm;
 
-    if ((st = check_phases(bm, why, why_len)) != SM_OK) {
+    if ((st = check_phases(bm, why, why_len)) != SM_OK || (st = body_control_check(bm, why, why_len)) != SM_OK) {
         release(m);
         return st;
     }
