@@ -9,6 +9,7 @@
 #include "src_path.h"
 #include "../src/body/body_model.h"
 #include "stridemap/fixedpoint.h"
+#include "stridemap/hzd.h"
 #include "stridemap/registry.h"
 #include "stridemap/stride.h"
 
@@ -291,6 +292,75 @@ static void test_bad_definitions_refused(void **state)
     }
 }
 
+/* An impact-invariant design: the torso's output made even in theta1
+ * (a11 = a31 = 0, so y1 = 0 survives the swap) and a01 = 0.8, then a21 and
+ * a12 by Newton on the outputs' rates after the impact from the zero
+ * dynamics (dy_plus = 0).  There the restricted map is the full map's
+ * restriction: the full map's dominant multiplier is delta^2 and its gait
+ * carries zeta* (Westervelt et al. 2007, Theorem 5.3). */
+static void test_restricted_map_is_the_full_maps_restriction(void **state)
+{
+    (void)state;
+    const sm_model *m = open_file(src_path(MODEL));
+    assert_true(sm_hzd_applies(m));
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    set_param(m, p, "a11", 0);
+    set_param(m, p, "a31", 0);
+    set_param(m, p, "a01", 0.8);
+    const int u[2] = {sm_model_param_index(m, "a21"), sm_model_param_index(m, "a12")};
+    sm_restricted_map rm;
+    for (int it = 0; it < 12; it++) {
+        assert_status(sm_hzd_restricted_map(m, p, 1e-9, &rm), SM_OK);
+        if (rm.invariance < 1e-13) break;
+        double J[2][2];
+        for (int k = 0; k < 2; k++) {
+            const double keep = p[u[k]], h = 1e-6;
+            sm_restricted_map r2;
+            p[u[k]] = keep + h;
+            assert_status(sm_hzd_restricted_map(m, p, 1e-9, &r2), SM_OK);
+            p[u[k]] = keep;
+            for (int i = 0; i < 2; i++) J[i][k] = (r2.dy_plus[i] - rm.dy_plus[i]) / h;
+        }
+        const double det = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+        p[u[0]] -= (J[1][1] * rm.dy_plus[0] - J[0][1] * rm.dy_plus[1]) / det;
+        p[u[1]] -= (J[0][0] * rm.dy_plus[1] - J[1][0] * rm.dy_plus[0]) / det;
+    }
+    assert_status(sm_hzd_restricted_map(m, p, 1e-12, &rm), SM_OK);
+    assert_true(rm.invariance < 1e-12);
+    assert_true(rm.exists);
+    assert_true(rm.multiplier > 0 && rm.multiplier < 1);
+
+    double x[SM_MAX_STATE];
+    m->guess(x, p, m->data);
+    sm_workspace *ws = workspace(m, 1e-12);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-11;
+    sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_close(r.eig_re[0], rm.multiplier, 1e-6);
+    assert_close(r.eig_im[0], 0.0, 0.0);
+    /* the other multipliers are the outputs' decay over a step, e^(-t/eps) */
+    assert_true(fabs(r.eig_re[1]) < 0.05);
+    double zeta;
+    assert_status(sm_hzd_zeta(m, p, r.x, &zeta), SM_OK);
+    /* the section is just after the impact: zeta+ = delta^2 zeta* */
+    if (!(fabs(zeta - rm.zeta_plus) <= 1e-8 * rm.zeta_plus))
+        fail_msg("full map zeta+ %.15g, restricted %.15g (relative %.3g)", zeta, rm.zeta_plus,
+                 fabs(zeta - rm.zeta_plus) / rm.zeta_plus);
+    if (!(fabs(zeta - rm.v_minus - rm.zeta_star) <= 1e-8 * rm.zeta_star))
+        fail_msg("full map zeta- %.15g, zeta* %.15g", zeta - rm.v_minus, rm.zeta_star);
+    sm_workspace_free(ws);
+
+    /* the book's coefficients are not invariant: the restricted map is then
+     * only near the full one, and says so */
+    sm_model_default_params(m, p);
+    assert_status(sm_hzd_restricted_map(m, p, 1e-9, &rm), SM_OK);
+    assert_true(rm.invariance > 0.1);
+    sm_registry_close(m);
+}
+
 static sm_status stride_from(const sm_model *m, const double *p, const double *x0)
 {
     sm_workspace *ws = workspace(m, 1e-10);
@@ -339,6 +409,8 @@ static void test_cli_fixed_and_continue(void **state)
     cli_result *r = cli_run("fixed", src_path(MODEL), "--json", NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "\"torso_leg_a.max_torque\""));
+    assert_non_null(strstr(r->out, "\"restricted_map\""));
+    assert_non_null(strstr(r->out, "\"zeta_star\""));
     r = cli_run("continue", src_path(MODEL), "--param", "a01", "--to", "0.53", "--step", "0.01", NULL);
     assert_int_equal(r->status, 0);
     assert_true(cli_count_lines(r->out) >= 4);
@@ -356,6 +428,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_outputs_stay_zero_on_the_zero_dynamics),
         cmocka_unit_test(test_energy_and_the_torques_work),
         cmocka_unit_test(test_gait_and_torque_peaks),
+        cmocka_unit_test(test_restricted_map_is_the_full_maps_restriction),
         cmocka_unit_test(test_bad_definitions_refused),
         cmocka_unit_test(test_run_time_statuses),
         cmocka_unit_test(test_cli_fixed_and_continue),

@@ -8,6 +8,7 @@
 #include "stridemap/fixedpoint.h"
 #include "stridemap/gait.h"
 #include "stridemap/hybrid.h"
+#include "stridemap/hzd.h"
 #include "stridemap/model.h"
 #include "stridemap/orbit.h"
 #include "stridemap/registry.h"
