@@ -411,6 +411,13 @@ static void test_cli_fixed_and_continue(void **state)
     assert_non_null(strstr(r->out, "\"torso_leg_a.max_torque\""));
     assert_non_null(strstr(r->out, "\"restricted_map\""));
     assert_non_null(strstr(r->out, "\"zeta_star\""));
+    /* a controller makes the equations stiff: BDF unless told otherwise */
+    assert_non_null(strstr(r->out, "\"method\": \"bdf\""));
+    assert_non_null(strstr(r->out, "\"method_from\": \"controller\""));
+    r = cli_run("fixed", src_path(MODEL), "--json", "--method", "adams", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "\"method\": \"adams\""));
+    assert_non_null(strstr(r->out, "\"method_from\": \"option\""));
     r = cli_run("continue", src_path(MODEL), "--param", "a01", "--to", "0.53", "--step", "0.01", NULL);
     assert_int_equal(r->status, 0);
     assert_true(cli_count_lines(r->out) >= 4);

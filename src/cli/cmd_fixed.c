@@ -21,7 +21,8 @@ static const char help[] =
     "                    its free coordinates are used (default: the model's guess)\n"
     "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
     "  --rtol, --atol    integration tolerances (default 1e-10 each)\n"
-    "  --method          CVODE's 'adams' (default) or 'bdf'\n"
+    "  --method          CVODE's 'adams' (default) or 'bdf' (the default for a model\n"
+    "                    with a controller, whose equations are stiff)\n"
     "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF)\n"
     "  --tol T           Newton stops when max|P^N(x)-x| <= T (default 1e-10)\n"
     "  --max-iter K      Newton iterations (default 30)\n"
@@ -182,6 +183,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
                                "central_differences", run->newton.central, "max_iter", run->newton.max_iter);
     json_object_update(solver, newton);
     json_decref(newton);
+    json_object_set_new(solver, "method_from",
+                        json_string(run->method_given ? "option" : run->method_auto ? "controller" : "default"));
     json_object_set_new(doc, "solver", solver);
     json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
     return doc;
