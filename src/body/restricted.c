@@ -13,6 +13,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../dense.h"
 #include "body_model.h"
 #include "stridemap/hzd.h"
 
@@ -66,42 +67,8 @@ static sm_status zd_rows(zd_ctx *z, const double *q, double theta, double *A, do
     return SM_OK;
 }
 
-/* Solves A x = b (n × n, copied) by Gaussian elimination with partial
- * pivoting: the rows are few (the planar walker's coordinates). */
-static bool solve(const double *A0, size_t n, double *b)
-{
-    double A[SM_MAX_STATE * SM_MAX_STATE];
-    memcpy(A, A0, n * n * sizeof *A);
-    for (size_t k = 0; k < n; k++) {
-        size_t piv = k;
-        for (size_t i = k + 1; i < n; i++)
-            if (fabs(A[i * n + k]) > fabs(A[piv * n + k])) piv = i;
-        if (!(fabs(A[piv * n + k]) > 1e-300)) return false;
-        if (piv != k) {
-            for (size_t j = 0; j < n; j++) {
-                const double t = A[k * n + j];
-                A[k * n + j] = A[piv * n + j];
-                A[piv * n + j] = t;
-            }
-            const double t = b[k];
-            b[k] = b[piv];
-            b[piv] = t;
-        }
-        for (size_t i = k + 1; i < n; i++) {
-            const double f = A[i * n + k] / A[k * n + k];
-            for (size_t j = k; j < n; j++) A[i * n + j] -= f * A[k * n + j];
-            b[i] -= f * b[k];
-        }
-    }
-    for (size_t k = n; k-- > 0;) {
-        double s = b[k];
-        for (size_t j = k + 1; j < n; j++) s -= A[k * n + j] * b[j];
-        b[k] = s / A[k * n + k];
-    }
-    for (size_t k = 0; k < n; k++)
-        if (!isfinite(b[k])) return false;
-    return true;
-}
+/* A x = b in place of b (src/dense.c: LAPACK). */
+static bool solve(const double *A, size_t n, double *b) { return sm_dense_solve(n, A, b) == SM_OK; }
 
 /* q(θ) into z->q and dq/dθ into dq; e's forward sweep left at (q, dq). */
 static sm_status zd_point(zd_ctx *z, double theta, double *dq)
