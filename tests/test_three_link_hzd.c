@@ -292,6 +292,111 @@ static void test_bad_definitions_refused(void **state)
     }
 }
 
+/* The three-link walker's point masses written out (the issue's model): the
+ * stance foot at f, the hip at f + r (sin t1, cos t1), the legs' masses at
+ * the hip − r/2 (sin ti, cos ti), the torso's at the hip + L (sin t3, cos
+ * t3).  Angular momentum about the point o (y component, z vx − x vz) and
+ * gravity's torque about it, for angles t[3] and rates w[3]. */
+typedef struct {
+    double m, Mh, Mt, r, L, g;
+} three_link;
+
+static three_link three_link_at(const sm_model *m, const double *p)
+{
+    return (three_link){p[sm_model_param_index(m, "m")], p[sm_model_param_index(m, "Mh")],
+                        p[sm_model_param_index(m, "Mt")], p[sm_model_param_index(m, "r")],
+                        p[sm_model_param_index(m, "L")], 9.8};
+}
+
+static void three_link_about(const three_link *k, const double f[2], const double *t, const double *w,
+                             const double o[2], double *sigma, double *torque)
+{
+    const double hx = f[0] + k->r * sin(t[0]), hz = f[1] + k->r * cos(t[0]);
+    const double hvx = k->r * cos(t[0]) * w[0], hvz = -k->r * sin(t[0]) * w[0];
+    double pos[4][2] = {{hx, hz}}, vel[4][2] = {{hvx, hvz}};
+    const double mass[4] = {k->Mh, k->m, k->m, k->Mt};
+    for (int i = 0; i < 2; i++) {
+        pos[1 + i][0] = hx - 0.5 * k->r * sin(t[i]);
+        pos[1 + i][1] = hz - 0.5 * k->r * cos(t[i]);
+        vel[1 + i][0] = hvx - 0.5 * k->r * cos(t[i]) * w[i];
+        vel[1 + i][1] = hvz + 0.5 * k->r * sin(t[i]) * w[i];
+    }
+    pos[3][0] = hx + k->L * sin(t[2]);
+    pos[3][1] = hz + k->L * cos(t[2]);
+    vel[3][0] = hvx + k->L * cos(t[2]) * w[2];
+    vel[3][1] = hvz - k->L * sin(t[2]) * w[2];
+    double L = 0, T = 0;
+    for (int i = 0; i < 4; i++) {
+        const double rx = pos[i][0] - o[0], rz = pos[i][1] - o[1];
+        L += mass[i] * (rz * vel[i][0] - rx * vel[i][1]);
+        T += mass[i] * rx * k->g;
+    }
+    *sigma = L;
+    if (torque) *torque = T;
+}
+
+/* The zero dynamics written out: theta2 = h_d,2(theta1), theta3 =
+ * h_d,1(theta1) with the issue's polynomials, rates for theta1_dot = 1. */
+static void three_link_zd(const sm_model *m, const double *p, double th, double *t, double *w)
+{
+    const double d = p[sm_model_param_index(m, "theta1d")];
+    const double a1[4] = {p[sm_model_param_index(m, "a01")], p[sm_model_param_index(m, "a11")],
+                          p[sm_model_param_index(m, "a21")], p[sm_model_param_index(m, "a31")]};
+    const double a2[4] = {p[sm_model_param_index(m, "a02")], p[sm_model_param_index(m, "a12")],
+                          p[sm_model_param_index(m, "a22")], p[sm_model_param_index(m, "a32")]};
+    const double P = a2[0] + th * (a2[1] + th * (a2[2] + th * a2[3]));
+    const double dP = a2[1] + th * (2 * a2[2] + th * 3 * a2[3]);
+    t[0] = th;
+    w[0] = 1;
+    t[1] = -th + P * (th * th - d * d);
+    w[1] = -1 + dP * (th * th - d * d) + 2 * th * P;
+    t[2] = a1[0] + th * (a1[1] + th * (a1[2] + th * a1[3]));
+    w[2] = a1[1] + th * (2 * a1[2] + th * 3 * a1[3]);
+}
+
+/* The restricted map's pieces against the point masses written out: zeta
+ * of the gait's section state; V(theta-) by a fine Simpson rule on
+ * kappa1 kappa2; delta as the angular momentum about the swing foot (where
+ * the plastic impulse acts, so it is conserved through the impact) over
+ * that about the stance foot, just before the impact. */
+static void test_restricted_map_by_hand(void **state)
+{
+    (void)state;
+    const sm_model *m = open_file(src_path(MODEL));
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    const three_link k = three_link_at(m, p);
+    m->guess(x, p, m->data);
+    double zeta, sigma;
+    assert_status(sm_hzd_zeta(m, p, x, &zeta), SM_OK);
+    const double foot[2] = {x[0] - k.r * sin(x[2]), x[1] - k.r * cos(x[2])};
+    three_link_about(&k, foot, x + 2, x + 7, foot, &sigma, NULL);
+    assert_close(zeta, 0.5 * sigma * sigma, 1e-10 * zeta);
+
+    sm_restricted_map rm;
+    assert_status(sm_hzd_restricted_map(m, p, 1e-11, &rm), SM_OK);
+    const double d = p[sm_model_param_index(m, "theta1d")], origin[2] = {0, 0};
+    const int n = 4000; /* Simpson's error ~ (2d/n)^4: below 1e-12 of V */
+    double V = 0;
+    for (int i = 0; i <= n; i++) {
+        const double th = -d + 2 * d * i / n;
+        double t[3], w[3], k1, k2;
+        three_link_zd(m, p, th, t, w);
+        three_link_about(&k, origin, t, w, origin, &k1, &k2);
+        V -= (i == 0 || i == n ? 1 : i % 2 ? 4 : 2) * k1 * k2 * (2 * d / n) / 3;
+    }
+    assert_close(rm.v_minus, V, 1e-9 * fabs(V));
+    double t[3], w[3], s_stance, s_swing;
+    three_link_zd(m, p, d, t, w);
+    const double swing[2] = {k.r * (sin(t[0]) - sin(t[1])), k.r * (cos(t[0]) - cos(t[1]))};
+    three_link_about(&k, origin, t, w, origin, &s_stance, NULL);
+    three_link_about(&k, origin, t, w, swing, &s_swing, NULL);
+    assert_close(rm.delta, s_swing / s_stance, 1e-12);
+    assert_close(rm.multiplier, rm.delta * rm.delta, 1e-15);
+    assert_close(rm.zeta_star, -V / (1 - rm.delta * rm.delta), 1e-9 * rm.zeta_star);
+    sm_registry_close(m);
+}
+
 /* An impact-invariant design: the torso's output made even in theta1
  * (a11 = a31 = 0, so y1 = 0 survives the swap) and a01 = 0.8, then a21 and
  * a12 by Newton on the outputs' rates after the impact from the zero
@@ -435,6 +540,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_outputs_stay_zero_on_the_zero_dynamics),
         cmocka_unit_test(test_energy_and_the_torques_work),
         cmocka_unit_test(test_gait_and_torque_peaks),
+        cmocka_unit_test(test_restricted_map_by_hand),
         cmocka_unit_test(test_restricted_map_is_the_full_maps_restriction),
         cmocka_unit_test(test_bad_definitions_refused),
         cmocka_unit_test(test_run_time_statuses),
