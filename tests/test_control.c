@@ -163,11 +163,25 @@ static void test_singular_decoupling(void **state)
 static void test_pd_and_saturation(void **state)
 {
     (void)state;
+    sm_vc vc = example_vc(SM_BASIS_POLY);
     sm_vc_value val = {.y = {0.1, -0.2}, .dy = {-0.5, 0.25}};
     double tau[2];
-    sm_ctrl_pd(&val, 2, 100.0, 10.0, tau);
+    /* outputs that are the actuated joints (H B = I): the textbook law */
+    vc.H[0][0] = 0, vc.H[0][1] = 1, vc.H[0][2] = 0;
+    vc.H[1][0] = 0, vc.H[1][1] = 0, vc.H[1][2] = 1;
+    const double Bid[3 * 2] = {0, 0, 1, 0, 0, 1};
+    assert_status(sm_ctrl_pd(&vc, &val, Bid, 2, 100.0, 10.0, tau), SM_OK);
     assert_close(tau[0], -100 * 0.1 + 10 * 0.5, 1e-14);
     assert_close(tau[1], 100 * 0.2 - 10 * 0.25, 1e-14);
+    /* a torque between two joints (the three-link's B): H B tau is the law */
+    const double B[3 * 2] = {-1, 0, 0, -1, 1, 1};
+    double t2[2];
+    assert_status(sm_ctrl_pd(&vc, &val, B, 2, 100.0, 10.0, t2), SM_OK);
+    assert_close(-t2[1], -100 * 0.1 + 10 * 0.5, 1e-13);         /* H row 0 reads joint 1: (H B) = [0 -1] */
+    assert_close(t2[0] + t2[1], 100 * 0.2 - 10 * 0.25, 1e-13);   /* H row 1 reads joint 2: (H B) = [1 1] */
+    /* no actuator moves output 0 */
+    const double Bbad[3 * 2] = {1, 1, 0, 0, 1, 1};
+    assert_status(sm_ctrl_pd(&vc, &val, Bbad, 2, 100.0, 10.0, t2), SM_SINGULAR_DECOUPLING);
     assert_false(sm_ctrl_saturate(tau, 2, 20.0));
     assert_true(sm_ctrl_saturate(tau, 2, 6.0));
     assert_close(tau[0], -5.0, 0.0);

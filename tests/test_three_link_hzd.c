@@ -231,6 +231,25 @@ static void test_gait_and_torque_peaks(void **state)
             found++;
         }
     assert_int_equal(found, 2);
+    const double io = r.eig_re[0];
+    sm_workspace_free(ws);
+    sm_registry_close(m);
+
+    /* PD without the model tends to the same zero dynamics as its gains
+     * grow: at kp = 1e4 a stable gait whose multiplier is near IO's */
+    const char *from[] = {"kind: io_linearisation", "gains: {kp: 1, kd: 2, epsilon: epsilon}"};
+    const char *to[] = {"kind: pd", "gains: {kp: 10000, kd: 300}"};
+    m = open_file(variant("pd", from, to, 2));
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    o.method = SM_METHOD_BDF; /* stiff at these gains, as m->stiff says */
+    assert_true(m->stiff);
+    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
+    assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
+    assert_true(r.stable);
+    assert_close(r.eig_re[0], io, 0.01);
     sm_workspace_free(ws);
     sm_registry_close(m);
 }

@@ -65,8 +65,13 @@ void sm_vc_eval(const sm_vc *vc, const double *q, const double *v, sm_vc_value *
 sm_status sm_ctrl_io_linearise(const sm_vc *vc, const sm_vc_value *val, const double *a, const double *K, size_t nu,
                                double kp, double kd, double eps, double *tau);
 
-/* PD tracking of the outputs: tau_i = −kp y_i − kd ẏ_i (nu = ny). */
-void sm_ctrl_pd(const sm_vc_value *val, size_t ny, double kp, double kd, double *tau);
+/* PD tracking of the outputs through the input matrix B[nq × nu]
+ * (row-major): (H B) tau = −kp y − kd ẏ, so that each torque pushes its
+ * output back whatever the signs of B (tau_i = −kp y_i − kd ẏ_i where
+ * H B = I, outputs that are the actuated joints themselves).
+ * SM_SINGULAR_DECOUPLING when H B is singular. */
+sm_status sm_ctrl_pd(const sm_vc *vc, const sm_vc_value *val, const double *B, size_t nu, double kp, double kd,
+                     double *tau);
 
 /* Clamps each |tau_i| to limit; true if any was above it. */
 bool sm_ctrl_saturate(double *tau, size_t nu, double limit);

@@ -65,7 +65,11 @@ sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, c
     sm_vc_eval(&vc, qv, v, &val);
     const double kp = body_num_eval(&k->kp, e->p), kd = body_num_eval(&k->kd, e->p);
     if (k->kind == BODY_CTRL_PD) {
-        sm_ctrl_pd(&val, nu, kp, kd, u);
+        double B[SM_RIGID_MAX_V * SM_CTRL_MAX_Y] = {0};
+        for (size_t j = 0; j < nu; j++)
+            for (size_t i = 0; i < k->act_n[j]; i++) B[(size_t)k->act_v[j][i] * nu + j] = k->act_coef[j][i];
+        const sm_status st = sm_ctrl_pd(&vc, &val, B, nu, kp, kd, u);
+        if (st != SM_OK) return st;
     } else {
         double a[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], K[SM_RIGID_MAX_V * SM_CTRL_MAX_Y], t1[SM_RIGID_MAX_V];
         sm_status st = sm_rigid_constrained_accel(e->m, e->d, c, nc, tau, a, NULL, e->work);
@@ -118,7 +122,7 @@ double body_control_power(const body_file *f, const double *u, const double *v)
 sm_status body_control_check(const body_model *bm, char *why, size_t why_len)
 {
     const body_file *f = bm->f;
-    if (f->ctrl.kind != BODY_CTRL_IO) return SM_OK;
+    if (f->ctrl.kind == BODY_CTRL_NONE) return SM_OK;
     double x[SM_MAX_STATE], u[BODY_MAX_ACT];
     body_guess(x, bm->defaults, bm);
     BODY_EVAL_MEM(mem, bm);

@@ -1,5 +1,6 @@
 /* The feedback laws on virtual constraints (control.h): input-output
- * linearisation with ε-scaled gains, PD tracking, saturation.
+ * linearisation with ε-scaled gains, PD tracking through the static
+ * decoupling H B, saturation.
  *
  * The decoupling matrix is ny × ny (ny at most SM_CTRL_MAX_Y), factored
  * by LAPACK's dgetrf; dgetrf only reports exact zero pivots, and a nearly
@@ -51,9 +52,22 @@ sm_status sm_ctrl_io_linearise(const sm_vc *vc, const sm_vc_value *val, const do
     return SM_OK;
 }
 
-void sm_ctrl_pd(const sm_vc_value *val, size_t ny, double kp, double kd, double *tau)
+sm_status sm_ctrl_pd(const sm_vc *vc, const sm_vc_value *val, const double *B, size_t nu, double kp, double kd,
+                     double *tau)
 {
-    for (size_t i = 0; i < ny; i++) tau[i] = -kp * val->y[i] - kd * val->dy[i];
+    const size_t ny = vc->ny, nq = vc->nq;
+    if (nu != ny || ny == 0 || ny > SM_CTRL_MAX_Y) return SM_BAD_PARAM;
+    double HB[SM_CTRL_MAX_Y * SM_CTRL_MAX_Y];
+    for (size_t i = 0; i < ny; i++) {
+        for (size_t j = 0; j < nu; j++) {
+            double s = 0.0;
+            for (size_t k = 0; k < nq; k++) s += vc->H[i][k] * B[k * nu + j];
+            HB[i + j * ny] = s;
+        }
+        tau[i] = -kp * val->y[i] - kd * val->dy[i];
+    }
+    if (!lu_solve(HB, ny, tau, DECOUPLING_TOL)) return SM_SINGULAR_DECOUPLING;
+    return SM_OK;
 }
 
 bool sm_ctrl_saturate(double *tau, size_t nu, double limit)
