@@ -542,6 +542,38 @@ static void test_cli_fixed_and_continue(void **state)
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "\"method\": \"adams\""));
     assert_non_null(strstr(r->out, "\"method_from\": \"option\""));
+    /* simulate's columns: each actuator's torque and each output's y; the
+     * section state carries the torso output's jump, 2 (a11 d + a31 d^3),
+     * decayed by the next impact */
+    r = cli_run("simulate", src_path(MODEL), "--steps", "1", "--dt", "0.05", NULL);
+    assert_int_equal(r->status, 0);
+    const char *head = r->out, *eol = strchr(head, '\n');
+    assert_non_null(eol);
+    int col_y = -1, ncol = 0, seen = 0;
+    for (const char *c = head; c < eol; c++) {
+        if (c == head || c[-1] == ',') {
+            if (strncmp(c, "torso.y,", 8) == 0) col_y = ncol;
+            ncol++;
+        }
+    }
+    assert_true(col_y > 0);
+    assert_non_null(strstr(head, "torso_leg_a.torque,torso_leg_b.torque,torso.y,swing.y"));
+    const double d = 0.392699081698724, jump = 2 * (0.073 * d - 0.819 * d * d * d);
+    for (const char *row = eol + 1; *row; row = strchr(row, '\n') + 1) {
+        const char *c = row;
+        for (int k = 0; k < col_y; k++) c = strchr(c, ',') + 1;
+        const double y = strtod(c, NULL);
+        if (strncmp(row, "start,", 6) == 0) {
+            assert_close(y, jump, 1e-4);
+            seen++;
+        }
+        if (strncmp(row, "pre,", 4) == 0) {
+            assert_true(fabs(y) < 1e-4);
+            seen++;
+        }
+        if (!strchr(row, '\n')) break;
+    }
+    assert_int_equal(seen, 2);
     r = cli_run("continue", src_path(MODEL), "--param", "a01", "--to", "0.53", "--step", "0.01", NULL);
     assert_int_equal(r->status, 0);
     assert_true(cli_count_lines(r->out) >= 4);

@@ -62,6 +62,9 @@ typedef struct {
     char *owned_sample[SM_MAX_SAMPLE];
     int sample_col[BODY_MAX_CONTACTS];
     size_t sample_cop;
+    /* the controller's columns: each actuator's torque, then each output's
+     * y (-1: none) */
+    int sample_ctrl;
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
