@@ -22,7 +22,8 @@ typedef struct {
     double delta;                   /* σ⁺ = δ σ⁻ through the impact */
     double multiplier;              /* δ² */
     double v_minus;                 /* V(θ⁻) */
-    double v_max;                   /* max V over the step: ζ⁺ must exceed it to finish the step */
+    double v_max;                   /* max V over the step (at the ends of 16 equal panels): ζ⁺
+                                       must exceed it to finish the step */
     double zeta_star;               /* ζ⁻ at the fixed point, −V(θ⁻)/(1 − δ²) (NaN if δ² ≥ 1) */
     double zeta_plus;               /* ζ just after the impact at the fixed point, δ² ζ* */
     bool exists;                    /* δ² < 1 and ζ* − V(θ⁻) > v_max, i.e. ζ⁺ > v_max */

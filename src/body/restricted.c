@@ -132,8 +132,8 @@ static sm_status integrand(zd_ctx *z, double theta, double *out)
     return SM_OK;
 }
 
-/* Adaptive Simpson on [a, b] with f(a), f(m), f(b) known; the integral
- * into *sum, the largest running value of −∫ from θ⁺ into *vmax. */
+/* Adaptive Simpson on [a, b] with f(a), f(m), f(b) known (Richardson's
+ * correction on the finest pair); the integral into *sum. */
 static sm_status simpson(zd_ctx *z, double a, double b, double fa, double fm, double fb, double whole, double tol,
                          int depth, double *sum)
 {
@@ -155,8 +155,9 @@ static sm_status simpson(zd_ctx *z, double a, double b, double fa, double fm, do
     return SM_OK;
 }
 
-/* V(θ) = −∫_{θ⁺}^{θ} κ₁κ₂ on a grid of panels, each by adaptive Simpson:
- * V(θ⁻) and the largest V at the panels' ends. */
+/* V(θ) = −∫_{θ⁺}^{θ} κ₁κ₂ on PANELS panels, each by adaptive Simpson:
+ * V(θ⁻), and the largest V at the panels' ends (the barrier ζ⁺ must clear;
+ * between two ends V is assumed not to rise further). */
 #define PANELS 16
 static sm_status potential(zd_ctx *z, double tol, double *v_minus, double *v_max)
 {
