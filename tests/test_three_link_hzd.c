@@ -304,6 +304,18 @@ static void test_bad_definitions_refused(void **state)
         const char *to[] = {""};
         expect_refused(variant("count", from, to, 1), line_of("  outputs:") - 1, "one output per actuator");
     }
+    {   /* a declared Bezier degree the lists do not have */
+        const char *from[] = {"poly: [a01, a11, a21, a31]",
+                              "poly: [-theta1d^2 * a02, -1 - theta1d^2 * a12, a02 - theta1d^2 * a22, a12 - theta1d^2 * a32, a22, a32]",
+                              "  outputs:\n"};
+        const char *to[] = {"bezier: [0.5, 0.5, 0.5, 0.5]", "bezier: [0, 0, 0, 0]", "  degree: 4\n  outputs:\n"};
+        expect_refused(variant("degree", from, to, 3), line_of("poly: [a01, a11, a21, a31]") + 1, "degree 4 needs 5");
+    }
+    {   /* a phase variable that starts where it ends */
+        const char *from[] = {"start: -theta1d, end: theta1d"};
+        const char *to[] = {"start: theta1d, end: theta1d"};
+        expect_refused(variant("span", from, to, 1), line_of("start: -theta1d, end: theta1d"), "end equals its start");
+    }
     {   /* an unknown kind */
         const char *from[] = {"kind: io_linearisation"};
         const char *to[] = {"kind: lqr"};
