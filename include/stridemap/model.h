@@ -219,6 +219,11 @@ typedef struct sm_model {
      * sm_registry_close calls it, so the registry needs to know no model
      * family.  NULL for a static model.  m is invalid afterwards. */
     void (*release)(const struct sm_model *m);
+
+    /* A closed-loop walker (a controller driving fast-decaying outputs):
+     * stiff equations, for which a program should pick BDF unless told
+     * otherwise (sm_solver_options.method). */
+    bool stiff;
 } sm_model;
 
 /* Index of the named parameter, or -1. */

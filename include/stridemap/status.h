@@ -65,7 +65,13 @@
     X(SM_UNAVAILABLE, "unavailable", SM_KIND_OUTPUT, \
       "this library was built without MuJoCo, which reading MJCF and URDF files needs (install the Debian package libmujoco-dev and rebuild)") \
     X(SM_NO_EXACT_JACOBIAN, "no_exact_jacobian", SM_KIND_SOLVER, \
-      "no exact stride-map Jacobian here: the integration method carries no sensitivities, or an event is met tangentially (use finite differences)")
+      "no exact stride-map Jacobian here: the integration method carries no sensitivities, or an event is met tangentially (use finite differences)") \
+    X(SM_SINGULAR_DECOUPLING, "singular_decoupling", SM_KIND_WALKER, \
+      "the controller's decoupling matrix L_g L_f y is singular: its outputs cannot all be driven by its actuators here (change the outputs' rows or the actuators)") \
+    X(SM_TORQUE_LIMIT, "torque_limit", SM_KIND_WALKER, \
+      "a controller torque exceeded its declared limit (raise the limit, or let the controller saturate)") \
+    X(SM_PHASE_NOT_MONOTONE, "phase_not_monotone", SM_KIND_WALKER, \
+      "the controller's phase variable stopped moving toward the step's end: it is not monotone over the step (choose another phase variable or gait)")
 
 /* What a status says went wrong, which decides how it is reported: the
  * walker's own motion (fell, scuffed: a result, not an error), the numerics

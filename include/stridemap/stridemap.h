@@ -3,10 +3,12 @@
 #define STRIDEMAP_H
 
 #include "stridemap/continuation.h"
+#include "stridemap/control.h"
 #include "stridemap/poincare.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/gait.h"
 #include "stridemap/hybrid.h"
+#include "stridemap/hzd.h"
 #include "stridemap/model.h"
 #include "stridemap/orbit.h"
 #include "stridemap/registry.h"

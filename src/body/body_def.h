@@ -77,6 +77,41 @@ typedef struct {
     body_num stiffness, damping, rest, torque;
 } body_force;
 
+/* The controller of the file (docs/body-walkers.md, controller:): torques
+ * tau[n_act] entering as generalized forces B tau, B's column j the
+ * coefficients act_coef[j] on the 1-DOF coordinates act_v[j]; outputs y = H q - h_d(theta) on theta = c.q (src/body/control.c). */
+#define BODY_MAX_ACT 8
+#define BODY_MAX_COEF 16
+typedef enum { BODY_CTRL_NONE, BODY_CTRL_IO, BODY_CTRL_PD } body_ctrl_kind;
+typedef struct {
+    body_ctrl_kind kind;
+    body_pos at_pos, outputs_pos;
+    /* the file's 1-DOF coordinates the controller reads or drives, as
+     * (q index, v index): q_of[v] the q index of rate v, -1 if none read */
+    int q_of[BODY_MAX_COORDS];
+    size_t n_act;
+    char *act_name[BODY_MAX_ACT];
+    size_t act_n[BODY_MAX_ACT];
+    int act_v[BODY_MAX_ACT][8];   /* v indices */
+    double act_coef[BODY_MAX_ACT][8];
+    /* the phase variable theta = sum phase_coef * q[phase_q], from
+     * theta_plus (start of the step) to theta_minus (its end) */
+    size_t phase_n;
+    int phase_v[8];                  /* v indices */
+    body_num phase_coef[8], theta_plus, theta_minus;
+    bool bezier;              /* h_d in s (Bezier) or in theta (power series) */
+    size_t n_out;
+    char *out_name[BODY_MAX_ACT];
+    size_t out_n[BODY_MAX_ACT];
+    int out_v[BODY_MAX_ACT][8];    /* v indices */
+    body_num out_coef[BODY_MAX_ACT][8];
+    size_t degree[BODY_MAX_ACT];
+    body_num a[BODY_MAX_ACT][BODY_MAX_COEF];
+    body_num kp, kd, epsilon;
+    bool has_limit, saturate;
+    body_num limit;
+} body_controller;
+
 typedef enum {
     BODY_WHEN_GAP,    /* contact */
     BODY_WHEN_HEIGHT, /* site */
@@ -85,6 +120,7 @@ typedef enum {
     BODY_WHEN_FORCE,  /* contact (must be in the phase) */
     BODY_WHEN_SLIP,   /* contact (pin with mu, in the phase) */
     BODY_WHEN_STICK,  /* contact (slide, in the phase) */
+    BODY_WHEN_PHASE_RATE, /* the controller's dtheta/dt, oriented to grow over the step (added by the loader) */
 } body_when_kind;
 
 typedef enum {
@@ -170,6 +206,8 @@ typedef struct {
 
     double guess[2 * BODY_MAX_COORDS];   /* full state */
     double time_limit;
+
+    body_controller ctrl;                /* kind NONE: no controller */
 
     int clearance_contact;               /* -1: none */
     int hip_site;                        /* -1: none */

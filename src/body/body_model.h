@@ -53,12 +53,18 @@ typedef struct {
     /* the impulse measures: (phase, event, contact) and its slot */
     size_t n_impulse;
     body_impulse_key impulse_key[SM_MAX_EXTRA];
+    /* the controller's torque peaks: ACTUATOR.max_torque from this slot
+     * among the per-contact ones on (-1: none) */
+    int torque_slot;
     /* the per-sample columns (sample.c): names, each contact's first
      * column (-1: none), the first of cop and zmp */
     const char *sample_names[SM_MAX_SAMPLE];
     char *owned_sample[SM_MAX_SAMPLE];
     int sample_col[BODY_MAX_CONTACTS];
     size_t sample_cop;
+    /* the controller's columns: each actuator's torque, then each output's
+     * y (-1: none) */
+    int sample_ctrl;
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -171,6 +177,23 @@ void body_free_samples(body_model *bm);
  * its tangential magnitude, from the solve's lambda. */
 void body_contact_force(const body_eval *e, const sm_contact *c, size_t nc, const double *lambda, size_t slot,
                         double *normal, double *tangential);
+
+/* The controller (control.c): its virtual constraints at p, over the
+ * walker's rates (q gathered onto them by body_control_q_on_v); dθ/dt
+ * oriented to grow from the step's start to its end; the torques u[n_act]
+ * added to tau as B u (e swept at (q, v), c the phase's contacts; u_out
+ * may be NULL); the torques at x in phase ph; their power u·Bᵀv. */
+#include "stridemap/control.h"
+void body_control_vc(const body_file *f, const double *p, sm_vc *vc);
+void body_control_q_on_v(const body_file *f, const double *q, double *qv);
+double body_control_phase_rate(const body_file *f, const double *p, const double *v);
+sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
+                           double *tau, double *u_out);
+sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, double *u);
+/* SM_BAD_MODEL_FILE with "path:line:col: ..." when the decoupling matrix is
+ * singular at the guess in some phase. */
+sm_status body_control_check(const body_model *bm, char *why, size_t why_len);
+double body_control_power(const body_file *f, const double *u, const double *v);
 
 /* The rigid template of a body model (tests: site positions, drift), or
  * NULL if m is not one. */

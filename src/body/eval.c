@@ -258,6 +258,10 @@ sm_status body_phase_solve_swept(const body_eval *e, size_t ph, const double *x,
     double tau[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], lam[SM_RIGID_MAX_ROWS];
     double *a = vdot ? vdot : acc, *l = lambda ? lambda : lam;
     body_spring_forces(e, q, v, tau);
+    if (bm->f->ctrl.kind != BODY_CTRL_NONE) {
+        const sm_status cs = body_control_add(e, c, n, q, v, tau, NULL);
+        if (cs != SM_OK) return cs;
+    }
     sm_status st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, a, l, e->work);
     /* A slide at rest (the state a slip event leaves) has no velocity to
      * take friction's sign from: it slides the way it accelerates, so the

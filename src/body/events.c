@@ -112,6 +112,7 @@ static double event_at(event_state *s, size_t ev, double t)
     const double lift = E->direction > 0 ? -1e-6 : 1e-6;
     if (E->when == BODY_WHEN_COORD) return q[E->target] - level + ramp(t, lift);
     if (E->when == BODY_WHEN_RATE) return v[E->target] - level;
+    if (E->when == BODY_WHEN_PHASE_RATE) return body_control_phase_rate(bm->f, s->p, v);
     if (E->when == BODY_WHEN_FORCE || E->when == BODY_WHEN_SLIP) {
         double n, tan;
         if (!state_force(s, E->target, &n, &tan)) return NAN;

@@ -134,6 +134,10 @@ static int on_sample(void *ctx, double t, size_t phase, const double *x)
         if (slot >= 0) w->v[G_COUNT + slot] = fmin(w->v[G_COUNT + slot], n);
     }
     cop_margin(w, &e, x, c, nc, lambda);
+    double u[BODY_MAX_ACT];
+    if (bm->torque_slot >= 0 && body_control_torques(&e, phase, x, u) == SM_OK)
+        for (size_t j = 0; j < bm->f->ctrl.n_act; j++)
+            w->v[G_COUNT + (size_t)bm->torque_slot + j] = fmax(w->v[G_COUNT + (size_t)bm->torque_slot + j], fabs(u[j]));
     return 0;
 }
 
@@ -192,6 +196,7 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
     const body_model *bm = m->data;
     ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY}};
     for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
+    for (size_t j = 0; bm->torque_slot >= 0 && j < bm->f->ctrl.n_act; j++) w.v[G_COUNT + (size_t)bm->torque_slot + j] = 0.0;
     start_phase(&w, m->start_phase, x);
     on_sample(&w, 0, m->start_phase, x);
     sm_observer obs = {.dt = 1e-3 * m->time_limit(p, m->data), .sample = on_sample, .event = on_event, .ctx = &w};
@@ -274,6 +279,23 @@ sm_status body_set_ground_measures(body_model *bm)
                 bm->extra_labels[n++] = label;
             }
         }
+    /* ACTUATOR.max_torque for each of the controller's torques */
+    bm->torque_slot = -1;
+    if (f->ctrl.kind != BODY_CTRL_NONE && n + f->ctrl.n_act <= SM_MAX_EXTRA) {
+        bm->torque_slot = (int)(n - G_COUNT);
+        for (size_t j = 0; j < f->ctrl.n_act; j++) {
+            const size_t len = strlen(f->ctrl.act_name[j]) + 24;
+            char *name = malloc(len), *label = malloc(len + 40);
+            bm->owned_extra[2 * owned] = name;
+            bm->owned_extra[2 * owned + 1] = label;
+            owned++;
+            if (!name || !label) return SM_NO_MEMORY;
+            snprintf(name, len, "%s.max_torque", f->ctrl.act_name[j]);
+            snprintf(label, len + 40, "largest |torque| of actuator %s (N m)", f->ctrl.act_name[j]);
+            bm->extra_names[n] = name;
+            bm->extra_labels[n++] = label;
+        }
+    }
     m->extra_group = "ground";
     m->n_extra = n;
     m->extra_names = bm->extra_names;

@@ -531,7 +531,7 @@ static bool read_top(bl_ctx *c)
 {
     static const char *const keys[] = {"name", "title", "reference", "gravity", "slope", "parameters", "bodies",
                                        "sites", "contacts", "forces", "phases", "relabel", "section", "guess",
-                                       "time_limit", "measures", NULL};
+                                       "time_limit", "measures", "controller", NULL};
     body_file *f = c->f;
     if (!bl_want(c, c->root, YAML_MAPPING_NODE, "the file's top level")) return false;
     if (!bl_keys(c, c->root, "the top level", keys)) return false;
@@ -567,6 +567,7 @@ static bool read_top(bl_ctx *c)
         !each(c, "forces", false, read_force))
         return false;
     if (!bl_read_phases(c) || !bl_read_relabel(c) || !bl_read_section(c) || !bl_read_guess(c)) return false;
+    if (!bl_read_controller(c)) return false;
 
     f->time_limit = 10;
     if ((x = bl_get(c, c->root, "time_limit", NULL))) {
@@ -642,6 +643,8 @@ void body_file_free(body_file *f)
         free(f->phases[i].name);
         for (size_t k = 0; k < f->phases[i].n_events; k++) free(f->phases[i].events[k].name);
     }
+    for (size_t i = 0; i < f->ctrl.n_act; i++) free(f->ctrl.act_name[i]);
+    for (size_t i = 0; i < f->ctrl.n_out; i++) free(f->ctrl.out_name[i]);
     for (size_t i = 0; i < f->nq; i++) free(f->q_names[i]);
     for (size_t i = 0; i < f->nv; i++) free(f->v_names[i]);
     free(f);

@@ -63,6 +63,9 @@ bool bl_read_phases(bl_ctx *c);
 bool bl_read_relabel(bl_ctx *c);
 bool bl_read_section(bl_ctx *c);
 bool bl_read_guess(bl_ctx *c);
+/* load_control.c: the controller: section (after the phases: it adds an
+ * event to each) */
+bool bl_read_controller(bl_ctx *c);
 /* load_check.c: what needs the whole file */
 bool bl_check(bl_ctx *c);
 bool bl_is_planar(const body_file *f);

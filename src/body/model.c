@@ -222,6 +222,7 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     m->lift = body_lift;
     m->guess = body_guess;
     body_set_measures(bm);
+    m->stiff = f->ctrl.kind != BODY_CTRL_NONE;
     if (body_set_ground_measures(bm) != SM_OK || body_set_samples(bm) != SM_OK) {
         snprintf(why, why_len, "%s: out of memory for the measures' names", f->path);
         release(m);
@@ -229,7 +230,7 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     }
     m->data = bm;
 
-    if ((st = check_phases(bm, why, why_len)) != SM_OK) {
+    if ((st = check_phases(bm, why, why_len)) != SM_OK || (st = body_control_check(bm, why, why_len)) != SM_OK) {
         release(m);
         return st;
     }

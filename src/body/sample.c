@@ -7,7 +7,8 @@
  * motion (zmp.x, zmp.y), NaN where the ground does not push up.  The CoP
  * comes from the contact forces and the ZMP from the accelerations alone,
  * so where all external forces are ground contacts the two columns check
- * each other. */
+ * each other.  A walker with a controller adds each actuator's torque
+ * (ACTUATOR.torque) and each output (OUTPUT.y). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,18 @@ static int body_sample(double t, size_t phase, const double *x, const double *p,
         for (size_t i = 0; i < dim; i++) values[bm->sample_cop + i] = cop[i];
     if (sm_rigid_zmp(e.m, e.d, x + bm->nq, vdot, zmp))
         for (size_t i = 0; i < dim; i++) values[bm->sample_cop + dim + i] = zmp[i];
+    if (bm->sample_ctrl >= 0) {
+        double u[BODY_MAX_ACT], qv[SM_CTRL_MAX_Q];
+        const size_t at = (size_t)bm->sample_ctrl, nu = f->ctrl.n_act;
+        if (body_control_torques(&e, phase, x, u) == SM_OK)
+            for (size_t j = 0; j < nu; j++) values[at + j] = u[j];
+        sm_vc vc;
+        sm_vc_value val;
+        body_control_vc(f, p, &vc);
+        body_control_q_on_v(f, x, qv);
+        sm_vc_eval(&vc, qv, x + bm->nq, &val);
+        for (size_t i = 0; i < f->ctrl.n_out; i++) values[at + nu + i] = val.y[i];
+    }
     return 0;
 }
 
@@ -86,6 +99,14 @@ sm_status body_set_samples(body_model *bm)
     bm->sample_cop = n;
     static const char *const tails[] = {"cop.x", "zmp.x"}, *const tails3[] = {"cop.x", "cop.y", "zmp.x", "zmp.y"};
     for (size_t i = 0; i < tail; i++) bm->sample_names[n++] = planar ? tails[i] : tails3[i];
+    bm->sample_ctrl = -1;
+    if (f->ctrl.kind != BODY_CTRL_NONE && n + f->ctrl.n_act + f->ctrl.n_out <= SM_MAX_SAMPLE) {
+        bm->sample_ctrl = (int)n;
+        for (size_t j = 0; j < f->ctrl.n_act; j++)
+            if (!add_name(bm, &n, f->ctrl.act_name[j], "torque")) return SM_NO_MEMORY;
+        for (size_t i = 0; i < f->ctrl.n_out; i++)
+            if (!add_name(bm, &n, f->ctrl.out_name[i], "y")) return SM_NO_MEMORY;
+    }
     bm->model.n_sample = n;
     bm->model.sample_names = bm->sample_names;
     bm->model.sample = body_sample;

@@ -281,6 +281,7 @@ static int common_option(cli_run *run, int opt, const char *arg)
         for (int k = SM_METHOD_ADAMS; sm_method_name((sm_method)k); k++)
             if (strcmp(arg, sm_method_name((sm_method)k)) == 0) {
                 run->solver.method = (sm_method)k;
+                run->method_given = true;
                 return 0;
             }
         return cli_fail(run, EX_DATAERR, "--method is 'adams', 'bdf', 'erk8' or 'erk5', not '%s'", arg);
@@ -354,6 +355,10 @@ static int finish(cli_run *run, int argc, char **argv)
     if (optind + 1 < argc)
         return cli_fail(run, EX_USAGE, "one model only; unexpected '%s'", argv[optind + 1]);
     int rc = take_model(run, argv[optind]);
+    if (!rc && run->model->stiff && !run->method_given) {
+        run->solver.method = SM_METHOD_BDF;
+        run->method_auto = true;
+    }
     for (size_t i = 0; !rc && i < run->n_sets; i++) rc = apply_set(run, run->sets[i]);
     if (!rc) rc = check_params(run);
     if (!rc && run->state_text) rc = parse_state(run, run->state_option, run->state_text);

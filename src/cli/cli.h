@@ -36,6 +36,8 @@ typedef struct {
     const char *sets[SM_MAX_PARAMS * 4];
     size_t n_sets;
     const char *state_option, *state_text;
+    bool method_given;                /* --method was given */
+    bool method_auto;                 /* BDF picked because the model is stiff (a controller) */
 } cli_run;
 
 /* Fills defaults for a subcommand's run. */

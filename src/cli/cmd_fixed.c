@@ -22,7 +22,8 @@ static const char help[] =
     "                    its free coordinates are used (default: the model's guess)\n"
     "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
     "  --rtol, --atol    integration tolerances (default 1e-12 each)\n"
-    "  --method          CVODE's 'adams' (default) or 'bdf', or ARKODE's explicit\n"
+    "  --method          CVODE's 'adams' (default) or 'bdf' (the default for a model\n"
+    "                    with a controller, whose equations are stiff), or ARKODE's explicit\n"
     "                    Runge-Kutta pairs 'erk8' (Fehlberg 8(7)) or 'erk5' (Dormand-Prince\n"
     "                    5(4)); README.md says when to pick which\n"
     "  --max-order Q     cap the method's order (default: 12 Adams, 5 BDF; not for erk)\n"
@@ -102,6 +103,42 @@ static json_t *orbit_json(const cli_run *run, const sm_fixed_result *r, sm_works
     return a;
 }
 
+/* The HZD restricted map beside the full map's values at the gait
+ * (include/stridemap/hzd.h); false where it does not apply. */
+#define RESTRICTED_TOL 1e-11
+static bool restricted_map(const cli_run *run, const sm_fixed_result *r, sm_restricted_map *rm, double *zeta_full)
+{
+    *zeta_full = NAN;
+    if (!sm_hzd_applies(run->model) || sm_hzd_restricted_map(run->model, run->params, RESTRICTED_TOL, rm) != SM_OK)
+        return false;
+    if (r->converged) sm_hzd_zeta(run->model, run->params, r->x, zeta_full);
+    return true;
+}
+
+static json_t *restricted_json(const cli_run *run, const sm_fixed_result *r)
+{
+    sm_restricted_map rm;
+    double zf;
+    if (!restricted_map(run, r, &rm, &zf)) return NULL;
+    const bool have_eig = r->converged && r->status == SM_OK && r->n_free > 0;
+    json_t *full = json_object();
+    json_object_set_new(full, "zeta_plus", cli_json_number(zf));
+    json_object_set_new(full, "zeta_minus", cli_json_number(zf - rm.v_minus));
+    json_object_set_new(full, "multiplier", have_eig ? cli_json_number(r->eig_re[0]) : json_null());
+    json_t *o = json_object();
+    json_object_set_new(o, "zeta_star", cli_json_number(rm.zeta_star));
+    json_object_set_new(o, "zeta_plus", cli_json_number(rm.zeta_plus));
+    json_object_set_new(o, "multiplier", cli_json_number(rm.multiplier));
+    json_object_set_new(o, "delta", cli_json_number(rm.delta));
+    json_object_set_new(o, "v_minus", cli_json_number(rm.v_minus));
+    json_object_set_new(o, "v_max", cli_json_number(rm.v_max));
+    json_object_set_new(o, "exists", json_boolean(rm.exists));
+    json_object_set_new(o, "invariance", cli_json_number(rm.invariance));
+    json_object_set_new(o, "quadrature_tol", cli_json_number(RESTRICTED_TOL));
+    json_object_set_new(o, "full_map", full);
+    return o;
+}
+
 static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws)
 {
     json_t *orbit = orbit_json(run, r, ws);
@@ -154,6 +191,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
         for (size_t i = 0; i < m->n_extra; i++) json_object_set_new(group, m->extra_names[i], cli_json_number(extra[i]));
         json_object_set_new(doc, m->extra_group, group);
     }
+    json_t *restricted = restricted_json(run, r);
+    if (restricted) json_object_set_new(doc, "restricted_map", restricted);
     json_t *solver = cli_solver_json(&run->solver);
     json_t *newton = json_pack("{s:f, s:f, s:f, s:b, s:i, s:s}", "newton_tol", run->newton.tol, "fd_step",
                                sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
@@ -164,6 +203,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
                         json_string(run->newton.update == SM_NEWTON_FULL ? "full" : "broyden"));
     json_object_update(solver, newton);
     json_decref(newton);
+    json_object_set_new(solver, "method_from",
+                        json_string(run->method_given ? "option" : run->method_auto ? "controller" : "default"));
     json_object_set_new(doc, "solver", solver);
     json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
     return doc;
@@ -222,6 +263,15 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
         printf("%-12s", m->extra_group);
         for (size_t i = 0; i < m->n_extra; i++) printf("%s %s %.6g", i ? "," : "", m->extra_labels[i], extra[i]);
         printf("\n");
+    }
+    sm_restricted_map rm;
+    double zf;
+    if (restricted_map(run, r, &rm, &zf)) {
+        printf("restricted   zeta* %.10g (after impact %.10g), multiplier delta^2 %.10g; full map: zeta %.10g, "
+               "multiplier %.10g\n", rm.zeta_star, rm.zeta_plus, rm.multiplier, zf - rm.v_minus, r->eig_re[0]);
+        if (rm.invariance > 1e-6)
+            printf("note         the zero dynamics is not impact invariant (the impact leaves |y| or |dy/dtheta| "
+                   "%.3g): the restricted map approximates the full one\n", rm.invariance);
     }
 }
 

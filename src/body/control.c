@@ -1,0 +1,140 @@
+/* The controller of a body walker inside its phases' dynamics
+ * (docs/body-walkers.md, controller:; the laws in src/control/).
+ *
+ * The constrained dynamics are affine in the applied forces, so with the
+ * actuators' input matrix B the accelerations are q̈ = a + K u: a from the
+ * phase's solve with the passive forces alone, K's column j from the solve
+ * with B e_j added, minus a.  The virtual constraints are written over the
+ * walker's rates (the controller reads only 1-DOF coordinates, whose q and
+ * v match one to one), so J_y multiplies q̈ directly. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "body_model.h"
+
+void body_control_vc(const body_file *f, const double *p, sm_vc *vc)
+{
+    const body_controller *k = &f->ctrl;
+    memset(vc, 0, sizeof *vc);
+    vc->nq = f->nv;
+    vc->ny = k->n_out;
+    for (size_t i = 0; i < k->phase_n; i++) vc->c[k->phase_v[i]] = body_num_eval(&k->phase_coef[i], p);
+    vc->theta_plus = body_num_eval(&k->theta_plus, p);
+    vc->theta_minus = body_num_eval(&k->theta_minus, p);
+    vc->basis = k->bezier ? SM_BASIS_BEZIER : SM_BASIS_POLY;
+    for (size_t o = 0; o < k->n_out; o++) {
+        for (size_t i = 0; i < k->out_n[o]; i++) vc->H[o][k->out_v[o][i]] = body_num_eval(&k->out_coef[o][i], p);
+        vc->degree[o] = k->degree[o];
+        for (size_t m = 0; m <= k->degree[o]; m++) vc->a[o][m] = body_num_eval(&k->a[o][m], p);
+    }
+}
+
+void body_control_q_on_v(const body_file *f, const double *q, double *qv)
+{
+    for (size_t i = 0; i < f->nv; i++) qv[i] = f->ctrl.q_of[i] >= 0 ? q[f->ctrl.q_of[i]] : 0.0;
+}
+
+double body_control_phase_rate(const body_file *f, const double *p, const double *v)
+{
+    const body_controller *k = &f->ctrl;
+    double rate = 0.0;
+    for (size_t i = 0; i < k->phase_n; i++) rate += body_num_eval(&k->phase_coef[i], p) * v[k->phase_v[i]];
+    const double span = body_num_eval(&k->theta_minus, p) - body_num_eval(&k->theta_plus, p);
+    return span > 0 ? rate : -rate;
+}
+
+/* tau += B u */
+static void add_input(const body_controller *k, const double *u, double *tau)
+{
+    for (size_t j = 0; j < k->n_act; j++)
+        for (size_t i = 0; i < k->act_n[j]; i++) tau[k->act_v[j][i]] += k->act_coef[j][i] * u[j];
+}
+
+sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
+                           double *tau, double *u_out)
+{
+    const body_file *f = e->bm->f;
+    const body_controller *k = &f->ctrl;
+    const size_t nv = e->bm->nv, nu = k->n_act;
+    sm_vc vc;
+    sm_vc_value val;
+    double qv[SM_CTRL_MAX_Q], u[SM_CTRL_MAX_Y];
+    body_control_vc(f, e->p, &vc);
+    body_control_q_on_v(f, q, qv);
+    sm_vc_eval(&vc, qv, v, &val);
+    const double kp = body_num_eval(&k->kp, e->p), kd = body_num_eval(&k->kd, e->p);
+    if (k->kind == BODY_CTRL_PD) {
+        double B[SM_RIGID_MAX_V * SM_CTRL_MAX_Y] = {0};
+        for (size_t j = 0; j < nu; j++)
+            for (size_t i = 0; i < k->act_n[j]; i++) B[(size_t)k->act_v[j][i] * nu + j] = k->act_coef[j][i];
+        const sm_status st = sm_ctrl_pd(&vc, &val, B, nu, kp, kd, u);
+        if (st != SM_OK) return st;
+    } else {
+        double a[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], K[SM_RIGID_MAX_V * SM_CTRL_MAX_Y], t1[SM_RIGID_MAX_V];
+        sm_status st = sm_rigid_constrained_accel(e->m, e->d, c, nc, tau, a, NULL, e->work);
+        if (st != SM_OK) return st;
+        for (size_t j = 0; j < nu; j++) {
+            double unit[SM_CTRL_MAX_Y] = {0};
+            unit[j] = 1.0;
+            memcpy(t1, tau, nv * sizeof *t1);
+            add_input(k, unit, t1);
+            if ((st = sm_rigid_constrained_accel(e->m, e->d, c, nc, t1, acc, NULL, e->work)) != SM_OK) return st;
+            for (size_t i = 0; i < nv; i++) K[i * nu + j] = acc[i] - a[i];
+        }
+        st = sm_ctrl_io_linearise(&vc, &val, a, K, nu, kp, kd, body_num_eval(&k->epsilon, e->p), u);
+        if (st != SM_OK) return st;
+    }
+    if (k->has_limit) {
+        double sat[SM_CTRL_MAX_Y];
+        memcpy(sat, u, nu * sizeof *u);
+        if (sm_ctrl_saturate(sat, nu, body_num_eval(&k->limit, e->p))) {
+            if (!k->saturate) return SM_TORQUE_LIMIT;
+            memcpy(u, sat, nu * sizeof *u);
+        }
+    }
+    add_input(k, u, tau);
+    if (u_out) memcpy(u_out, u, nu * sizeof *u);
+    return SM_OK;
+}
+
+sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, double *u)
+{
+    const body_model *bm = e->bm;
+    sm_status st = sm_rigid_forward(e->m, e->d, x, x + bm->nq);
+    if (st != SM_OK) return st;
+    sm_contact c[BODY_MAX_CONTACTS];
+    const size_t nc = body_phase_contacts(e, ph, x + bm->nq, c);
+    double tau[SM_RIGID_MAX_V];
+    body_spring_forces(e, x, x + bm->nq, tau);
+    return body_control_add(e, c, nc, x, x + bm->nq, tau, u);
+}
+
+double body_control_power(const body_file *f, const double *u, const double *v)
+{
+    const body_controller *k = &f->ctrl;
+    double P = 0.0;
+    for (size_t j = 0; j < k->n_act; j++)
+        for (size_t i = 0; i < k->act_n[j]; i++) P += u[j] * k->act_coef[j][i] * v[k->act_v[j][i]];
+    return P;
+}
+
+sm_status body_control_check(const body_model *bm, char *why, size_t why_len)
+{
+    const body_file *f = bm->f;
+    if (f->ctrl.kind == BODY_CTRL_NONE) return SM_OK;
+    double x[SM_MAX_STATE], u[BODY_MAX_ACT];
+    body_guess(x, bm->defaults, bm);
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    if (body_eval_init(&e, bm, bm->defaults, mem, NULL, 0) != SM_OK) return SM_OK; /* check_phases says why */
+    for (size_t ph = 0; ph < f->n_phases; ph++) {
+        if (body_control_torques(&e, ph, x, u) != SM_SINGULAR_DECOUPLING) continue;
+        snprintf(why, why_len,
+                 "%s:%d:%d: the controller's decoupling matrix L_g L_f y is singular at the guess in phase '%s': "
+                 "its actuators cannot drive every output; change the outputs' coordinates or the actuators",
+                 f->path, f->ctrl.outputs_pos.line, f->ctrl.outputs_pos.col, f->phases[ph].name);
+        return SM_BAD_MODEL_FILE;
+    }
+    return SM_OK;
+}

@@ -1,0 +1,286 @@
+/* The controller: section of a model file (docs/body-walkers.md): the
+ * actuators, the phase variable, the outputs (virtual constraints), the
+ * kind of feedback, its gains and the torque limit.  Every number is a
+ * body_num, so a literal coefficient is a dotted parameter
+ * (controller.outputs.NAME.a2) and a named one is the file's parameter.
+ * The phase variable's monotonicity is checked while the walker walks: the
+ * loader adds to every phase an event failing the stride with
+ * phase_not_monotone when dθ/dt, oriented from start to end, falls
+ * through zero. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "load_internal.h"
+
+/* The q index of a 1-DOF body's coordinate. */
+static int body_q(const bl_ctx *c, int b)
+{
+    for (size_t i = 0; i < c->f->nq; i++)
+        if (c->q_body[i] == b) return (int)i;
+    return -1;
+}
+
+/* on: {COORD: coefficient, ...} over 1-DOF coordinates, as v indices;
+ * numbers either literal doubles (coef) or body_nums (num, named
+ * base.on.COORD). */
+static bool read_on(bl_ctx *c, const yaml_node_t *on, const char *what, const char *base, size_t *n, int *v,
+                    double *coef, body_num *num)
+{
+    body_controller *k = &c->f->ctrl;
+    if (!bl_want(c, on, YAML_MAPPING_NODE, "on (coordinate: coefficient, ...)")) return false;
+    if (bl_len(on) == 0 || bl_len(on) > 8)
+        return bl_fail_at(c, on->start_mark, "%s acts on %zu coordinates; give 1 to 8", what, bl_len(on));
+    *n = 0;
+    for (yaml_node_pair_t *p = on->data.mapping.pairs.start; p < on->data.mapping.pairs.top; p++) {
+        yaml_node_t *key = bl_node(c, p->key);
+        int b;
+        if (!bl_one_dof(c, key, what, &b)) return false;
+        const int qi = body_q(c, b), vi = bl_q_to_v(c, qi);
+        for (size_t i = 0; i < *n; i++)
+            if (v[i] == vi) return bl_fail_at(c, key->start_mark, "%s names '%s' twice; keep one", what, bl_scalar(key));
+        v[*n] = vi;
+        k->q_of[vi] = qi;
+        if (coef) {
+            if (!bl_number(c, bl_node(c, p->value), "a coefficient", &coef[*n])) return false;
+        } else {
+            char pname[200];
+            snprintf(pname, sizeof pname, "%s.on.%s", base, bl_scalar(key));
+            if (!bl_num(c, bl_node(c, p->value), pname, -1e6, 1e6, "", "controller coefficient", &num[*n]))
+                return false;
+        }
+        (*n)++;
+    }
+    return true;
+}
+
+/* row: [h_1, ..., h_nq]: an output's row of H over every coordinate (each
+ * a 1-DOF one where it is not zero). */
+static bool read_row(bl_ctx *c, const yaml_node_t *row, const char *base, size_t *n, int *v, body_num *num)
+{
+    body_controller *k = &c->f->ctrl;
+    if (!bl_want(c, row, YAML_SEQUENCE_NODE, "row (one coefficient per coordinate)")) return false;
+    if (bl_len(row) != c->f->nq)
+        return bl_fail_at(c, row->start_mark, "%s: row has %zu entries but the walker has %zu coordinates; give one "
+                          "per coordinate, in state order, or write on: {COORD: coefficient}", base, bl_len(row), c->f->nq);
+    *n = 0;
+    for (size_t i = 0; i < c->f->nq; i++) {
+        yaml_node_t *x = bl_item(c, row, i);
+        double val;
+        const char *s = bl_scalar(x);
+        if (s && sscanf(s, "%lf", &val) == 1 && val == 0.0 && strspn(s, "0.+-eE ") == strlen(s)) continue;
+        const int b = c->q_body[i];
+        const sm_rigid_joint j = c->f->bodies[b].joint;
+        if (j != SM_RIGID_HINGE && j != SM_RIGID_SLIDE)
+            return bl_fail_at(c, x->start_mark, "%s: coordinate '%s' is not a 1-DOF (hinge or slide) one; its entry "
+                              "must be 0", base, c->f->q_names[i]);
+        if (*n >= 8) return bl_fail_at(c, x->start_mark, "%s: more than 8 coordinates in one output; use fewer", base);
+        const int vi = bl_q_to_v(c, (int)i);
+        v[*n] = vi;
+        k->q_of[vi] = (int)i;
+        char pname[200];
+        snprintf(pname, sizeof pname, "%s.on.%s", base, c->f->q_names[i]);
+        if (!bl_num(c, x, pname, -1e6, 1e6, "", "controller coefficient", &num[*n])) return false;
+        (*n)++;
+    }
+    if (*n == 0) return bl_fail_at(c, row->start_mark, "%s: the row is zero; an output must read a coordinate", base);
+    return true;
+}
+
+static bool read_actuator(bl_ctx *c, const yaml_node_t *n)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"name", "on", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "an actuator")) return false;
+    yaml_node_t *x = bl_need(c, n, "name", "an actuator");
+    const char *name;
+    if (!x || !bl_name(c, x, "an actuator's name", &name)) return false;
+    char what[96];
+    snprintf(what, sizeof what, "actuator '%s'", name);
+    if (!bl_keys(c, n, what, keys)) return false;
+    for (size_t i = 0; i < k->n_act; i++)
+        if (strcmp(k->act_name[i], name) == 0) return bl_fail_at(c, x->start_mark, "two actuators are called '%s'; rename one", name);
+    if (k->n_act >= BODY_MAX_ACT) return bl_fail_at(c, x->start_mark, "more than %d actuators; use fewer", BODY_MAX_ACT);
+    const size_t j = k->n_act;
+    if (!(k->act_name[j] = strdup(name))) return bl_no_memory(c);
+    k->n_act++;
+    yaml_node_t *on = bl_need(c, n, "on", what);
+    return on && read_on(c, on, what, NULL, &k->act_n[j], k->act_v[j], k->act_coef[j], NULL);
+}
+
+static bool read_output(bl_ctx *c, const yaml_node_t *n, const char *basis_key, size_t *expected)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"name", "on", "row", "poly", "bezier", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "an output")) return false;
+    yaml_node_t *x = bl_need(c, n, "name", "an output");
+    const char *name;
+    if (!x || !bl_name(c, x, "an output's name", &name)) return false;
+    char what[96], base[160];
+    snprintf(what, sizeof what, "output '%s'", name);
+    snprintf(base, sizeof base, "controller.outputs.%s", name);
+    if (!bl_keys(c, n, what, keys)) return false;
+    for (size_t i = 0; i < k->n_out; i++)
+        if (strcmp(k->out_name[i], name) == 0) return bl_fail_at(c, x->start_mark, "two outputs are called '%s'; rename one", name);
+    if (k->n_out >= BODY_MAX_ACT) return bl_fail_at(c, x->start_mark, "more than %d outputs; use fewer", BODY_MAX_ACT);
+    const size_t i = k->n_out;
+    if (!(k->out_name[i] = strdup(name))) return bl_no_memory(c);
+    k->n_out++;
+    yaml_node_t *on = bl_get(c, n, "on", NULL), *row = bl_get(c, n, "row", NULL);
+    if (on && row) return bl_fail_at(c, row->start_mark, "%s gives both on: and row:; keep one", what);
+    if (!on && !row) return bl_fail_at(c, n->start_mark, "%s has no on: {COORD: coefficient} (or row: [...]); add it", what);
+    if (on ? !read_on(c, on, what, base, &k->out_n[i], k->out_v[i], NULL, k->out_coef[i])
+           : !read_row(c, row, base, &k->out_n[i], k->out_v[i], k->out_coef[i]))
+        return false;
+    const char *other = strcmp(basis_key, "poly") == 0 ? "bezier" : "poly";
+    if ((x = bl_get(c, n, other, NULL)))
+        return bl_fail_at(c, x->start_mark, "%s gives %s: but the first output gives %s:; every output uses one kind of "
+                          "polynomial", what, other, basis_key);
+    yaml_node_t *a = bl_need(c, n, basis_key, what);
+    if (!a || !bl_want(c, a, YAML_SEQUENCE_NODE, "the output's coefficients (a list)")) return false;
+    const size_t na = bl_len(a);
+    if (na == 0 || na > BODY_MAX_COEF)
+        return bl_fail_at(c, a->start_mark, "%s has %zu coefficients; give 1 to %d", what, na, BODY_MAX_COEF);
+    if (*expected && na != *expected)
+        return bl_fail_at(c, a->start_mark, "%s has %zu Bezier coefficients but degree %zu needs %zu; every output has "
+                          "degree + 1", what, na, *expected - 1, *expected);
+    if (strcmp(basis_key, "bezier") == 0) *expected = na;
+    k->degree[i] = na - 1;
+    for (size_t m = 0; m < na; m++) {
+        char pname[200];
+        snprintf(pname, sizeof pname, "%s.a%zu", base, m);
+        if (!bl_num(c, bl_item(c, a, m), pname, -1e6, 1e6, "", "output coefficient", &k->a[i][m])) return false;
+    }
+    return true;
+}
+
+/* The event every phase gets: dθ/dt falls through zero (events.c). */
+static bool add_monotone_events(bl_ctx *c, yaml_mark_t at)
+{
+    for (size_t ph = 0; ph < c->f->n_phases; ph++) {
+        body_phase *P = &c->f->phases[ph];
+        if (P->n_events >= BODY_MAX_EVENTS)
+            return bl_fail_at(c, at, "phase '%s' has %d events, and the controller adds one (phase_not_monotone); "
+                              "use fewer", P->name, BODY_MAX_EVENTS);
+        body_event *e = &P->events[P->n_events];
+        memset(e, 0, sizeof *e);
+        if (!(e->name = strdup("phase_not_monotone"))) return bl_no_memory(c);
+        P->n_events++;
+        e->at_pos = bl_pos(at);
+        e->when = BODY_WHEN_PHASE_RATE;
+        e->value = (body_num){-1, NULL};
+        e->direction = -1;
+        e->outcome = SM_EVENT_FAIL;
+        e->failure = SM_PHASE_NOT_MONOTONE;
+    }
+    return true;
+}
+
+bool bl_read_controller(bl_ctx *c)
+{
+    body_controller *k = &c->f->ctrl;
+    memset(k, 0, sizeof *k);
+    for (size_t i = 0; i < BODY_MAX_COORDS; i++) k->q_of[i] = -1;
+    yaml_node_t *key = NULL, *n = bl_get(c, c->root, "controller", &key);
+    if (!n) return true;
+    static const char *const keys[] = {"kind", "actuators", "phase", "degree", "outputs", "gains", "torque_limit", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "controller") || !bl_keys(c, n, "the controller", keys)) return false;
+    k->at_pos = bl_pos(key->start_mark);
+    yaml_node_t *x = bl_need(c, n, "kind", "the controller");
+    const char *kind = x ? bl_scalar(x) : NULL;
+    if (!x) return false;
+    if (kind && strcmp(kind, "io_linearisation") == 0) k->kind = BODY_CTRL_IO;
+    else if (kind && strcmp(kind, "pd") == 0) k->kind = BODY_CTRL_PD;
+    else return bl_fail_at(c, x->start_mark, "unknown controller kind '%s'; use io_linearisation or pd", kind ? kind : "?");
+
+    yaml_node_t *acts = bl_need(c, n, "actuators", "the controller");
+    if (!acts || !bl_want(c, acts, YAML_SEQUENCE_NODE, "actuators")) return false;
+    if (bl_len(acts) == 0) return bl_fail_at(c, acts->start_mark, "actuators is empty; list the controller's torques");
+    for (size_t i = 0; i < bl_len(acts); i++)
+        if (!read_actuator(c, bl_item(c, acts, i))) return false;
+
+    yaml_node_t *ph = bl_need(c, n, "phase", "the controller");
+    static const char *const pkeys[] = {"on", "start", "end", NULL};
+    if (!ph || !bl_want(c, ph, YAML_MAPPING_NODE, "phase") || !bl_keys(c, ph, "the phase variable", pkeys)) return false;
+    if (!(x = bl_need(c, ph, "on", "the phase variable")) ||
+        !read_on(c, x, "the phase variable", "controller.phase", &k->phase_n, k->phase_v, NULL, k->phase_coef))
+        return false;
+    if (!(x = bl_need(c, ph, "start", "the phase variable")) ||
+        !bl_num(c, x, "controller.phase.start", -1e6, 1e6, "", "phase variable at the step's start", &k->theta_plus))
+        return false;
+    yaml_node_t *end = bl_need(c, ph, "end", "the phase variable");
+    if (!end || !bl_num(c, end, "controller.phase.end", -1e6, 1e6, "", "phase variable at the step's end", &k->theta_minus))
+        return false;
+    double th[2] = {0, 0};
+    {
+        double p[SM_MAX_PARAMS];
+        for (size_t i = 0; i < c->f->n_params; i++) p[i] = c->f->params[i].value;
+        th[0] = body_num_eval(&k->theta_plus, p);
+        th[1] = body_num_eval(&k->theta_minus, p);
+    }
+    if (!(th[1] != th[0]))
+        return bl_fail_at(c, end->start_mark, "the phase variable's end equals its start (%g); s = (theta - start)/(end - "
+                          "start) needs them apart", th[0]);
+
+    size_t expected = 0;
+    if ((x = bl_get(c, n, "degree", NULL))) {
+        double d;
+        if (!bl_number(c, x, "degree", &d)) return false;
+        if (!(d >= 1 && d < BODY_MAX_COEF && d == (double)(size_t)d))
+            return bl_fail_at(c, x->start_mark, "degree must be a whole number from 1 to %d, not %g", BODY_MAX_COEF - 1, d);
+        expected = (size_t)d + 1;
+    }
+    yaml_node_t *okey = NULL, *outs = bl_get(c, n, "outputs", &okey);
+    if (!outs) return bl_fail_at(c, n->start_mark, "the controller has no 'outputs:'; add it");
+    if (!bl_want(c, outs, YAML_SEQUENCE_NODE, "outputs")) return false;
+    k->outputs_pos = bl_pos(okey->start_mark);
+    if (bl_len(outs) != k->n_act)
+        return bl_fail_at(c, okey->start_mark, "the controller has %zu outputs and %zu actuators; give one output per "
+                          "actuator", bl_len(outs), k->n_act);
+    const char *basis = NULL;
+    for (size_t i = 0; i < bl_len(outs); i++) {
+        yaml_node_t *o = bl_item(c, outs, i);
+        if (!basis) {
+            basis = o->type == YAML_MAPPING_NODE && bl_get(c, o, "bezier", NULL) ? "bezier" : "poly";
+            k->bezier = strcmp(basis, "bezier") == 0;
+            if (!k->bezier && expected)
+                return bl_fail_at(c, x->start_mark, "degree: is for Bezier outputs; a power series (poly:) has the "
+                                  "degree of its list");
+        }
+        if (!read_output(c, o, basis, &expected)) return false;
+    }
+
+    static const char *const gkeys[] = {"kp", "kd", "epsilon", NULL};
+    yaml_node_t *g = bl_need(c, n, "gains", "the controller");
+    if (!g || !bl_want(c, g, YAML_MAPPING_NODE, "gains") || !bl_keys(c, g, "the gains", gkeys)) return false;
+    k->kp = k->kd = (body_num){-1, NULL};
+    k->epsilon = (body_num){-1, NULL};
+    if (!(x = bl_need(c, g, "kp", "the gains")) || !bl_num(c, x, "controller.gains.kp", 0, 1e12, "", "proportional gain", &k->kp))
+        return false;
+    if (!(x = bl_need(c, g, "kd", "the gains")) || !bl_num(c, x, "controller.gains.kd", 0, 1e12, "", "derivative gain", &k->kd))
+        return false;
+    if ((x = bl_get(c, g, "epsilon", NULL))) {
+        if (k->kind != BODY_CTRL_IO)
+            return bl_fail_at(c, x->start_mark, "epsilon scales input-output linearisation's gains; a pd controller has none");
+        if (!bl_num(c, x, "controller.gains.epsilon", 1e-9, 1e3, "s", "time scale of the outputs' decay", &k->epsilon))
+            return false;
+    } else if (k->kind == BODY_CTRL_IO) {
+        return bl_fail_at(c, g->start_mark, "io_linearisation needs gains: epsilon (the outputs' time scale, e.g. 0.1)");
+    }
+
+    if ((x = bl_get(c, n, "torque_limit", NULL))) {
+        static const char *const tkeys[] = {"value", "on_exceed", NULL};
+        if (!bl_want(c, x, YAML_MAPPING_NODE, "torque_limit") || !bl_keys(c, x, "torque_limit", tkeys)) return false;
+        yaml_node_t *v = bl_need(c, x, "value", "torque_limit");
+        if (!v || !bl_num(c, v, "controller.torque_limit", 0, 1e9, "N m", "largest |torque| of an actuator", &k->limit))
+            return false;
+        k->has_limit = true;
+        yaml_node_t *e = bl_need(c, x, "on_exceed", "torque_limit");
+        const char *w = e ? bl_scalar(e) : NULL;
+        if (!e) return false;
+        if (w && strcmp(w, "fail") == 0) k->saturate = false;
+        else if (w && strcmp(w, "saturate") == 0) k->saturate = true;
+        else return bl_fail_at(c, e->start_mark, "on_exceed must be fail or saturate, not '%s'", w ? w : "?");
+    }
+    return add_monotone_events(c, key->start_mark);
+}
