@@ -212,8 +212,9 @@ static void energy_balance(void **state_)
     m->release(m);
 }
 
-/* garcia3d.yaml up to its phases, then two steps without the mirror. */
-static const char *two_step_file(void)
+/* garcia3d.yaml up to its phases, then two steps without the mirror; with
+ * family, the section picks the member of the heading family. */
+static const char *two_step_file(bool family)
 {
     static char path[256];
     FILE *in = fopen(src_path("models/garcia3d.yaml"), "r");
@@ -257,6 +258,7 @@ static const char *two_step_file(void)
           "  origin: disk_a\n"
           "  free: [hip_yaw, hip_roll, leg_a, hip_yaw_dot, hip_roll_dot, leg_a_dot, leg_b_dot]",
           out);
+    if (family) fputs("\n  family: {hip_yaw: 0}", out);
     /* the guess, not the measures: disk_b's clearance means nothing in swing_b */
     fwrite(guess, 1, (size_t)(tail - guess), out);
     fputs("\ntime_limit: 10\n", out);
@@ -268,7 +270,7 @@ static void mirror_two_step(void **state_)
 {
     (void)state_;
     const sm_model *m = open_ok(src_path("models/garcia3d.yaml"));
-    const char *path2 = two_step_file();
+    const char *path2 = two_step_file(false);
     const sm_model *m2 = open_ok(path2);
     remove(path2);
     assert_int_equal(m2->n_free, N_FREE);
@@ -304,6 +306,66 @@ static void mirror_two_step(void **state_)
     sm_workspace_free(ws2);
     m->release(m);
     m2->release(m2);
+}
+
+/* With no hip spacing the two-step map has a family of gaits, one for each
+ * heading b: the walker of the planar gait tilted about its heading until
+ * gravity lies in its plane, tan(lean) = tan(gamma) sin(b), walking down
+ * the effective slope sin(gamma') = sin(gamma) cos(b) under the same g
+ * (gravity's other component is normal to that plane).  dP - I is singular
+ * there; Newton with the family condition hip_yaw = b finds that member,
+ * and its multiplier 1 is the trivial one. */
+static void heading_family(void **state_)
+{
+    (void)state_;
+    const sm_model *m2 = open_ok(src_path("models/compass_round_spring.yaml"));
+    const char *path = two_step_file(true);
+    const sm_model *m3 = open_ok(path);
+    remove(path);
+    assert_non_null(m3->family_condition);
+    double p2[SM_MAX_PARAMS], p3[SM_MAX_PARAMS], x2[SM_MAX_STATE], x3[SM_MAX_STATE] = {0};
+    sm_model_default_params(m2, p2);
+    sm_model_default_params(m3, p3);
+    set_param(m3, p3, "forces.hip_spring.stiffness", p2[sm_model_param_index(m2, "forces.hip_spring.stiffness")]);
+    set_param(m3, p3, "forces.hip_spring.damping", p2[sm_model_param_index(m2, "forces.hip_spring.damping")]);
+    set_param(m3, p3, "leg_iyy", 0.0);
+    set_param(m3, p3, "hip_width", 0.0);
+    const double b = 0.2, gamma = p3[sm_model_param_index(m3, "slope")];
+    set_param(m3, p3, "section.family.hip_yaw", b);
+
+    sm_workspace *w2 = test_workspace(m2, 1e-12, SM_METHOD_ADAMS), *w3 = test_workspace(m3, 1e-12, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    newton_tight(&no);
+    sm_fixed_result *r2 = calloc(1, sizeof *r2), *r3 = calloc(1, sizeof *r3);
+    /* the guess: the planar gait heading downhill */
+    m2->guess(x2, p2, m2->data);
+    assert_status(sm_fixed_point(w2, p2, x2, &no, r2), SM_OK);
+    static const char *const common[] = {"hip_x", "hip_z", "leg_a", "leg_b", "hip_x_dot", "hip_z_dot", "leg_a_dot",
+                                         "leg_b_dot"};
+    for (size_t k = 0; k < 8; k++) x3[sm_model_state_index(m3, common[k])] = state(m2, r2->x, common[k]);
+    assert_status(sm_fixed_point(w3, p3, x3, &no, r3), SM_OK);
+
+    /* the planar gait on the effective slope */
+    set_param(m2, p2, "slope", asin(sin(gamma) * cos(b)));
+    memcpy(x2, r2->x, sizeof x2);
+    assert_status(sm_fixed_point(w2, p2, x2, &no, r2), SM_OK);
+    assert_close(state(m3, r3->x, "hip_yaw"), b, 1e-12);
+    assert_close(state(m3, r3->x, "hip_roll"), -atan(tan(gamma) * sin(b)), 1e-9);
+    assert_close(state(m3, r3->x, "hip_yaw_dot"), 0.0, 1e-9);
+    assert_close(state(m3, r3->x, "hip_roll_dot"), 0.0, 1e-9);
+    static const char *const sag[] = {"leg_a", "leg_b", "leg_a_dot", "leg_b_dot"};
+    for (size_t k = 0; k < 4; k++) assert_close(state(m3, r3->x, sag[k]), state(m2, r2->x, sag[k]), 1e-8);
+
+    assert_true(r3->trivial_index >= 0);
+    const double one = hypot(r3->eig_re[r3->trivial_index] - 1.0, r3->eig_im[r3->trivial_index]);
+    print_message("heading %.2f: lean %.12g, family multiplier off 1 by %.2g\n", b, state(m3, r3->x, "hip_roll"), one);
+    assert_true(one < 1e-6);
+    free(r2);
+    free(r3);
+    sm_workspace_free(w2);
+    sm_workspace_free(w3);
+    m2->release(m2);
+    m3->release(m3);
 }
 
 /* ---------------------------------------------------------------- lateral */
@@ -377,6 +439,7 @@ int main(void)
         cmocka_unit_test(planar_reduction),
         cmocka_unit_test(energy_balance),
         cmocka_unit_test(mirror_two_step),
+        cmocka_unit_test(heading_family),
         cmocka_unit_test(lateral_instability),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

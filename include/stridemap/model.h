@@ -187,6 +187,14 @@ typedef struct sm_model {
     sm_state_scalar_fn invariant;
     size_t invariant_param;
 
+    /* Optional: the gaits form a one-parameter family that no conserved
+     * quantity labels (a 3-D wheel's or walker's heading on a slope), so
+     * dP - I is singular along it.  Newton adds the condition
+     * family_condition(x) = 0 on the section state, which picks one member
+     * (src/family.c), and the multiplier that is 1 along the family is
+     * reported but not judged. */
+    sm_state_scalar_fn family_condition;
+
     /* Optional: where to look for gaits without a guess, a box of the free
      * coordinates lo[n_free], hi[n_free] (stridemap search). */
     void (*search_box)(const double *p, const void *data, double *lo, double *hi);

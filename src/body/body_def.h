@@ -167,6 +167,11 @@ typedef struct {
     int origin;                          /* contact */
     size_t n_free;
     size_t free_index[2 * BODY_MAX_COORDS]; /* into the state (q then v) */
+    /* section: family: {NAME: VALUE}, the gaits' family picked by the
+     * state component family_state = VALUE (src/body/family.c) */
+    bool has_family;
+    size_t family_state;
+    body_num family_value;
 
     double guess[2 * BODY_MAX_COORDS];   /* full state */
     double time_limit;

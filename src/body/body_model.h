@@ -126,6 +126,9 @@ size_t body_phase_row_of(const body_eval *e, const sm_contact *c, size_t slot);
 /* The leg swap of the file on a full state (y may not alias x). */
 void body_relabel(const body_model *bm, const double *x, double *y);
 
+/* family.c: the model's family condition from the file's section: family. */
+void body_set_family(body_model *bm);
+
 /* What an event's plastic impact did: the contacts it acted on (the file's
  * indices and as rigid-core contacts), the impulses Λ in their rows, the
  * kinetic energy lost and |J v⁺|∞. */

@@ -538,12 +538,34 @@ bool bl_read_relabel(bl_ctx *c)
 
 /* ---- section ----------------------------------------------------------------- */
 
+/* section: family: {NAME: VALUE}: one state component and its value, which
+ * becomes the parameter section.family.NAME (a member of the family). */
+static bool read_family(bl_ctx *c, yaml_node_t *x)
+{
+    body_file *f = c->f;
+    if (!bl_want(c, x, YAML_MAPPING_NODE, "section: family ({coordinate: value})")) return false;
+    if (x->data.mapping.pairs.top - x->data.mapping.pairs.start != 1)
+        return bl_fail_at(c, x->start_mark, "section: family holds one coordinate and its value, {NAME: VALUE}");
+    yaml_node_pair_t *pair = x->data.mapping.pairs.start;
+    yaml_node_t *key = yaml_document_get_node(c->doc, pair->key), *val = yaml_document_get_node(c->doc, pair->value);
+    const char *nm = bl_scalar(key);
+    const int idx = state_index(c, f, key, "section: family", nm);
+    if (idx < 0) return false;
+    char pname[160];
+    snprintf(pname, sizeof pname, "section.family.%s", nm);
+    if (!bl_num(c, val, pname, -INFINITY, INFINITY, "", "the member of the family of gaits", &f->family_value))
+        return false;
+    f->has_family = true;
+    f->family_state = (size_t)idx;
+    return true;
+}
+
 bool bl_read_section(bl_ctx *c)
 {
     body_file *f = c->f;
     yaml_node_t *sk = NULL, *s = bl_get(c, c->root, "section", &sk);
     if (!s) return bl_fail_at(c, c->root->start_mark, "the file has no 'section:'; add it (after, touching, origin, free)");
-    static const char *const keys[] = {"after", "touching", "origin", "free", NULL};
+    static const char *const keys[] = {"after", "touching", "origin", "free", "family", NULL};
     if (!bl_want(c, s, YAML_MAPPING_NODE, "section") || !bl_keys(c, s, "section", keys)) return false;
     f->section_pos = bl_pos(sk->start_mark);
     yaml_node_t *x = bl_need(c, s, "after", "section");
@@ -610,6 +632,7 @@ bool bl_read_section(bl_ctx *c)
         f->free_index[f->n_free++] = (size_t)idx;
     }
     if (f->n_free == 0) return bl_fail_at(c, fr->start_mark, "section: free is empty; list the map's free coordinates");
+    if ((x = bl_get(c, s, "family", NULL)) && !read_family(c, x)) return false;
 
     /* the lift: as many equations as unknowns, for positions and for rates */
     const bool planar = bl_is_planar(f);
