@@ -368,6 +368,71 @@ static void heading_family(void **state_)
     m3->release(m3);
 }
 
+/* ---------------------------------------------------------------- rimless */
+
+/* The 3-D rimless wheel (models/rimless3d.yaml) against the planar closed
+ * form: after each impact the spin is eta times the spin before it,
+ * eta = 1 - m l^2 (1 - cos 2 alpha) / (I + m l^2), and between impacts the
+ * hub falls 2 l sin(alpha) sin(gamma), so the spin after impact is
+ * eta sqrt(4 m g l sin(alpha) sin(gamma) / ((I + m l^2)(1 - eta^2))) and
+ * the multiplier of the map is eta^2.  At heading b the member of the
+ * family leans by atan(tan(gamma) sin(b)) and rolls as on the slope
+ * asin(sin(gamma) cos(b)). */
+static double wheel_spin(const sm_model *m, const double *p, double gamma, double *eta)
+{
+    const double mass = p[sm_model_param_index(m, "hub_mass")], l = p[sm_model_param_index(m, "spoke_length")];
+    const double axial = p[sm_model_param_index(m, "hub_axial")], g = p[sm_model_param_index(m, "gravity")];
+    const double alpha = M_PI / 8, J = axial + mass * l * l;
+    *eta = 1 - mass * l * l * (1 - cos(2 * alpha)) / J;
+    return *eta * sqrt(4 * mass * g * l * sin(alpha) * sin(gamma) / (J * (1 - *eta * *eta)));
+}
+
+static void rimless_wheel(void **state_)
+{
+    (void)state_;
+    const sm_model *m = open_ok(src_path("models/rimless3d.yaml"));
+    assert_int_equal(m->n_free, 5);
+    sm_workspace *ws = test_workspace(m, 1e-13, SM_METHOD_ADAMS);
+    sm_newton_options no;
+    newton_tight(&no);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE], eta;
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_fixed_result *r = calloc(1, sizeof *r);
+    assert_status(sm_fixed_point(ws, p, x0, &no, r), SM_OK);
+    const double gamma = p[sm_model_param_index(m, "slope")];
+    const double spin = wheel_spin(m, p, gamma, &eta);
+    assert_close(state(m, r->x, "hub_dot"), -spin, 1e-9);
+    static const char *const side[] = {"hub_yaw", "hub_roll", "hub_yaw_dot", "hub_roll_dot"};
+    for (size_t k = 0; k < 4; k++) assert_close(state(m, r->x, side[k]), 0.0, 1e-10);
+
+    /* the spin's row and column hold the sagittal multiplier alone */
+    const size_t n = 5, s = 4;
+    for (size_t k = 0; k < s; k++) {
+        assert_close(r->jacobian[s * n + k], 0.0, 1e-7);
+        assert_close(r->jacobian[k * n + s], 0.0, 1e-7);
+    }
+    print_message("rimless: sagittal multiplier %.12g, eta^2 %.12g; family multiplier %.12g\n", r->jacobian[s * n + s],
+                  eta * eta, r->trivial_index >= 0 ? r->eig_re[r->trivial_index] : NAN);
+    assert_close(r->jacobian[s * n + s], eta * eta, 1e-8);
+    assert_true(r->trivial_index >= 0);
+    assert_close(r->eig_re[r->trivial_index], 1.0, 1e-6);
+    assert_close(r->eig_im[r->trivial_index], 0.0, 1e-6);
+
+    /* another member of the family */
+    const double b = 0.3;
+    set_param(m, p, "section.family.hub_yaw", b);
+    memcpy(x0, r->x, sizeof x0);
+    assert_status(sm_fixed_point(ws, p, x0, &no, r), SM_OK);
+    assert_close(state(m, r->x, "hub_yaw"), b, 1e-12);
+    assert_close(state(m, r->x, "hub_roll"), -atan(tan(gamma) * sin(b)), 1e-9);
+    assert_close(state(m, r->x, "hub_dot"), -wheel_spin(m, p, asin(sin(gamma) * cos(b)), &eta), 1e-9);
+    assert_close(r->eig_re[r->trivial_index], 1.0, 1e-6);
+    free(r);
+    sm_workspace_free(ws);
+    m->release(m);
+}
+
 /* ---------------------------------------------------------------- lateral */
 
 /* Share of the eigenvector of multiplier k (of J, n x n) on the lateral
@@ -440,6 +505,7 @@ int main(void)
         cmocka_unit_test(energy_balance),
         cmocka_unit_test(mirror_two_step),
         cmocka_unit_test(heading_family),
+        cmocka_unit_test(rimless_wheel),
         cmocka_unit_test(lateral_instability),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

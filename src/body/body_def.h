@@ -158,6 +158,7 @@ typedef struct {
     bool has_relabel;
     int qperm[BODY_MAX_COORDS], vperm[BODY_MAX_COORDS];
     double qsign[BODY_MAX_COORDS], vsign[BODY_MAX_COORDS];
+    double qshift[BODY_MAX_COORDS];      /* then q'[i] += qshift[i] (shift:, a wheel's next spoke) */
 
     /* section */
     body_pos section_pos;

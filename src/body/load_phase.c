@@ -444,23 +444,50 @@ static void swap_dbl(double *a, double *b)
     *b = t;
 }
 
+/* {shift: NAME, by: NUMBER}: after the permutation and signs, the hinge or
+ * slide NAME moves by a constant: a rimless wheel's stance passes to the
+ * next spoke, 2 pi / n on. */
+static bool read_shift(bl_ctx *c, yaml_node_t *n, yaml_node_t *sh)
+{
+    yaml_node_t *by = bl_get(c, n, "by", NULL);
+    if (!sh || !by || bl_get(c, n, "swap", NULL) || bl_get(c, n, "negate", NULL))
+        return bl_fail_at(c, n->start_mark, "a relabel shift is {shift: NAME, by: NUMBER}, alone in its entry");
+    rl_item a;
+    if (!rl_resolve(c, sh, &a)) return false;
+    if (a.body >= 0)
+        return bl_fail_at(c, sh->start_mark, "relabel: shift '%s': only a hinge or slide coordinate can be shifted",
+                          bl_scalar(sh));
+    double v;
+    if (!bl_number(c, by, "relabel: shift: by", &v)) return false;
+    if (c->f->qshift[a.q] != 0)
+        return bl_fail_at(c, sh->start_mark, "'%s' is shifted twice; give one shift with the sum", bl_scalar(sh));
+    c->f->qshift[a.q] = v;
+    return true;
+}
+
 bool bl_read_relabel(bl_ctx *c)
 {
     body_file *f = c->f;
     for (size_t i = 0; i < BODY_MAX_COORDS; i++) {
         f->qperm[i] = f->vperm[i] = (int)i;
         f->qsign[i] = f->vsign[i] = 1;
+        f->qshift[i] = 0;
     }
     yaml_node_t *all = bl_get(c, c->root, "relabel", NULL);
     if (!all) return true;
-    if (!bl_want(c, all, YAML_SEQUENCE_NODE, "relabel (a list of {swap: [a, b]} and {negate: c})")) return false;
+    if (!bl_want(c, all, YAML_SEQUENCE_NODE, "relabel (a list of {swap: [a, b]}, {negate: c} and {shift: c, by: x})")) return false;
     f->has_relabel = true;
     bool swapped_q[BODY_MAX_COORDS] = {false}, negated_q[BODY_MAX_COORDS] = {false};
     for (size_t k = 0; k < bl_len(all); k++) {
         yaml_node_t *n = bl_item(c, all, k);
-        static const char *const keys[] = {"swap", "negate", NULL};
+        static const char *const keys[] = {"swap", "negate", "shift", "by", NULL};
         if (!bl_want(c, n, YAML_MAPPING_NODE, "a relabel entry") || !bl_keys(c, n, "a relabel entry", keys))
             return false;
+        yaml_node_t *sh = bl_get(c, n, "shift", NULL);
+        if (sh || bl_get(c, n, "by", NULL)) {
+            if (!read_shift(c, n, sh)) return false;
+            continue;
+        }
         yaml_node_t *sw = bl_get(c, n, "swap", NULL), *ng = bl_get(c, n, "negate", NULL);
         if (!sw == !ng)
             return bl_fail_at(c, n->start_mark, "a relabel entry is {swap: [a, b]} or {negate: c}, one per entry");

@@ -181,10 +181,14 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     for (size_t i = 0; i < r->n_free; i++)
         printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
     printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
-    if (r->trivial_index >= 0)
+    if (r->trivial_index >= 0 && m->invariant)
         printf("note         the multiplier %.9g is 1 by conservation of %s (drift over the gait %.2g); "
                "stability is judged on the others\n",
                r->eig_re[r->trivial_index], m->params[m->invariant_param].name, r->invariant_drift);
+    else if (r->trivial_index >= 0)
+        printf("note         the multiplier %.9g is 1 along the model's family of gaits (one member picked by "
+               "its family condition); stability is judged on the others\n",
+               r->eig_re[r->trivial_index]);
     const sm_step_metrics *mt = &r->metrics;
     printf("step         period %.10g, length %.10g, speed %.10g\n", mt->period, mt->step_length, mt->speed);
     printf("energy       lost at impact %.6g, heel-strike impulse %.6g, cost of transport %.6g\n",

@@ -31,8 +31,9 @@ void cli_json_trivial(json_t *doc, const double *re, const double *im, int trivi
         json_object_set_new(doc, "trivial_multiplier",
                             json_pack("[o, o]", cli_json_number(re[trivial_index]), cli_json_number(im[trivial_index])));
         json_object_set_new(doc, "stability_note",
-                            json_string("one multiplier is 1 because the model conserves a quantity (its gaits "
-                                        "form a family); stability is judged on the others"));
+                            json_string("one multiplier is 1 because the model's gaits form a family (a "
+                                        "conserved quantity, or a family condition picks one member); "
+                                        "stability is judged on the others"));
     } else {
         json_object_set_new(doc, "trivial_multiplier", json_null());
         if (null_note) json_object_set_new(doc, "stability_note", json_null());
