@@ -23,13 +23,12 @@
  *   rather than sagittal. */
 #include "test_util.h"
 #include "src_path.h"
+#include "cli_run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <lapacke.h>
 
 #include "stridemap/fixedpoint.h"
 #include "stridemap/poincare.h"
@@ -435,32 +434,6 @@ static void rimless_wheel(void **state_)
 
 /* ---------------------------------------------------------------- lateral */
 
-/* Share of the eigenvector of multiplier k (of J, n x n) on the lateral
- * coordinates (heading, bank and their rates), by LAPACK's right vectors. */
-static double lateral_share(const double *J, size_t n, double re, double im)
-{
-    double A[SM_MAX_STATE * SM_MAX_STATE], wr[SM_MAX_STATE], wi[SM_MAX_STATE], vr[SM_MAX_STATE * SM_MAX_STATE];
-    memcpy(A, J, n * n * sizeof *A);
-    assert_int_equal(LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'N', 'V', (lapack_int)n, A, (lapack_int)n, wr, wi, NULL,
-                                   (lapack_int)n, vr, (lapack_int)n),
-                     0);
-    size_t k = 0;
-    for (size_t j = 1; j < n; j++)
-        if (hypot(wr[j] - re, wi[j] - im) < hypot(wr[k] - re, wi[k] - im)) k = j;
-    /* a complex pair's vector is columns k (real) and k+1 (imaginary) */
-    const bool pair = wi[k] != 0.0;
-    const size_t c0 = pair && wi[k] < 0 ? k - 1 : k;
-    double lat = 0.0, all = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        double v2 = vr[i * n + c0] * vr[i * n + c0];
-        if (pair) v2 += vr[i * n + c0 + 1] * vr[i * n + c0 + 1];
-        all += v2;
-        for (size_t j = 0; j < 4; j++)
-            if ((int)i == lateral[j]) lat += v2;
-    }
-    return lat / all;
-}
-
 static void lateral_instability(void **state_)
 {
     (void)state_;
@@ -483,23 +456,60 @@ static void lateral_instability(void **state_)
     assert_close(p[sm_model_param_index(m, "foot_radius")], 0.02, 1e-12);
     assert_true(r->max_abs_eig > 1.0);
     assert_false(r->stable);
+    /* the coordinates' kinds, from the joints' axes */
+    static const int kinds[N_FREE] = {SM_MODE_HEADING, SM_MODE_LATERAL, SM_MODE_SAGITTAL, SM_MODE_HEADING,
+                                      SM_MODE_LATERAL, SM_MODE_SAGITTAL, SM_MODE_SAGITTAL};
+    assert_non_null(m->free_mode);
+    for (size_t i = 0; i < N_FREE; i++) assert_int_equal(m->free_mode[i], kinds[i]);
+    int mode[N_FREE];
+    double share[N_FREE];
+    assert_status(sm_gait_modes(m, &r->gait, mode, share), SM_OK);
     size_t outside = 0;
     for (size_t i = 0; i < N_FREE; i++) {
         if (hypot(r->eig_re[i], r->eig_im[i]) <= 1.0) continue;
         outside++;
-        const double share = lateral_share(r->jacobian, N_FREE, r->eig_re[i], r->eig_im[i]);
-        print_message("R = 0.02: multiplier %.6g%+.6gi, lateral share of its eigenvector %.3f\n", r->eig_re[i],
-                      r->eig_im[i], share);
-        if (i == 0) assert_true(share > 0.5); /* the largest is a lateral mode */
+        print_message("R = 0.02: multiplier %.6g%+.6gi, mode %s (%.3f of its eigenvector)\n", r->eig_re[i],
+                      r->eig_im[i], sm_mode_name(mode[i]), share[i]);
     }
     assert_true(outside >= 1);
+    /* the largest is a sideways fall: its eigenvector mostly bank */
+    assert_int_equal(mode[0], SM_MODE_LATERAL);
+    assert_true(share[0] > 0.5);
+    /* and no sagittal multiplier is outside: the planar gait's are inside */
+    for (size_t i = 0; i < N_FREE; i++)
+        if (mode[i] == SM_MODE_SAGITTAL) assert_true(hypot(r->eig_re[i], r->eig_im[i]) < 1.0);
     free(r);
     sm_workspace_free(ws);
     m->release(m);
 }
 
-int main(void)
+/* The user's view: `stridemap fixed models/garcia3d.yaml --json` gives the 3-D gait,
+ * its multipliers and the mode of each, the largest a lateral one. */
+static void cli_modes(void **state_)
 {
+    (void)state_;
+    if (!cli_exe) skip();
+    cli_result *r = cli_run("fixed", SM_SOURCE_DIR "/models/garcia3d.yaml", "--json", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    const char *modes = strstr(r->out, "\"modes\"");
+    if (!modes) fail_msg("no modes in: %.400s", r->out);
+    assert_non_null(strstr(r->out, "\"stable\": false"));
+    char first[32] = "";
+    if (sscanf(modes, "\"modes\": [ \"%31[a-z]\"", first) != 1 && sscanf(modes, "\"modes\":[\"%31[a-z]\"", first) != 1)
+        fail_msg("modes: %.80s", modes);
+    assert_string_equal(first, "lateral");
+    r = cli_run("fixed", SM_SOURCE_DIR "/models/garcia3d.yaml", NULL);
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "modes        lateral "));
+    /* a planar walker has none */
+    r = cli_run("fixed", SM_SOURCE_DIR "/models/compass_round_spring.yaml", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    assert_null(strstr(r->out, "\"modes\""));
+}
+
+int main(int argc, char **argv)
+{
+    cli_exe = argc > 1 ? argv[1] : NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(planar_reduction),
         cmocka_unit_test(energy_balance),
@@ -507,6 +517,7 @@ int main(void)
         cmocka_unit_test(heading_family),
         cmocka_unit_test(rimless_wheel),
         cmocka_unit_test(lateral_instability),
+        cmocka_unit_test(cli_modes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

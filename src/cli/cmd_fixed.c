@@ -133,6 +133,12 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "orbit", orbit);
     json_object_set_new(doc, "jacobian", jac);
     json_object_set_new(doc, "eigenvalues", eig);
+    int modes[SM_MAX_STATE];
+    if (have_eig && sm_gait_modes(m, &r->gait, modes, NULL) == SM_OK) {
+        json_t *mj = json_array();
+        for (size_t i = 0; i < r->n_free; i++) json_array_append_new(mj, json_string(sm_mode_name(modes[i])));
+        json_object_set_new(doc, "modes", mj);
+    }
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
     cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
@@ -180,6 +186,11 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     printf("eigenvalues ");
     for (size_t i = 0; i < r->n_free; i++)
         printf(" %.9g%+.9gi", r->eig_re[i], r->eig_im[i]);
+    int modes[SM_MAX_STATE];
+    if (sm_gait_modes(m, &r->gait, modes, NULL) == SM_OK) {
+        printf("\nmodes       ");
+        for (size_t i = 0; i < r->n_free; i++) printf(" %s", sm_mode_name(modes[i]));
+    }
     printf("\nstable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
     if (r->trivial_index >= 0 && m->invariant)
         printf("note         the multiplier %.9g is 1 by conservation of %s (drift over the gait %.2g); "
