@@ -483,6 +483,60 @@ static void lateral_instability(void **state_)
     m->release(m);
 }
 
+/* garcia3d.yaml with `from` replaced by `to`, opened: the loader's status
+ * and message. */
+static sm_status open_edited(const char *from, const char *to, char *why, size_t why_len)
+{
+    FILE *in = fopen(src_path("models/garcia3d.yaml"), "r");
+    assert_non_null(in);
+    static char text[65536];
+    const size_t len = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    text[len] = '\0';
+    char *at = strstr(text, from);
+    if (!at) fail_msg("no '%s' in garcia3d.yaml", from);
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/test_garcia3d_edit_%ld.yaml", (long)getpid());
+    FILE *out = fopen(path, "w");
+    assert_non_null(out);
+    fwrite(text, 1, (size_t)(at - text), out);
+    fputs(to, out);
+    fputs(at + strlen(from), out);
+    fclose(out);
+    const sm_model *m = NULL;
+    const sm_status st = sm_registry_open(path, &m, why, why_len);
+    remove(path);
+    if (st == SM_OK) m->release(m);
+    return st;
+}
+
+/* A bad family or shift is refused at its line, saying what to write. */
+static void bad_family_and_shift(void **state_)
+{
+    (void)state_;
+    static const struct {
+        const char *from, *to, *says;
+    } cases[] = {
+        {"  free: [hip_yaw,", "  family: {nope: 0}\n  free: [hip_yaw,", "'nope' is no coordinate or rate"},
+        {"  free: [hip_yaw,", "  family: {hip_yaw: 0, hip_roll: 0}\n  free: [hip_yaw,", "{NAME: VALUE}"},
+        {"  free: [hip_yaw,", "  family: [hip_yaw]\n  free: [hip_yaw,", "section: family"},
+        {"  - {negate: hip_roll}", "  - {negate: hip_roll}\n  - {shift: leg_a}", "{shift: NAME, by: NUMBER}"},
+        {"  - {negate: hip_roll}", "  - {negate: hip_roll}\n  - {shift: leg_a, by: x1}", "must be a finite number"},
+        {"  - {negate: hip_roll}", "  - {negate: hip_roll}\n  - {shift: leg_a, by: 1, negate: leg_b}",
+         "alone in its entry"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char why[1024] = "";
+        assert_status(open_edited(cases[k].from, cases[k].to, why, sizeof why), SM_BAD_MODEL_FILE);
+        if (!strstr(why, cases[k].says)) fail_msg("case %zu: '%s' does not say '%s'", k, why, cases[k].says);
+        assert_null(strchr(why, '\n'));
+    }
+    /* and a good family is taken, its value a parameter */
+    char why[1024] = "";
+    assert_status(open_edited("  free: [hip_yaw,", "  family: {hip_yaw: 0.1}\n  free: [hip_yaw,", why, sizeof why),
+                  SM_OK);
+}
+
 /* The user's view: `stridemap fixed models/garcia3d.yaml --json` gives the 3-D gait,
  * its multipliers and the mode of each, the largest a lateral one. */
 static void cli_modes(void **state_)
@@ -518,6 +572,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(rimless_wheel),
         cmocka_unit_test(lateral_instability),
         cmocka_unit_test(cli_modes),
+        cmocka_unit_test(bad_family_and_shift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
