@@ -26,7 +26,8 @@ json_t *cli_eigenvalues_json(size_t n, const double *re, const double *im)
 
 void cli_json_trivial(json_t *doc, const double *re, const double *im, int trivial_index, bool null_note)
 {
-    /* A conservation law pins one multiplier at 1; it is reported, not judged. */
+    /* A conservation law or a family of gaits pins one multiplier at 1; it is
+     * reported, not judged. */
     if (trivial_index >= 0) {
         json_object_set_new(doc, "trivial_multiplier",
                             json_pack("[o, o]", cli_json_number(re[trivial_index]), cli_json_number(im[trivial_index])));
