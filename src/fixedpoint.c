@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dense.h"
+#include "stridemap/family.h"
 
 void sm_newton_options_default(sm_newton_options *o)
 {
@@ -104,8 +105,8 @@ void sm_invariant_project(const sm_model *m, const double *p, double *z, double 
 static sm_status newton_step(const sm_model *m, const double *p, const double *z, double h,
                              const double *J, const double *g, double *dz)
 {
-    const size_t n = m->n_free, rows = n + (m->invariant ? 1 : 0);
-    double A[(SM_MAX_STATE + 1) * SM_MAX_STATE], b[SM_MAX_STATE + 1];
+    const size_t n = m->n_free, rows = n + sm_extra_rows(m);
+    double A[(SM_MAX_STATE + 2) * SM_MAX_STATE], b[SM_MAX_STATE + 2];
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < n; j++) A[i * n + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
         b[i] = -g[i];
@@ -114,6 +115,13 @@ static sm_status newton_step(const sm_model *m, const double *p, const double *z
     if (m->invariant) {
         sm_invariant_gradient(m, p, z, h, &A[n * n]);
         b[n] = -g[n];
+    }
+    if (m->family_condition) {
+        const size_t k = sm_family_row(m);
+        sm_family_gradient(m, p, z, h, &A[k * n]);
+        b[k] = -g[k];
+    }
+    if (rows > n) {
         st = sm_dense_lstsq(rows, n, A, b);
     } else {
         st = sm_dense_solve(n, A, b);
@@ -145,6 +153,7 @@ static sm_status residual_at(sm_workspace *ws, const double *p, int period, cons
         sm_invariant_project(m, p, Qz, h);
         g[n] = sm_invariant_gap(m, p, z);
     }
+    if (m->family_condition) g[sm_family_row(m)] = sm_family_gap(m, p, z);
     for (size_t i = 0; i < n; i++) g[i] = Qz[i] - z[i];
     return SM_OK;
 }
@@ -261,9 +270,9 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
 
     const double rtol = sm_workspace_options(ws)->rtol;
     const double h = sm_newton_fd_step(o->fd_step, o->central, rtol);
-    double z[SM_MAX_STATE], Pz[SM_MAX_STATE], g[SM_MAX_STATE + 1], dz[SM_MAX_STATE];
-    double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE + 1];
-    const size_t n_eq = n + (m->invariant ? 1 : 0);
+    double z[SM_MAX_STATE], Pz[SM_MAX_STATE], g[SM_MAX_STATE + 2], dz[SM_MAX_STATE];
+    double zt[SM_MAX_STATE], Pzt[SM_MAX_STATE], gt[SM_MAX_STATE + 2];
+    const size_t n_eq = n + sm_extra_rows(m);
     sm_step_metrics mt, mtt;
     sm_model_free(m, x_guess, z);
     if (m->invariant) sm_invariant_project(m, p, z, h);

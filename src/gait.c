@@ -28,9 +28,10 @@ static sm_status analyse(sm_workspace *ws, const double *p, double h, bool exact
     if (st != SM_OK) st = sm_stability_jacobian(ws, p, g->period, z, h, g->jacobian, evals);
     if (st == SM_OK) st = sm_eigenvalues(n, g->jacobian, g->eig_re, g->eig_im);
     if (st != SM_OK) return st;
-    /* A conserved quantity makes one multiplier exactly 1 (moving along the
-     * family of gaits); stability is judged on the others. */
-    if (m->invariant) {
+    /* A conserved quantity, or a family the model declares, makes one
+     * multiplier exactly 1 (moving along the family of gaits); stability is
+     * judged on the others. */
+    if (m->invariant || m->family_condition) {
         double best = INFINITY;
         for (size_t i = 0; i < n; i++) {
             const double d = hypot(g->eig_re[i] - 1.0, g->eig_im[i]);

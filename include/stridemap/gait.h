@@ -69,6 +69,16 @@ bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g,
 /* orbit[k * n_state], k = 0 .. period - 1: the states of the period-N
  * gait through x (x first), each just after its heel-strike.  Returns how
  * many were filled: period, or fewer if a stride fails. */
+/* The name of a mode: "sagittal", "lateral", "heading" ("?" out of range). */
+const char *sm_mode_name(int mode);
+
+/* mode[i] of multiplier i of g (a converged gait with its Jacobian): the
+ * kind of the model's free_mode holding the largest share of the squared
+ * components of its eigenvector (real and imaginary parts of a complex
+ * one), share[i] that share (NULL: not wanted).  SM_BAD_OPTION when the
+ * model has no free_mode; SM_LAPACK_FAILED when the eigenvectors fail. */
+sm_status sm_gait_modes(const sm_model *m, const sm_gait *g, int *mode, double *share);
+
 int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit);
 
 /* Eigenvalues of the n x n row-major matrix A, sorted by decreasing modulus. */

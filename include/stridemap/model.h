@@ -54,6 +54,11 @@ static inline sm_status sm_callback_status(int r)
 }
 
 /* Scalar function of the state, e.g. an energy or a step length. */
+/* Kinds of motion of a 3-D walker's coordinates: in its sagittal plane,
+ * sideways (lean, lateral sway: odd under the mirror y -> -y), and its
+ * heading (a turn about the ground's normal). */
+typedef enum { SM_MODE_SAGITTAL, SM_MODE_LATERAL, SM_MODE_HEADING, SM_MODE_COUNT } sm_mode;
+
 typedef double (*sm_state_scalar_fn)(const double *x, const double *p, const void *data);
 
 /* A whole stride in closed form, for models that are plain discrete maps
@@ -205,6 +210,19 @@ typedef struct sm_model {
      * that is 1 along the family is reported but not judged. */
     sm_state_scalar_fn invariant;
     size_t invariant_param;
+
+    /* Optional: the gaits form a one-parameter family that no conserved
+     * quantity labels (a 3-D wheel's or walker's heading on a slope), so
+     * dP - I is singular along it.  Newton adds the condition
+     * family_condition(x) = 0 on the section state, which picks one member
+     * (src/family.c), and the multiplier that is 1 along the family is
+     * reported but not judged. */
+    sm_state_scalar_fn family_condition;
+
+    /* Optional: the kind of motion of each free coordinate, free_mode[n_free]
+     * (sm_mode), by which a multiplier's eigenvector names its mode
+     * (sm_gait_modes); NULL where there is no such split (planar walkers). */
+    const int *free_mode;
 
     /* Optional: where to look for gaits without a guess, a box of the free
      * coordinates lo[n_free], hi[n_free] (stridemap search). */

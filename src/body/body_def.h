@@ -194,6 +194,7 @@ typedef struct {
     bool has_relabel;
     int qperm[BODY_MAX_COORDS], vperm[BODY_MAX_COORDS];
     double qsign[BODY_MAX_COORDS], vsign[BODY_MAX_COORDS];
+    double qshift[BODY_MAX_COORDS];      /* then q'[i] += qshift[i] (shift:, a wheel's next spoke) */
 
     /* section */
     body_pos section_pos;
@@ -203,6 +204,11 @@ typedef struct {
     int origin;                          /* contact */
     size_t n_free;
     size_t free_index[2 * BODY_MAX_COORDS]; /* into the state (q then v) */
+    /* section: family: {NAME: VALUE}, the gaits' family picked by the
+     * state component family_state = VALUE (src/body/family.c) */
+    bool has_family;
+    size_t family_state;
+    body_num family_value;
 
     double guess[2 * BODY_MAX_COORDS];   /* full state */
     double time_limit;

@@ -42,6 +42,7 @@ typedef struct {
     const char *state_names[2 * BODY_MAX_COORDS];
     char *owned_names[2 * BODY_MAX_COORDS]; /* the rates' names made here */
     size_t free_index[2 * BODY_MAX_COORDS];
+    int free_mode[2 * BODY_MAX_COORDS];     /* modes.c: each free coordinate's sm_mode */
     sm_phase phases[BODY_MAX_PHASES];
     sm_event events[BODY_MAX_PHASES][BODY_MAX_EVENTS];
     int section_phase;               /* the phase the section's stride starts in: 0 */
@@ -131,6 +132,13 @@ size_t body_phase_row_of(const body_eval *e, const sm_contact *c, size_t slot);
 
 /* The leg swap of the file on a full state (y may not alias x). */
 void body_relabel(const body_model *bm, const double *x, double *y);
+
+/* family.c: the model's family condition from the file's section: family. */
+void body_set_family(body_model *bm);
+
+/* modes.c: the kind of motion (sm_mode) of each free coordinate, from the
+ * joints' axes, for a 3-D tree of hinges and slides; none otherwise. */
+void body_set_modes(body_model *bm);
 
 /* What an event's plastic impact did: the contacts it acted on (the file's
  * indices and as rigid-core contacts), the impulses Λ in their rows, the

@@ -219,7 +219,7 @@ void body_relabel(const body_model *bm, const double *x, double *y)
 {
     const body_file *f = bm->f;
     const size_t nq = bm->nq;
-    for (size_t i = 0; i < nq; i++) y[i] = f->qsign[i] * x[f->qperm[i]];
+    for (size_t i = 0; i < nq; i++) y[i] = f->qsign[i] * x[f->qperm[i]] + f->qshift[i];
     for (size_t i = 0; i < bm->nv; i++) y[nq + i] = f->vsign[i] * x[nq + (size_t)f->vperm[i]];
     for (size_t i = nq + bm->nv; i < bm->n_state; i++) y[i] = x[i];
 }

@@ -444,23 +444,50 @@ static void swap_dbl(double *a, double *b)
     *b = t;
 }
 
+/* {shift: NAME, by: NUMBER}: after the permutation and signs, the hinge or
+ * slide NAME moves by a constant: a rimless wheel's stance passes to the
+ * next spoke, 2 pi / n on. */
+static bool read_shift(bl_ctx *c, yaml_node_t *n, yaml_node_t *sh)
+{
+    yaml_node_t *by = bl_get(c, n, "by", NULL);
+    if (!sh || !by || bl_get(c, n, "swap", NULL) || bl_get(c, n, "negate", NULL))
+        return bl_fail_at(c, n->start_mark, "a relabel shift is {shift: NAME, by: NUMBER}, alone in its entry");
+    rl_item a;
+    if (!rl_resolve(c, sh, &a)) return false;
+    if (a.body >= 0)
+        return bl_fail_at(c, sh->start_mark, "relabel: shift '%s': only a hinge or slide coordinate can be shifted",
+                          bl_scalar(sh));
+    double v;
+    if (!bl_number(c, by, "relabel: shift: by", &v)) return false;
+    if (c->f->qshift[a.q] != 0)
+        return bl_fail_at(c, sh->start_mark, "'%s' is shifted twice; give one shift with the sum", bl_scalar(sh));
+    c->f->qshift[a.q] = v;
+    return true;
+}
+
 bool bl_read_relabel(bl_ctx *c)
 {
     body_file *f = c->f;
     for (size_t i = 0; i < BODY_MAX_COORDS; i++) {
         f->qperm[i] = f->vperm[i] = (int)i;
         f->qsign[i] = f->vsign[i] = 1;
+        f->qshift[i] = 0;
     }
     yaml_node_t *all = bl_get(c, c->root, "relabel", NULL);
     if (!all) return true;
-    if (!bl_want(c, all, YAML_SEQUENCE_NODE, "relabel (a list of {swap: [a, b]} and {negate: c})")) return false;
+    if (!bl_want(c, all, YAML_SEQUENCE_NODE, "relabel (a list of {swap: [a, b]}, {negate: c} and {shift: c, by: x})")) return false;
     f->has_relabel = true;
     bool swapped_q[BODY_MAX_COORDS] = {false}, negated_q[BODY_MAX_COORDS] = {false};
     for (size_t k = 0; k < bl_len(all); k++) {
         yaml_node_t *n = bl_item(c, all, k);
-        static const char *const keys[] = {"swap", "negate", NULL};
+        static const char *const keys[] = {"swap", "negate", "shift", "by", NULL};
         if (!bl_want(c, n, YAML_MAPPING_NODE, "a relabel entry") || !bl_keys(c, n, "a relabel entry", keys))
             return false;
+        yaml_node_t *sh = bl_get(c, n, "shift", NULL);
+        if (sh || bl_get(c, n, "by", NULL)) {
+            if (!read_shift(c, n, sh)) return false;
+            continue;
+        }
         yaml_node_t *sw = bl_get(c, n, "swap", NULL), *ng = bl_get(c, n, "negate", NULL);
         if (!sw == !ng)
             return bl_fail_at(c, n->start_mark, "a relabel entry is {swap: [a, b]} or {negate: c}, one per entry");
@@ -538,12 +565,34 @@ bool bl_read_relabel(bl_ctx *c)
 
 /* ---- section ----------------------------------------------------------------- */
 
+/* section: family: {NAME: VALUE}: one state component and its value, which
+ * becomes the parameter section.family.NAME (a member of the family). */
+static bool read_family(bl_ctx *c, yaml_node_t *x)
+{
+    body_file *f = c->f;
+    if (!bl_want(c, x, YAML_MAPPING_NODE, "section: family ({coordinate: value})")) return false;
+    if (x->data.mapping.pairs.top - x->data.mapping.pairs.start != 1)
+        return bl_fail_at(c, x->start_mark, "section: family holds one coordinate and its value, {NAME: VALUE}");
+    yaml_node_pair_t *pair = x->data.mapping.pairs.start;
+    yaml_node_t *key = yaml_document_get_node(c->doc, pair->key), *val = yaml_document_get_node(c->doc, pair->value);
+    const char *nm = bl_scalar(key);
+    const int idx = state_index(c, f, key, "section: family", nm);
+    if (idx < 0) return false;
+    char pname[160];
+    snprintf(pname, sizeof pname, "section.family.%s", nm);
+    if (!bl_num(c, val, pname, -INFINITY, INFINITY, "", "the member of the family of gaits", &f->family_value))
+        return false;
+    f->has_family = true;
+    f->family_state = (size_t)idx;
+    return true;
+}
+
 bool bl_read_section(bl_ctx *c)
 {
     body_file *f = c->f;
     yaml_node_t *sk = NULL, *s = bl_get(c, c->root, "section", &sk);
     if (!s) return bl_fail_at(c, c->root->start_mark, "the file has no 'section:'; add it (after, touching, origin, free)");
-    static const char *const keys[] = {"after", "touching", "origin", "free", NULL};
+    static const char *const keys[] = {"after", "touching", "origin", "free", "family", NULL};
     if (!bl_want(c, s, YAML_MAPPING_NODE, "section") || !bl_keys(c, s, "section", keys)) return false;
     f->section_pos = bl_pos(sk->start_mark);
     yaml_node_t *x = bl_need(c, s, "after", "section");
@@ -610,6 +659,7 @@ bool bl_read_section(bl_ctx *c)
         f->free_index[f->n_free++] = (size_t)idx;
     }
     if (f->n_free == 0) return bl_fail_at(c, fr->start_mark, "section: free is empty; list the map's free coordinates");
+    if ((x = bl_get(c, s, "family", NULL)) && !read_family(c, x)) return false;
 
     /* the lift: as many equations as unknowns, for positions and for rates */
     const bool planar = bl_is_planar(f);

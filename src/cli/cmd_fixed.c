@@ -180,6 +180,12 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
                         have_eig ? json_string(r->jacobian_exact ? "exact" : "finite_differences") : json_null());
     const bool have_fd = have_eig && r->jacobian_exact && r->fd_check_status == SM_OK;
     json_object_set_new(doc, "eigenvalues_fd", cli_eigenvalues_json(have_fd ? r->n_free : 0, r->eig_fd_re, r->eig_fd_im));
+    int modes[SM_MAX_STATE];
+    if (have_eig && sm_gait_modes(m, &r->gait, modes, NULL) == SM_OK) {
+        json_t *mj = json_array();
+        for (size_t i = 0; i < r->n_free; i++) json_array_append_new(mj, json_string(sm_mode_name(modes[i])));
+        json_object_set_new(doc, "modes", mj);
+    }
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
     cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
@@ -238,11 +244,21 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
         for (size_t i = 0; i < r->n_free; i++) printf(" %.9g%+.9gi", r->eig_fd_re[i], r->eig_fd_im[i]);
         printf(" (finite differences, a cross-check)\n");
     }
+    int modes[SM_MAX_STATE];
+    if (sm_gait_modes(m, &r->gait, modes, NULL) == SM_OK) {
+        printf("modes       ");
+        for (size_t i = 0; i < r->n_free; i++) printf(" %s", sm_mode_name(modes[i]));
+        printf("\n");
+    }
     printf("stable       %s (max |eigenvalue| = %.9g)\n", r->stable ? "yes" : "no", r->max_abs_eig);
-    if (r->trivial_index >= 0)
+    if (r->trivial_index >= 0 && m->invariant)
         printf("note         the multiplier %.9g is 1 by conservation of %s (drift over the gait %.2g); "
                "stability is judged on the others\n",
                r->eig_re[r->trivial_index], m->params[m->invariant_param].name, r->invariant_drift);
+    else if (r->trivial_index >= 0)
+        printf("note         the multiplier %.9g is 1 along the model's family of gaits (one member picked by "
+               "its family condition); stability is judged on the others\n",
+               r->eig_re[r->trivial_index]);
     const sm_step_metrics *mt = &r->metrics;
     printf("step         period %.10g, length %.10g, speed %.10g\n", mt->period, mt->step_length, mt->speed);
     printf("energy       lost at impact %.6g, heel-strike impulse %.6g, cost of transport %.6g\n",

@@ -26,13 +26,15 @@ json_t *cli_eigenvalues_json(size_t n, const double *re, const double *im)
 
 void cli_json_trivial(json_t *doc, const double *re, const double *im, int trivial_index, bool null_note)
 {
-    /* A conservation law pins one multiplier at 1; it is reported, not judged. */
+    /* A conservation law or a family of gaits pins one multiplier at 1; it is
+     * reported, not judged. */
     if (trivial_index >= 0) {
         json_object_set_new(doc, "trivial_multiplier",
                             json_pack("[o, o]", cli_json_number(re[trivial_index]), cli_json_number(im[trivial_index])));
         json_object_set_new(doc, "stability_note",
-                            json_string("one multiplier is 1 because the model conserves a quantity (its gaits "
-                                        "form a family); stability is judged on the others"));
+                            json_string("one multiplier is 1 because the model's gaits form a family (a "
+                                        "conserved quantity, or a family condition picks one member); "
+                                        "stability is judged on the others"));
     } else {
         json_object_set_new(doc, "trivial_multiplier", json_null());
         if (null_note) json_object_set_new(doc, "stability_note", json_null());
