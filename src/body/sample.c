@@ -23,6 +23,12 @@ static int body_sample(double t, size_t phase, const double *x, const double *p,
     const sm_model *m = &bm->model;
     for (size_t i = 0; i < m->n_sample; i++) values[i] = NAN;
     if (phase >= f->n_phases) return 1;
+    BODY_FULL(bm, p, x, return 1);
+    if (bm->reduced) {
+        /* the base the expansion put under the joints, beside the state */
+        const double base[4] = {x[0], x[1], x[bm->nq], x[bm->nq + 1]};
+        memcpy(values + bm->sample_base, base, sizeof base);
+    }
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return 1;
@@ -86,6 +92,11 @@ sm_status body_set_samples(body_model *bm)
     bm->sample_cop = n;
     static const char *const tails[] = {"cop.x", "zmp.x"}, *const tails3[] = {"cop.x", "cop.y", "zmp.x", "zmp.y"};
     for (size_t i = 0; i < tail; i++) bm->sample_names[n++] = planar ? tails[i] : tails3[i];
+    if (bm->reduced && n + 4 <= SM_MAX_SAMPLE) {
+        bm->sample_base = n;
+        for (size_t i = 0; i < 2; i++) bm->sample_names[n++] = bm->state_names[i];
+        for (size_t i = 0; i < 2; i++) bm->sample_names[n++] = bm->state_names[bm->nq + i];
+    }
     bm->model.n_sample = n;
     bm->model.sample_names = bm->sample_names;
     bm->model.sample = body_sample;
