@@ -137,6 +137,40 @@ static void test_base_rates(void **state)
     }
 }
 
+/* The reduced equations against the saddle-point solve, in every phase of
+ * every file at the guess: the accelerations and the contact forces (the
+ * stance contact's and the locks', which the force events read). */
+static void test_reduced_solve(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
+        const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
+        const body_model *bm = m->data;
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        m->guess(x, p, m->data);
+        x[bm->n_reduced / 2] += 0.3; /* off the gait: every rate and force in play */
+        BODY_EVAL_MEM(mem, bm);
+        body_eval e;
+        assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+        assert_status(body_expand(&e, x, xf), SM_OK);
+        for (size_t ph = 0; ph < bm->f->n_phases; ph++) {
+            assert_true(bm->reduced_direct[ph]);
+            double a1[SM_RIGID_MAX_V], a2[SM_RIGID_MAX_V], l1[SM_RIGID_MAX_ROWS], l2[SM_RIGID_MAX_ROWS];
+            sm_contact c1[BODY_MAX_CONTACTS], c2[BODY_MAX_CONTACTS];
+            size_t n1 = 0, n2 = 0;
+            assert_status(body_phase_solve(&e, ph, xf, a1, l1, c1, &n1), SM_OK);
+            assert_status(body_reduced_accel(&e, ph, xf, a2, l2, c2, &n2), SM_OK);
+            assert_int_equal(n1, n2);
+            for (size_t i = 0; i < bm->nv; i++) assert_close(a2[i], a1[i], 1e-10 * (1 + fabs(a1[i])));
+            const size_t rows = sm_contact_set_rows(e.m, c1, n1);
+            assert_true(rows >= 2);
+            for (size_t i = 0; i < rows; i++) assert_close(l2[i], l1[i], 1e-10 * (1 + fabs(l1[i])));
+        }
+        sm_registry_close(m);
+    }
+}
+
 /* What the user sees: the joints' names and rates as the state, the free
  * list in that state, the base as the last four sample columns equal to
  * the expansion. */
@@ -218,7 +252,8 @@ int main(int argc, char **argv)
     }
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve),
+        cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

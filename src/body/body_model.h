@@ -68,6 +68,7 @@ typedef struct {
     size_t reduced_free[2 * BODY_MAX_COORDS];
     size_t sample_base;              /* reduced: the base's four columns */
     bool reduced_direct[BODY_MAX_PHASES]; /* the phase holds the stance contact and locks only */
+    double roll_phi0, roll_coef[BODY_MAX_COORDS]; /* a stance disk's angle about y, linear in q */
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -195,10 +196,12 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len);
 sm_status body_expand(const body_eval *e, const double *xr, double *xf);
 sm_status body_expand_at(const body_model *bm, const double *p, const double *xr, double *xf);
 void body_reduce(const body_model *bm, const double *xf, double *xr);
-/* The full accelerations vdot[nv] at the full state xf in phase ph by the
- * reduced equations (the full solve where the phase holds more than the
- * stance contact and locks). */
-sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, double *vdot);
+/* body_phase_solve by the reduced equations (the full solve where the
+ * phase holds more than the stance contact and locks): the accelerations
+ * vdot[nv] at the full state xf in phase ph, and if not NULL the forces in
+ * the full solve's rows and the phase's contacts. */
+sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, double *vdot, double *lambda,
+                             sm_contact *c, size_t *nc);
 void body_unreduce(const body_model *bm, const double *xr, double *xf);
 
 /* A callback's state x as a full state: in reduced mode x is expanded into

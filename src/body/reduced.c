@@ -79,6 +79,25 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         return SM_BAD_MODEL_FILE;
     }
     const size_t nq = bm->nq, ni = nq - BASE;
+    if (f->contacts[f->origin].kind == SM_CONTACT_ROLL) {
+        /* the disk's angle is linear in the hinges (a planar tree's angles
+         * add): its coefficients once here, not the 3-D poses per call */
+        BODY_EVAL_MEM(mem, bm);
+        body_eval e;
+        if (body_eval_init(&e, bm, bm->defaults, mem, why, why_len) != SM_OK) return SM_BAD_MODEL_FILE;
+        const size_t body = (size_t)f->sites[f->contacts[f->origin].site].body;
+        double q[SM_MAX_STATE] = {0}, v[SM_MAX_STATE] = {0}, R[9];
+        sm_rigid_forward(e.m, e.d, q, v);
+        sm_rigid_body_state(e.m, e.d, body, R, NULL, NULL, NULL);
+        bm->roll_phi0 = atan2(R[2], R[0]);
+        for (size_t j = 0; j < nq; j++) {
+            q[j] = 0.5;
+            sm_rigid_forward(e.m, e.d, q, v);
+            sm_rigid_body_state(e.m, e.d, body, R, NULL, NULL, NULL);
+            bm->roll_coef[j] = (atan2(R[2], R[0]) - bm->roll_phi0) / 0.5;
+            q[j] = 0.0;
+        }
+    }
     bm->reduced = true;
     for (size_t ph = 0; ph < f->n_phases; ph++) {
         bool direct = true;
@@ -114,6 +133,20 @@ void body_unreduce(const body_model *bm, const double *xr, double *xf)
     memcpy(xf + nq + BASE, xr + ni, ni * sizeof *xf);
 }
 
+/* The stance contact as a rigid-core contact, without the anchor that
+ * body_contact_at finds by a site position (only the projection reads it). */
+static void stance_contact(const body_eval *e, sm_contact *c)
+{
+    const body_contact *bc = &e->bm->f->contacts[e->bm->f->origin];
+    memset(c, 0, sizeof *c);
+    c->kind = bc->kind;
+    c->site = (size_t)bc->site;
+    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, e->p) : 0.0;
+    memcpy(c->axis, bc->axis, sizeof c->axis);
+    c->slide_sign = 1;
+    c->rows = bc->rows;
+}
+
 sm_status body_expand(const body_eval *e, const double *xr, double *xf)
 {
     const body_model *bm = e->bm;
@@ -124,13 +157,13 @@ sm_status body_expand(const body_eval *e, const double *xr, double *xf)
     sm_status st = sm_rigid_forward(e->m, e->d, q, v);
     if (st != SM_OK) return st;
     sm_contact c;
-    body_contact_at(e, (size_t)bm->f->origin, NULL, &c);
+    stance_contact(e, &c);
     double pos[3];
     sm_rigid_site_pos(e->m, e->d, c.site, pos);
     if (c.kind == SM_CONTACT_ROLL) {
-        double R[9];
-        sm_rigid_body_state(e->m, e->d, (size_t)bm->f->sites[c.site].body, R, NULL, NULL, NULL);
-        q[0] = c.radius * atan2(R[2], R[0]) - pos[0];
+        double phi = bm->roll_phi0;
+        for (size_t j = BASE; j < nq; j++) phi += bm->roll_coef[j] * q[j];
+        q[0] = c.radius * phi - pos[0];
         q[1] = c.radius - pos[2];
     } else {
         q[0] = -pos[0];
@@ -169,10 +202,11 @@ sm_status body_expand_at(const body_model *bm, const double *p, const double *xr
  *     Φᵀ M Φ a_F = Φᵀ (τ − C v − G_grav − M ψ),
  * nF × nF symmetric positive definite, by Cholesky.  The same accelerations
  * as the saddle-point solve, without its Schur complement over the rows. */
-sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, double *vdot)
+sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, double *vdot, double *lambda,
+                             sm_contact *cs, size_t *ncs)
 {
     const body_model *bm = e->bm;
-    if (!bm->reduced_direct[ph]) return body_phase_solve(e, ph, xf, vdot, NULL, NULL, NULL);
+    if (!bm->reduced_direct[ph]) return body_phase_solve(e, ph, xf, vdot, lambda, cs, ncs);
     const size_t nq = bm->nq, nv = bm->nv;
     sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
     if (st != SM_OK) return st;
@@ -181,7 +215,7 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, do
     body_spring_forces(e, xf, xf + nq, tau);
     for (size_t i = 0; i < nv; i++) u[i] = tau[i] - u[i];
     sm_contact c;
-    body_contact_at(e, (size_t)bm->f->origin, NULL, &c);
+    stance_contact(e, &c);
     double J[BASE * SM_RIGID_MAX_V], jdv[BASE];
     if (sm_contact_jacobian(e->m, e->d, &c, 1, J, jdv, NULL) != BASE) return SM_BAD_STATE;
     bool locked[SM_RIGID_MAX_V] = {false};
@@ -246,6 +280,27 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, do
         double s = -g[r];
         for (size_t f = 0; f < nf; f++) s -= G[r * nf + f] * b[f];
         vdot[r] = s;
+    }
+    if (!lambda && !cs) return SM_OK;
+    /* the forces, in the saddle-point solve's rows (phase order): Jᵀλ =
+     * M a − u, whose slide rows hold the stance rows alone, J_dᵀ λ_s =
+     * (M a − u)_d, and each lock's row is its coordinate's remainder */
+    double r[SM_RIGID_MAX_V];
+    for (size_t i = 0; i < nv; i++) r[i] = sm_dense_dot(M + i * nv, vdot, nv) - u[i];
+    const double ls[BASE] = {Di[0] * r[0] + Di[2] * r[1], Di[1] * r[0] + Di[3] * r[1]};
+    sm_contact local[BODY_MAX_CONTACTS];
+    if (!cs) cs = local;
+    const size_t n = body_phase_contacts(e, ph, xf + nq, cs);
+    if (ncs) *ncs = n;
+    if (!lambda) return SM_OK;
+    for (size_t k = 0, row = 0; k < n; k++) {
+        if (P->contacts[k] == bm->f->origin) {
+            lambda[row++] = ls[0];
+            lambda[row++] = ls[1];
+        } else { /* a lock */
+            const size_t i = sm_rigid_body_vadr(e->m, cs[k].body);
+            lambda[row++] = r[i] - J[i] * ls[0] - J[nv + i] * ls[1];
+        }
     }
     return SM_OK;
 }
