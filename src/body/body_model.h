@@ -199,9 +199,10 @@ void body_reduce(const body_model *bm, const double *xf, double *xr);
 /* body_phase_solve by the reduced equations (the full solve where the
  * phase holds more than the stance contact and locks): the accelerations
  * vdot[nv] at the full state xf in phase ph, and if not NULL the forces in
- * the full solve's rows and the phase's contacts. */
-sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, double *vdot, double *lambda,
-                             sm_contact *c, size_t *nc);
+ * the full solve's rows and the phase's contacts (without anchors).
+ * swept: e's forward sweep is at xf already (body_expand's will do). */
+sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bool swept, double *vdot,
+                             double *lambda, sm_contact *c, size_t *nc);
 void body_unreduce(const body_model *bm, const double *xr, double *xf);
 
 /* A callback's state x as a full state: in reduced mode x is expanded into

@@ -19,7 +19,7 @@ static int phase_rhs(size_t ph, const double *x, double *xd, const double *p, co
         double xf[SM_MAX_STATE], vdot[SM_RIGID_MAX_V];
         xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
         body_unreduce(bm, x, xf);
-        const sm_status st = body_reduced_accel(&e, ph, xf, vdot, NULL, NULL, NULL);
+        const sm_status st = body_reduced_accel(&e, ph, xf, false, vdot, NULL, NULL, NULL);
         if (st != SM_OK) return SM_CALLBACK_STATUS(st);
         memcpy(xd, x + ni, ni * sizeof *xd);
         memcpy(xd + ni, vdot + (bm->nv - ni), ni * sizeof *xd);

@@ -154,7 +154,7 @@ sm_status body_expand(const body_eval *e, const double *xr, double *xf)
     double *q = xf, *v = xf + nq;
     q[0] = q[1] = v[0] = v[1] = 0.0;
     body_unreduce(bm, xr, xf);
-    sm_status st = sm_rigid_forward(e->m, e->d, q, v);
+    const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
     if (st != SM_OK) return st;
     sm_contact c;
     stance_contact(e, &c);
@@ -202,14 +202,18 @@ sm_status body_expand_at(const body_model *bm, const double *p, const double *xr
  *     Φᵀ M Φ a_F = Φᵀ (τ − C v − G_grav − M ψ),
  * nF × nF symmetric positive definite, by Cholesky.  The same accelerations
  * as the saddle-point solve, without its Schur complement over the rows. */
-sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, double *vdot, double *lambda,
-                             sm_contact *cs, size_t *ncs)
+sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bool swept, double *vdot,
+                             double *lambda, sm_contact *cs, size_t *ncs)
 {
     const body_model *bm = e->bm;
-    if (!bm->reduced_direct[ph]) return body_phase_solve(e, ph, xf, vdot, lambda, cs, ncs);
+    if (!bm->reduced_direct[ph])
+        return swept ? body_phase_solve_swept(e, ph, xf, vdot, lambda, cs, ncs)
+                     : body_phase_solve(e, ph, xf, vdot, lambda, cs, ncs);
     const size_t nq = bm->nq, nv = bm->nv;
-    sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
-    if (st != SM_OK) return st;
+    if (!swept) {
+        const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
+        if (st != SM_OK) return st;
+    }
     double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V], u[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
     sm_rigid_mass_bias(e->m, e->d, M, u);
     body_spring_forces(e, xf, xf + nq, tau);
@@ -290,7 +294,21 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, do
     const double ls[BASE] = {Di[0] * r[0] + Di[2] * r[1], Di[1] * r[0] + Di[3] * r[1]};
     sm_contact local[BODY_MAX_CONTACTS];
     if (!cs) cs = local;
-    const size_t n = body_phase_contacts(e, ph, xf + nq, cs);
+    /* the stance contact and locks, without the anchors (only the
+     * projection reads them) */
+    const size_t n = P->n_contacts;
+    for (size_t k = 0; k < n; k++) {
+        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
+        if (P->contacts[k] == bm->f->origin) {
+            stance_contact(e, &cs[k]);
+            continue;
+        }
+        memset(&cs[k], 0, sizeof cs[k]);
+        cs[k].kind = SM_CONTACT_LOCK;
+        cs[k].body = (size_t)bc->body;
+        cs[k].at = body_num_eval(&bc->at, e->p);
+        cs[k].slide_sign = 1;
+    }
     if (ncs) *ncs = n;
     if (!lambda) return SM_OK;
     for (size_t k = 0, row = 0; k < n; k++) {
