@@ -43,7 +43,7 @@ static const sm_model *open_ok(const char *path)
     return m;
 }
 
-static void solve(const sm_model *m, sm_fixed_result *r)
+static void solve(const sm_model *m, sm_fixed_result *r, double *extra)
 {
     sm_solver_options o;
     sm_solver_options_default(&o);
@@ -61,6 +61,7 @@ static void solve(const sm_model *m, sm_fixed_result *r)
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
     assert_status(sm_fixed_point(ws, p, x0, &no, r), SM_OK);
+    assert_true(sm_gait_extra_measures(ws, p, &r->gait, extra));
     sm_workspace_free(ws);
 }
 
@@ -80,8 +81,19 @@ static void test_same_gaits(void **state)
         assert_true(bm->reduced);
         assert_int_equal(mr->n_state + 4, mf->n_state);
         assert_int_equal(mr->n_free, mf->n_free);
-        solve(mf, &rf);
-        solve(mr, &rr);
+        double ef[SM_MAX_EXTRA], er[SM_MAX_EXTRA];
+        solve(mf, &rf, ef);
+        solve(mr, &rr, er);
+        assert_int_equal(mr->n_extra, mf->n_extra);
+        for (size_t i = 0; i < mr->n_extra; i++) {
+            /* the stance contact cannot drift off in the reduced state */
+            if (strcmp(mr->extra_names[i], "constraint_drift") == 0) continue;
+            if (isnan(ef[i])) {
+                assert_true(isnan(er[i]));
+                continue;
+            }
+            assert_close(er[i], ef[i], 1e-7 * (1 + fabs(ef[i])));
+        }
         const size_t nq = bm->nq, ni = nq - 2;
         for (size_t i = 0; i < ni; i++) {
             assert_close(rr.x[i], rf.x[2 + i], 1e-9);
@@ -101,6 +113,14 @@ static void test_same_gaits(void **state)
         }
         assert_close(rr.metrics.period, rf.metrics.period, 1e-9);
         assert_close(rr.metrics.step_length, rf.metrics.step_length, 1e-9);
+        /* the measures read the expanded state: energies across the
+         * impacts, the momentum's jump, the stance contact's forces */
+        assert_close(rr.metrics.impact_energy_loss, rf.metrics.impact_energy_loss, 1e-8);
+        assert_close(rr.metrics.heelstrike_impulse, rf.metrics.heelstrike_impulse, 1e-8);
+        assert_close(rr.metrics.min_normal_force, rf.metrics.min_normal_force, 1e-7);
+        assert_close(rr.metrics.max_friction_ratio, rf.metrics.max_friction_ratio, 1e-9);
+        assert_close(rr.metrics.min_foot_clearance, rf.metrics.min_foot_clearance, 1e-9);
+        assert_close(rr.metrics.max_foot_clearance, rf.metrics.max_foot_clearance, 1e-9);
         sm_registry_close(mr);
         sm_registry_close(mf);
     }
