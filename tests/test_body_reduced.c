@@ -35,6 +35,19 @@ static const char *variant(const char *name, const char *extra)
     return path[k];
 }
 
+/* Removes every file variant() may have written. */
+static int remove_variants(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++)
+        for (int k = 0; k < 4; k++) {
+            char path[256];
+            snprintf(path, sizeof path, "/tmp/stridemap_test_body_reduced_%d_%s_%d.yaml", (int)getpid(), FILES[w], k);
+            unlink(path);
+        }
+    return 0;
+}
+
 static const sm_model *open_ok(const char *path)
 {
     const sm_model *m = NULL;
@@ -281,5 +294,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, remove_variants);
 }
