@@ -69,6 +69,7 @@ typedef struct {
     size_t sample_base;              /* reduced: the base's four columns */
     bool reduced_direct[BODY_MAX_PHASES]; /* the phase holds the stance contact and locks only */
     double roll_phi0, roll_coef[BODY_MAX_COORDS]; /* a stance disk's angle about y, linear in q */
+    bool events_read_base_rates;     /* some event is a base rate's crossing */
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -195,6 +196,9 @@ void body_contact_force(const body_eval *e, const sm_contact *c, size_t nc, cons
 sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len);
 sm_status body_expand(const body_eval *e, const double *xr, double *xf);
 sm_status body_expand_at(const body_model *bm, const double *p, const double *xr, double *xf);
+/* The same with the base's rates left at zero (no contact rows): for the
+ * event functions, which read no base rate unless events_read_base_rates. */
+sm_status body_expand_positions(const body_eval *e, const double *xr, double *xf);
 void body_reduce(const body_model *bm, const double *xf, double *xr);
 /* body_phase_solve by the reduced equations (the full solve where the
  * phase holds more than the stance contact and locks): the accelerations

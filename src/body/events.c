@@ -155,8 +155,11 @@ static bool state_start(event_state *s, const body_model *bm, size_t ph, const d
     s->swept = s->solved = s->solve_ok = false;
     s->nc = 0;
     if (!bm->reduced) return true;
-    /* the expansion's sweep serves the events (body_expand) */
-    if (!state_eval(s) || body_expand(&s->e, x, xf) != SM_OK) return false;
+    /* the expansion's sweep serves the events (body_expand); gaps,
+     * heights, coordinates, joint rates and forces need no base rate */
+    if (!state_eval(s) ||
+        (bm->events_read_base_rates ? body_expand(&s->e, x, xf) : body_expand_positions(&s->e, x, xf)) != SM_OK)
+        return false;
     s->x = xf;
     s->swept = true;
     return true;

@@ -99,6 +99,12 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         }
     }
     bm->reduced = true;
+    bm->events_read_base_rates = false;
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t k = 0; k < f->phases[ph].n_events; k++) {
+            const body_event *E = &f->phases[ph].events[k];
+            bm->events_read_base_rates |= E->when == BODY_WHEN_RATE && E->target < BASE;
+        }
     for (size_t ph = 0; ph < f->n_phases; ph++) {
         bool direct = true;
         for (size_t k = 0; k < f->phases[ph].n_contacts; k++) {
@@ -147,7 +153,7 @@ static void stance_contact(const body_eval *e, sm_contact *c)
     c->rows = bc->rows;
 }
 
-sm_status body_expand(const body_eval *e, const double *xr, double *xf)
+static sm_status expand(const body_eval *e, const double *xr, double *xf, bool rates)
 {
     const body_model *bm = e->bm;
     const size_t nq = bm->nq, nv = bm->nv;
@@ -173,6 +179,7 @@ sm_status body_expand(const body_eval *e, const double *xr, double *xf)
     double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
     if (sm_contact_jacobian(e->m, e->d, &c, 1, J, Jdv, NULL) != BASE) return SM_BAD_STATE;
     sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
+    if (!rates) return SM_OK;
     double b[BASE];
     for (size_t r = 0; r < BASE; r++) b[r] = -sm_dense_dot(J + r * nv + BASE, v + BASE, nv - BASE);
     /* J_d is the identity for a pin, and for a roll's rows too; solved all
@@ -182,6 +189,13 @@ sm_status body_expand(const body_eval *e, const double *xr, double *xf)
     v[0] = (d * b[0] - bb * b[1]) / det;
     v[1] = (a * b[1] - c2 * b[0]) / det;
     return SM_OK;
+}
+
+sm_status body_expand(const body_eval *e, const double *xr, double *xf) { return expand(e, xr, xf, true); }
+
+sm_status body_expand_positions(const body_eval *e, const double *xr, double *xf)
+{
+    return expand(e, xr, xf, false);
 }
 
 sm_status body_expand_at(const body_model *bm, const double *p, const double *xr, double *xf)
