@@ -106,8 +106,14 @@ static int profile(const char *path, long n, const char *set)
     }
     walker_round(&w, 1);
     double y[SM_MAX_STATE];
+    sm_workspace_reset_counters(w.ws);
     for (long i = 0; i < n; i++) sm_stride(w.ws, w.p, w.gait, y, NULL, NULL);
-    printf("%s: %ld strides, status %s\n", path, n, sm_status_name(w.status));
+    sm_counters c;
+    sm_workspace_counters(w.ws, &c);
+    const double k = n > 0 ? 1.0 / (double)n : 0.0;
+    printf("%s: %ld strides, status %s, %zu states; per stride %.1f steps, %.1f rhs, %.1f root evaluations\n",
+           path, n, sm_status_name(w.status), w.m->n_state, k * (double)c.steps, k * (double)c.rhs_evals,
+           k * (double)c.root_evals);
     walker_close(&w);
     return 0;
 }

@@ -113,10 +113,18 @@ void sm_rigid_data_free(sm_rigid_data *d);
  * q or v holds a non-finite value or a zero quaternion. */
 sm_status sm_rigid_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v);
 
+/* Moves the last forward sweep's tree by the world offset dx, velocities
+ * unchanged: the sweep at a state whose root translation differs by dx,
+ * without another sweep (reduced coordinates, src/body/reduced.c). */
+void sm_rigid_translate(const sm_rigid_model *m, sm_rigid_data *d, const double dx[3]);
+
 /* M(q), nv x nv row-major, by the composite-rigid-body algorithm. */
 void sm_rigid_mass(const sm_rigid_model *m, sm_rigid_data *d, double *M);
 /* C(q, v)v + G(q), nv, by recursive Newton-Euler with the base accelerated by -g. */
 void sm_rigid_bias(const sm_rigid_model *m, sm_rigid_data *d, double *bias);
+
+/* Both at once (the planar path shares one pass over the links). */
+void sm_rigid_mass_bias(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias);
 
 /* World position of a site. */
 void sm_rigid_site_pos(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double pos[3]);

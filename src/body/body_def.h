@@ -217,6 +217,11 @@ typedef struct {
 
     int clearance_contact;               /* -1: none */
     int hip_site;                        /* -1: none */
+
+    /* integrate: reduced (reduced.c): only the joints are integrated, the
+     * floating base follows from the stance contact */
+    bool reduced;
+    body_pos integrate_pos;
 } body_file;
 
 /* Reads a file.  On a bad file: SM_BAD_MODEL_FILE and "path:line:col: what is

@@ -66,6 +66,17 @@ typedef struct {
     /* the controller's columns: each actuator's torque, then each output's
      * y (-1: none) */
     int sample_ctrl;
+    /* integrate: reduced (reduced.c): the engine's state is the joints'
+     * (n_reduced: the coordinates after the base's two slides, then their
+     * rates), named and freed as the file's */
+    bool reduced;
+    size_t n_reduced;
+    const char *reduced_names[2 * BODY_MAX_COORDS];
+    size_t reduced_free[2 * BODY_MAX_COORDS];
+    size_t sample_base;              /* reduced: the base's four columns */
+    bool reduced_direct[BODY_MAX_PHASES]; /* the phase holds the stance contact and locks only */
+    double roll_phi0, roll_coef[BODY_MAX_COORDS]; /* a stance disk's angle about y, linear in q */
+    bool events_read_base_rates;     /* some event is a base rate's crossing */
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -167,6 +178,8 @@ sm_events_fn body_phase_events_fn(size_t ph);
 /* Section (section.c). */
 void body_lift(double *x, const double *p, const void *data);
 void body_guess(double *x, const double *p, const void *data);
+/* The file's guess lifted, as a full state (either mode). */
+void body_guess_full(const body_model *bm, double *x, const double *p);
 /* Projects x onto the constraints of phase ph (pins anchored where their
  * sites are, on the ground); *drift the largest violation before. */
 sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift);
@@ -202,6 +215,38 @@ sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, d
  * singular at the guess in some phase. */
 sm_status body_control_check(const body_model *bm, char *why, size_t why_len);
 double body_control_power(const body_file *f, const double *u, const double *v);
+/* Reduced coordinates (reduced.c).  Setup checks the file's integrate:
+ * key and fills the reduced names and free list (SM_BAD_MODEL_FILE with
+ * why).  body_expand fills the full state xf from the reduced xr (the
+ * base from the stance contact; e's forward sweep is left at base 0),
+ * body_reduce drops the base.  body_expand leaves e's forward sweep at
+ * xf's positions with the base at rest, which is xf's sweep for all that
+ * does not read the base's velocity from it (everything but energies and
+ * momenta: the accelerations, rows, J̇v, forces, gaps and positions). */
+sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len);
+sm_status body_expand(const body_eval *e, const double *xr, double *xf);
+sm_status body_expand_at(const body_model *bm, const double *p, const double *xr, double *xf);
+/* The same with the base's rates left at zero (no contact rows): for the
+ * event functions, which read no base rate unless events_read_base_rates. */
+sm_status body_expand_positions(const body_eval *e, const double *xr, double *xf);
+void body_reduce(const body_model *bm, const double *xf, double *xr);
+/* body_phase_solve by the reduced equations (the full solve where the
+ * phase holds more than the stance contact and locks): the accelerations
+ * vdot[nv] at the full state xf in phase ph, and if not NULL the forces in
+ * the full solve's rows and the phase's contacts (without anchors).
+ * swept: e's forward sweep is at xf already (body_expand's will do). */
+sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bool swept, double *vdot,
+                             double *lambda, sm_contact *c, size_t *nc);
+void body_unreduce(const body_model *bm, const double *xr, double *xf);
+
+/* A callback's state x as a full state: in reduced mode x is expanded into
+ * a local full state (on failure the statement `fail` runs). */
+#define BODY_FULL(bm, p, x, fail)                                                       \
+    double x##_full[SM_MAX_STATE];                                                      \
+    if ((bm)->reduced) {                                                                \
+        if (body_expand_at(bm, p, x, x##_full) != SM_OK) fail;                          \
+        x = x##_full;                                                                   \
+    }
 
 /* The rigid template of a body model (tests: site positions, drift), or
  * NULL if m is not one. */

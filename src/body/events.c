@@ -90,8 +90,10 @@ static bool state_force(event_state *s, int k, double *normal, double *tangentia
     if (!s->solved) {
         /* a gap or height event before it has swept at x already (McGeer's
          * walker: a second sweep was 4 % of its stride) */
-        s->solve_ok = (s->swept ? body_phase_solve_swept(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)
-                                : body_phase_solve(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)) == SM_OK;
+        double vdot[SM_RIGID_MAX_V];
+        s->solve_ok = (s->bm->reduced ? body_reduced_accel(&s->e, s->ph, s->x, s->swept, vdot, s->lambda, s->c, &s->nc)
+                       : s->swept     ? body_phase_solve_swept(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)
+                                      : body_phase_solve(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)) == SM_OK;
         s->solved = true;
         s->swept = s->solve_ok; /* the solve's forward sweep is at x */
     }
@@ -142,8 +144,8 @@ static double event_at(event_state *s, size_t ev, double t)
 
 /* Not an initializer: that would zero the contact and force arrays (1-2 KB)
  * at every root evaluation, which cost more than the events themselves. */
-static void state_start(event_state *s, const body_model *bm, size_t ph, const double *x, const double *p,
-                        max_align_t *mem)
+static bool state_start(event_state *s, const body_model *bm, size_t ph, const double *x, const double *p,
+                        max_align_t *mem, double *xf)
 {
     s->bm = bm;
     s->ph = ph;
@@ -153,13 +155,23 @@ static void state_start(event_state *s, const body_model *bm, size_t ph, const d
     s->ready = 0;
     s->swept = s->solved = s->solve_ok = false;
     s->nc = 0;
+    if (!bm->reduced) return true;
+    /* the expansion's sweep serves the events (body_expand); gaps,
+     * heights, coordinates, joint rates and forces need no base rate */
+    if (!state_eval(s) ||
+        (bm->events_read_base_rates ? body_expand(&s->e, x, xf) : body_expand_positions(&s->e, x, xf)) != SM_OK)
+        return false;
+    s->x = xf;
+    s->swept = true;
+    return true;
 }
 
 static double event_value(size_t ph, size_t ev, double t, const double *x, const double *p, const body_model *bm)
 {
     BODY_EVAL_MEM(mem, bm);
     event_state s;
-    state_start(&s, bm, ph, x, p, mem);
+    double xf[SM_MAX_STATE];
+    if (!state_start(&s, bm, ph, x, p, mem, xf)) return NAN;
     return event_at(&s, ev, t);
 }
 
@@ -167,10 +179,14 @@ static double event_value(size_t ph, size_t ev, double t, const double *x, const
  * solve (a kneed walker's phase watches up to a dozen). */
 static void phase_events(size_t ph, double t, const double *x, const double *p, const body_model *bm, double *g)
 {
+    const size_t n = bm->f->phases[ph].n_events;
     BODY_EVAL_MEM(mem, bm);
     event_state s;
-    state_start(&s, bm, ph, x, p, mem);
-    const size_t n = bm->f->phases[ph].n_events;
+    double xf[SM_MAX_STATE];
+    if (!state_start(&s, bm, ph, x, p, mem, xf)) {
+        for (size_t ev = 0; ev < n; ev++) g[ev] = NAN;
+        return;
+    }
     for (size_t ev = 0; ev < n; ev++) g[ev] = event_at(&s, ev, t);
 }
 
@@ -207,7 +223,12 @@ static bool event_guard(size_t ph, size_t ev, const double *x, const double *p, 
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return false;
-    bool swept = false;
+    double xf[SM_MAX_STATE];
+    if (bm->reduced) {
+        if (body_expand(&e, x, xf) != SM_OK) return false;
+        x = xf;
+    }
+    bool swept = bm->reduced; /* the expansion's sweep is at x */
     for (size_t i = 0; i < E->n_guards; i++) {
         if (!guard_holds(&e, ph, &E->guards[i], x, &swept)) return false;
         /* a force guard's solve leaves the forward sweep at x too */
@@ -255,7 +276,8 @@ sm_status body_event_impact(const body_eval *e, size_t ph, size_t ev, double *x,
     return SM_OK;
 }
 
-static int event_reset(size_t ph, size_t ev, const double *xm, double *xp, const double *p, const body_model *bm)
+static int event_reset_full(size_t ph, size_t ev, const double *xm, double *xp, const double *p,
+                            const body_model *bm)
 {
     const body_file *f = bm->f;
     const body_event *E = &f->phases[ph].events[ev];
@@ -282,6 +304,18 @@ static int event_reset(size_t ph, size_t ev, const double *xm, double *xp, const
         if (st != SM_OK) return SM_CALLBACK_STATUS(st);
     }
     return 0;
+}
+
+static int event_reset(size_t ph, size_t ev, const double *xm, double *xp, const double *p, const body_model *bm)
+{
+    if (!bm->reduced) return event_reset_full(ph, ev, xm, xp, p, bm);
+    double xf[SM_MAX_STATE];
+    sm_status st = body_expand_at(bm, p, xm, xf);
+    if (st != SM_OK) return SM_CALLBACK_STATUS(st);
+    double yf[SM_MAX_STATE];
+    const int r = event_reset_full(ph, ev, xf, yf, p, bm);
+    if (r == 0) body_reduce(bm, yf, xp);
+    return r;
 }
 
 #define BODY_EV(ph, ev)                                                                                         \

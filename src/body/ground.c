@@ -108,7 +108,7 @@ static bool in_every_phase(const body_file *f, int k)
     return true;
 }
 
-static int on_sample(void *ctx, double t, size_t phase, const double *x)
+static int on_sample_full(void *ctx, double t, size_t phase, const double *x)
 {
     ground_watch *w = ctx;
     const body_model *bm = w->bm;
@@ -173,10 +173,19 @@ static void impact_measures(ground_watch *w, size_t ph, size_t ev, const double 
     }
 }
 
+static int on_sample(void *ctx, double t, size_t phase, const double *x)
+{
+    const ground_watch *w = ctx;
+    BODY_FULL(w->bm, w->p, x, return 0);
+    return on_sample_full(ctx, t, phase, x);
+}
+
 static int on_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
 {
     ground_watch *w = ctx;
-    on_sample(ctx, t, phase, xm);
+    BODY_FULL(w->bm, w->p, xm, return 0);
+    BODY_FULL(w->bm, w->p, xp, return 0);
+    on_sample_full(ctx, t, phase, xm);
     end_phase(w, xm);
     const sm_phase *P = &w->bm->model.phases[phase];
     for (size_t k = 0; k < P->n_events; k++) {
@@ -184,7 +193,7 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
         impact_measures(w, phase, k, xm);
         if (P->events[k].outcome == SM_EVENT_TO_PHASE) {
             start_phase(w, P->events[k].next_phase, xp);
-            on_sample(ctx, t, P->events[k].next_phase, xp);
+            on_sample_full(ctx, t, P->events[k].next_phase, xp);
         }
     }
     return 0;
@@ -197,8 +206,10 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
     ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY}};
     for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
     for (size_t j = 0; bm->torque_slot >= 0 && j < bm->f->ctrl.n_act; j++) w.v[G_COUNT + (size_t)bm->torque_slot + j] = 0.0;
-    start_phase(&w, m->start_phase, x);
-    on_sample(&w, 0, m->start_phase, x);
+    const double *x0 = x;
+    BODY_FULL(bm, p, x0, return SM_BAD_STATE);
+    start_phase(&w, m->start_phase, x0);
+    on_sample_full(&w, 0, m->start_phase, x0);
     sm_observer obs = {.dt = 1e-3 * m->time_limit(p, m->data), .sample = on_sample, .event = on_event, .ctx = &w};
     double y[SM_MAX_STATE];
     const sm_status st = sm_stride(ws, p, x, y, NULL, &obs);

@@ -531,7 +531,7 @@ static bool read_top(bl_ctx *c)
 {
     static const char *const keys[] = {"name", "title", "reference", "gravity", "slope", "parameters", "bodies",
                                        "sites", "contacts", "forces", "phases", "relabel", "section", "guess",
-                                       "time_limit", "measures", "controller", NULL};
+                                       "time_limit", "measures", "controller", "integrate", NULL};
     body_file *f = c->f;
     if (!bl_want(c, c->root, YAML_MAPPING_NODE, "the file's top level")) return false;
     if (!bl_keys(c, c->root, "the top level", keys)) return false;
@@ -583,6 +583,13 @@ static bool read_top(bl_ctx *c)
         if ((y = bl_get(c, x, "clearance", NULL)) && !bl_contact_ref(c, y, "measures: clearance", &f->clearance_contact))
             return false;
         if ((y = bl_get(c, x, "hip", NULL)) && !bl_site_ref(c, y, "measures: hip", &f->hip_site)) return false;
+    }
+    if ((x = bl_get(c, c->root, "integrate", NULL))) {
+        const char *s = x->type == YAML_SCALAR_NODE ? (const char *)x->data.scalar.value : "";
+        f->integrate_pos = bl_pos(x->start_mark);
+        if (strcmp(s, "reduced") == 0) f->reduced = true;
+        else if (strcmp(s, "full") != 0)
+            return bl_fail_at(c, x->start_mark, "integrate must be 'full' or 'reduced', not '%s'", s);
     }
     return bl_check(c);
 }

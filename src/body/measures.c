@@ -16,6 +16,7 @@
 static double energy(const double *x, const double *p, const void *data, bool potential)
 {
     const body_model *bm = data;
+    BODY_FULL(bm, p, x, return NAN);
     BODY_EVAL_AT(e, bm, p, return NAN);
     if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
     double K, U;
@@ -41,6 +42,7 @@ static double contact_point_x(const body_eval *e, const double *q, int k)
 static double step_length(const double *x, const double *p, const void *data)
 {
     const body_model *bm = data;
+    BODY_FULL(bm, p, x, return NAN);
     const body_file *f = bm->f;
     BODY_EVAL_AT(e, bm, p, return NAN);
     if (f->origin < 0 || sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
@@ -53,6 +55,7 @@ static double step_length(const double *x, const double *p, const void *data)
 static double clearance(const double *x, const double *p, const void *data)
 {
     const body_model *bm = data;
+    BODY_FULL(bm, p, x, return NAN);
     BODY_EVAL_AT(e, bm, p, return NAN);
     if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
     sm_contact c;
@@ -69,6 +72,7 @@ static bool scuff_window(const double *x, const double *p, const void *data) { r
 static void ground_reaction(double t, size_t ph, const double *x, const double *p, const void *data, double R[2])
 {
     const body_model *bm = data;
+    BODY_FULL(bm, p, x, { R[0] = R[1] = NAN; return; });
     (void)t; /* the forces follow from the state and the phase alone */
     R[0] = R[1] = NAN;
     BODY_EVAL_AT(e, bm, p, return);
@@ -89,6 +93,7 @@ static void ground_reaction(double t, size_t ph, const double *x, const double *
 static void momentum(const double *x, const double *p, const void *data, double P[2])
 {
     const body_model *bm = data;
+    BODY_FULL(bm, p, x, { P[0] = P[1] = NAN; return; });
     P[0] = P[1] = NAN;
     BODY_EVAL_AT(e, bm, p, return);
     if (sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return;

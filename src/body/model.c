@@ -131,7 +131,7 @@ static sm_status check_phases(body_model *bm, char *why, size_t why_len)
 {
     const body_file *f = bm->f;
     double x[SM_MAX_STATE];
-    body_guess(x, bm->defaults, bm);
+    body_guess_full(bm, x, bm->defaults);
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     sm_status st = body_eval_init(&e, bm, bm->defaults, mem, why, why_len);
@@ -202,6 +202,10 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
         release(&bm->model);
         return st;
     }
+    if ((st = body_reduced_setup(bm, why, why_len)) != SM_OK) {
+        release(&bm->model);
+        return st;
+    }
     build_phases(bm);
     bm->section_phase = 0;
     for (size_t k = 0; k < f->n_free; k++) bm->free_index[k] = f->free_index[k];
@@ -210,15 +214,15 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     m->name = f->name;
     m->title = f->title;
     m->reference = f->reference;
-    m->n_state = bm->n_state;
-    m->state_names = bm->state_names;
+    m->n_state = bm->reduced ? bm->n_reduced : bm->n_state;
+    m->state_names = bm->reduced ? bm->reduced_names : bm->state_names;
     m->n_params = f->n_params;
     m->params = f->params;
     m->n_phases = f->n_phases;
     m->phases = bm->phases;
     m->start_phase = 0;
     m->n_free = f->n_free;
-    m->free_index = bm->free_index;
+    m->free_index = bm->reduced ? bm->reduced_free : bm->free_index;
     m->lift = body_lift;
     m->guess = body_guess;
     body_set_measures(bm);

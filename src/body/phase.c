@@ -10,6 +10,21 @@ static int phase_rhs(size_t ph, const double *x, double *xd, const double *p, co
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return SM_CALLBACK_STATUS(SM_BAD_PARAM);
+    if (bm->reduced) {
+        /* the joints' rows of the full constrained solve (reduced.c), on
+         * the base at rest at the origin: M, the bias, the rows and J̇v do
+         * not depend on where the base is, nor on its velocity (a uniform
+         * boost of a walker on flat ground changes no acceleration) */
+        const size_t ni = bm->n_reduced / 2;
+        double xf[SM_MAX_STATE], vdot[SM_RIGID_MAX_V];
+        xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
+        body_unreduce(bm, x, xf);
+        const sm_status st = body_reduced_accel(&e, ph, xf, false, vdot, NULL, NULL, NULL);
+        if (st != SM_OK) return SM_CALLBACK_STATUS(st);
+        memcpy(xd, x + ni, ni * sizeof *xd);
+        memcpy(xd + ni, vdot + (bm->nv - ni), ni * sizeof *xd);
+        return 0;
+    }
     const sm_status st = body_phase_solve(&e, ph, x, xd + bm->nq, NULL, NULL, NULL);
     /* a singular constraint set ends the stride with its own status (model.h) */
     if (st != SM_OK) return SM_CALLBACK_STATUS(st);

@@ -24,6 +24,12 @@ static int body_sample(double t, size_t phase, const double *x, const double *p,
     const sm_model *m = &bm->model;
     for (size_t i = 0; i < m->n_sample; i++) values[i] = NAN;
     if (phase >= f->n_phases) return 1;
+    BODY_FULL(bm, p, x, return 1);
+    if (bm->reduced) {
+        /* the base the expansion put under the joints, beside the state */
+        const double base[4] = {x[0], x[1], x[bm->nq], x[bm->nq + 1]};
+        memcpy(values + bm->sample_base, base, sizeof base);
+    }
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return 1;
@@ -106,6 +112,11 @@ sm_status body_set_samples(body_model *bm)
             if (!add_name(bm, &n, f->ctrl.act_name[j], "torque")) return SM_NO_MEMORY;
         for (size_t i = 0; i < f->ctrl.n_out; i++)
             if (!add_name(bm, &n, f->ctrl.out_name[i], "y")) return SM_NO_MEMORY;
+    }
+    if (bm->reduced && n + 4 <= SM_MAX_SAMPLE) {
+        bm->sample_base = n;
+        for (size_t i = 0; i < 2; i++) bm->sample_names[n++] = bm->state_names[i];
+        for (size_t i = 0; i < 2; i++) bm->sample_names[n++] = bm->state_names[bm->nq + i];
     }
     bm->model.n_sample = n;
     bm->model.sample_names = bm->sample_names;

@@ -123,23 +123,51 @@ static void lift_rates(const body_eval *e, double *x, const bool *is_free)
     for (size_t k = 0; k < nw; k++) v[W[k]] = b[k];
 }
 
-void body_lift(double *x, const double *p, const void *data)
+/* The lift on a full state x (free components set). */
+static void lift_full(const body_model *bm, double *x, const double *p)
 {
-    const body_model *bm = data;
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return;
     bool is_free[2 * BODY_MAX_COORDS] = {false};
-    for (size_t k = 0; k < bm->model.n_free; k++) is_free[bm->free_index[k]] = true;
+    for (size_t k = 0; k < bm->f->n_free; k++) is_free[bm->free_index[k]] = true;
     lift_positions(&e, x, is_free);
     lift_rates(&e, x, is_free);
+}
+
+/* Reduced: the full lift from the file's guess for the base, then the
+ * joints of its result (the base the lift found is the expansion's, up to
+ * a rolling foot's offset along x, which nothing downstream reads). */
+void body_lift(double *x, const double *p, const void *data)
+{
+    const body_model *bm = data;
+    if (!bm->reduced) {
+        lift_full(bm, x, p);
+        return;
+    }
+    double xf[SM_MAX_STATE];
+    memcpy(xf, bm->f->guess, bm->n_state * sizeof *xf);
+    body_unreduce(bm, x, xf);
+    lift_full(bm, xf, p);
+    body_reduce(bm, xf, x);
+}
+
+void body_guess_full(const body_model *bm, double *x, const double *p)
+{
+    memcpy(x, bm->f->guess, bm->n_state * sizeof *x);
+    lift_full(bm, x, p);
 }
 
 void body_guess(double *x, const double *p, const void *data)
 {
     const body_model *bm = data;
-    memcpy(x, bm->f->guess, bm->n_state * sizeof *x);
-    body_lift(x, p, data);
+    if (!bm->reduced) {
+        body_guess_full(bm, x, p);
+        return;
+    }
+    double xf[SM_MAX_STATE];
+    body_guess_full(bm, xf, p);
+    body_reduce(bm, xf, x);
 }
 
 sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift)

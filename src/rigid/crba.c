@@ -60,3 +60,13 @@ void sm_rigid_mass(const sm_rigid_model *m, sm_rigid_data *d, double *M)
         }
     }
 }
+
+void sm_rigid_mass_bias(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias)
+{
+    if (m->use_planar) {
+        sm_rigid_planar_mass_bias(m, d, M, bias);
+        return;
+    }
+    sm_rigid_mass(m, d, M);
+    sm_rigid_bias(m, d, bias);
+}

@@ -86,3 +86,21 @@ sm_status sm_rigid_forward(const sm_rigid_model *m, sm_rigid_data *d, const doub
     }
     return SM_OK;
 }
+
+void sm_rigid_translate(const sm_rigid_model *m, sm_rigid_data *d, const double dx[3])
+{
+    if (m->use_planar) {
+        const double a = dx[0] * m->pl_e1[0] + dx[1] * m->pl_e1[1] + dx[2] * m->pl_e1[2],
+                     b = dx[0] * m->pl_e2[0] + dx[1] * m->pl_e2[1] + dx[2] * m->pl_e2[2],
+                     c = dx[0] * m->pl_n[0] + dx[1] * m->pl_n[1] + dx[2] * m->pl_n[2];
+        for (size_t L = 0; L < m->nlink; L++) {
+            d->pp[3 * L] += a;
+            d->pp[3 * L + 1] += b;
+            d->pp[3 * L + 2] += c;
+        }
+        d->poses_pending = true; /* the world positions follow from pp */
+        return;
+    }
+    for (size_t L = 0; L < m->nlink; L++)
+        for (int k = 0; k < 3; k++) d->p[3 * L + k] += dx[k];
+}

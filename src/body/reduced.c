@@ -1,0 +1,340 @@
+/* integrate: reduced (docs/body-walkers.md "Reduced coordinates"): a planar
+ * walker whose floating base is two slides (x along the slope, z normal
+ * to it) and whose every phase holds one stance contact (the section's
+ * origin, a pin or a roll) integrates only its joints q_i and their rates
+ * v_i.  The base follows from the stance contact without iteration, since
+ * the slides translate the whole tree with unit axes:
+ *     pin:  base = −(the site at base 0), the site at the origin;
+ *     roll: base_z = r − (the disk centre at base 0)_z, and the rolling
+ *           condition ċ_x = r ω_y integrates to c_x = r φ_y (φ_y the
+ *           disk's angle about y), so the base's x is continuous over a
+ *           stride and its rate is the true one;
+ * and the base's rates from the contact's rows, J_d v_d = −J_i v_i.  Every
+ * callback expands the engine's state this way and runs on the full state,
+ * so events, impacts, the section and the measures are the full model's.
+ * The right-hand side needs no expansion: it keeps the full constrained
+ * solve on the base at rest at the origin (phase.c) and returns the
+ * joints' rows, since on flat ground under uniform gravity neither where
+ * the base is nor a uniform velocity of the whole walker changes M, the
+ * bias, the contact rows or J̇v (hence no slides, no forces on the base).  The base is dropped from
+ * the error test and from the integrator's vectors: 6 states instead of 8
+ * for the compass, 8 instead of 12 for a kneed walker. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../dense.h"
+#include "body_model.h"
+
+#define BASE 2 /* the base's two slides: q[0] along x, q[1] along z */
+
+static bool unit(const double *a, int k)
+{
+    const double n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+    return n > 0 && fabs(a[k] / n - 1.0) < 1e-15 && a[(k + 1) % 3] == 0 && a[(k + 2) % 3] == 0;
+}
+
+static bool no_turn(const double *quat) { return quat[0] == 1 && quat[1] == 0 && quat[2] == 0 && quat[3] == 0; }
+
+/* Why the file's walker cannot integrate reduced, or NULL. */
+static const char *not_reducible(const body_model *bm)
+{
+    const body_file *f = bm->f;
+    if (!bm->planar) return "the walker is not planar";
+    if (f->n_bodies < 3 || f->bodies[0].joint != SM_RIGID_SLIDE || f->bodies[0].parent != -1 ||
+        !unit(f->bodies[0].axis, 0) || !no_turn(f->bodies[0].quat) || f->bodies[1].joint != SM_RIGID_SLIDE ||
+        f->bodies[1].parent != 0 || !unit(f->bodies[1].axis, 2) || !no_turn(f->bodies[1].quat))
+        return "the first two bodies must be the base's slides, along [1, 0, 0] from the world and [0, 0, 1] on it";
+    for (size_t i = 2; i < f->n_bodies; i++)
+        if (f->bodies[i].joint != SM_RIGID_HINGE && f->bodies[i].joint != SM_RIGID_FIXED)
+            return "every body after the base's slides must hang on a hinge (or be fixed)";
+    if (f->nq != f->nv) return "every coordinate must be its own rate";
+    if (f->origin < 0) return "the section names no origin contact (the stance contact)";
+    const body_contact *s = &f->contacts[f->origin];
+    if (s->kind != SM_CONTACT_PIN && s->kind != SM_CONTACT_ROLL) return "the section's origin must be a pin or a roll";
+    if (s->kind == SM_CONTACT_PIN && s->rows) return "the stance pin must hold all its rows";
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        if (body_phase_contact_slot(f, ph, f->origin) < 0) return "every phase must hold the section's origin contact";
+    /* a sliding contact's friction and a force on a slide read the base's
+     * velocity, which the right-hand side leaves at zero */
+    for (size_t k = 0; k < f->n_contacts; k++)
+        if (f->contacts[k].kind == SM_CONTACT_SLIDE) return "no sliding contact";
+    for (size_t i = 0; i < f->n_forces; i++)
+        for (size_t k = 0; k < f->forces[i].n; k++)
+            if (f->forces[i].body[k] < BASE) return "no force on the base's slides";
+    for (size_t k = 0; k < f->n_free; k++)
+        if (f->free_index[k] % f->nq < BASE) return "the section's free list names a slide of the base";
+    /* the reduced equations take no controller's torques yet */
+    if (f->ctrl.kind != BODY_CTRL_NONE) return "no controller";
+    return NULL;
+}
+
+sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
+{
+    const body_file *f = bm->f;
+    if (!f->reduced) return SM_OK;
+    const char *no = not_reducible(bm);
+    if (no) {
+        snprintf(why, why_len, "%s:%d:%d: integrate: reduced needs %s: %s; or write integrate: full", f->path,
+                 f->integrate_pos.line, f->integrate_pos.col,
+                 "a planar walker on two base slides whose every phase holds the section's origin", no);
+        return SM_BAD_MODEL_FILE;
+    }
+    const size_t nq = bm->nq, ni = nq - BASE;
+    if (f->contacts[f->origin].kind == SM_CONTACT_ROLL) {
+        /* the disk's angle is linear in the hinges (a planar tree's angles
+         * add): its coefficients once here, not the 3-D poses per call */
+        BODY_EVAL_MEM(mem, bm);
+        body_eval e;
+        if (body_eval_init(&e, bm, bm->defaults, mem, why, why_len) != SM_OK) return SM_BAD_MODEL_FILE;
+        const size_t body = (size_t)f->sites[f->contacts[f->origin].site].body;
+        double q[SM_MAX_STATE] = {0}, v[SM_MAX_STATE] = {0}, R[9];
+        sm_rigid_forward(e.m, e.d, q, v);
+        sm_rigid_body_state(e.m, e.d, body, R, NULL, NULL, NULL);
+        bm->roll_phi0 = atan2(R[2], R[0]);
+        for (size_t j = 0; j < nq; j++) {
+            q[j] = 0.5;
+            sm_rigid_forward(e.m, e.d, q, v);
+            sm_rigid_body_state(e.m, e.d, body, R, NULL, NULL, NULL);
+            bm->roll_coef[j] = (atan2(R[2], R[0]) - bm->roll_phi0) / 0.5;
+            q[j] = 0.0;
+        }
+    }
+    bm->reduced = true;
+    bm->events_read_base_rates = false;
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t k = 0; k < f->phases[ph].n_events; k++) {
+            const body_event *E = &f->phases[ph].events[k];
+            bm->events_read_base_rates |= E->when == BODY_WHEN_RATE && E->target < BASE;
+        }
+    for (size_t ph = 0; ph < f->n_phases; ph++) {
+        bool direct = true;
+        for (size_t k = 0; k < f->phases[ph].n_contacts; k++) {
+            const int ck = f->phases[ph].contacts[k];
+            direct &= ck == f->origin || f->contacts[ck].kind == SM_CONTACT_LOCK;
+        }
+        bm->reduced_direct[ph] = direct;
+    }
+    bm->n_reduced = 2 * ni;
+    for (size_t i = 0; i < ni; i++) {
+        bm->reduced_names[i] = bm->state_names[BASE + i];
+        bm->reduced_names[ni + i] = bm->state_names[nq + BASE + i];
+    }
+    for (size_t k = 0; k < f->n_free; k++) {
+        const size_t j = f->free_index[k];
+        bm->reduced_free[k] = j < nq ? j - BASE : ni + (j - nq - BASE);
+    }
+    return SM_OK;
+}
+
+void body_reduce(const body_model *bm, const double *xf, double *xr)
+{
+    const size_t nq = bm->nq, ni = nq - BASE;
+    memcpy(xr, xf + BASE, ni * sizeof *xr);
+    memcpy(xr + ni, xf + nq + BASE, ni * sizeof *xr);
+}
+
+void body_unreduce(const body_model *bm, const double *xr, double *xf)
+{
+    const size_t nq = bm->nq, ni = nq - BASE;
+    memcpy(xf + BASE, xr, ni * sizeof *xf);
+    memcpy(xf + nq + BASE, xr + ni, ni * sizeof *xf);
+}
+
+/* The stance contact as a rigid-core contact, without the anchor that
+ * body_contact_at finds by a site position (only the projection reads it). */
+static void stance_contact(const body_eval *e, sm_contact *c)
+{
+    const body_contact *bc = &e->bm->f->contacts[e->bm->f->origin];
+    memset(c, 0, sizeof *c);
+    c->kind = bc->kind;
+    c->site = (size_t)bc->site;
+    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, e->p) : 0.0;
+    memcpy(c->axis, bc->axis, sizeof c->axis);
+    c->slide_sign = 1;
+    c->rows = bc->rows;
+}
+
+static sm_status expand(const body_eval *e, const double *xr, double *xf, bool rates)
+{
+    const body_model *bm = e->bm;
+    const size_t nq = bm->nq, nv = bm->nv;
+    double *q = xf, *v = xf + nq;
+    q[0] = q[1] = v[0] = v[1] = 0.0;
+    body_unreduce(bm, xr, xf);
+    const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
+    if (st != SM_OK) return st;
+    sm_contact c;
+    stance_contact(e, &c);
+    double pos[3];
+    sm_rigid_site_pos(e->m, e->d, c.site, pos);
+    if (c.kind == SM_CONTACT_ROLL) {
+        double phi = bm->roll_phi0;
+        for (size_t j = BASE; j < nq; j++) phi += bm->roll_coef[j] * q[j];
+        q[0] = c.radius * phi - pos[0];
+        q[1] = c.radius - pos[2];
+    } else {
+        q[0] = -pos[0];
+        q[1] = -pos[2];
+    }
+    /* the rows depend on q alone, and the slides only translate: J at base 0 */
+    double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
+    if (sm_contact_jacobian(e->m, e->d, &c, 1, J, Jdv, NULL) != BASE) return SM_BAD_STATE;
+    sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
+    if (!rates) return SM_OK;
+    double b[BASE];
+    for (size_t r = 0; r < BASE; r++) b[r] = -sm_dense_dot(J + r * nv + BASE, v + BASE, nv - BASE);
+    /* J_d is the identity for a pin, and for a roll's rows too; solved all
+     * the same, by Cramer's rule (LAPACK's call cost more than the solve) */
+    const double a = J[0], bb = J[1], c2 = J[nv], d = J[nv + 1], det = a * d - bb * c2;
+    if (!(fabs(det) > 1e-12)) return SM_SINGULAR_CONSTRAINTS;
+    v[0] = (d * b[0] - bb * b[1]) / det;
+    v[1] = (a * b[1] - c2 * b[0]) / det;
+    return SM_OK;
+}
+
+sm_status body_expand(const body_eval *e, const double *xr, double *xf) { return expand(e, xr, xf, true); }
+
+sm_status body_expand_positions(const body_eval *e, const double *xr, double *xf)
+{
+    return expand(e, xr, xf, false);
+}
+
+sm_status body_expand_at(const body_model *bm, const double *p, const double *xr, double *xf)
+{
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    const sm_status st = body_eval_init(&e, bm, p, mem, NULL, 0);
+    return st != SM_OK ? st : body_expand(&e, xr, xf);
+}
+
+/* Phase ph's right-hand side by the reduced equations when its contacts
+ * are the stance contact and locks (else the full solve's rows): with the
+ * stance rows J = [J_d J_F] (J_d on the slides, J_F on the unlocked
+ * joints F; the locked joints' accelerations are zero), the slides'
+ * accelerations a_d = −G a_F − g, G = J_d⁻¹ J_F, g = J_d⁻¹ J̇v, so that
+ * a = Φ a_F + ψ, Φ = [−G; I; 0], ψ = [−g; 0; 0], and Φᵀ Jᵀ = 0 removes the
+ * contact forces:
+ *     Φᵀ M Φ a_F = Φᵀ (τ − C v − G_grav − M ψ),
+ * nF × nF symmetric positive definite, by Cholesky.  The same accelerations
+ * as the saddle-point solve, without its Schur complement over the rows. */
+sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bool swept, double *vdot,
+                             double *lambda, sm_contact *cs, size_t *ncs)
+{
+    const body_model *bm = e->bm;
+    if (!bm->reduced_direct[ph])
+        return swept ? body_phase_solve_swept(e, ph, xf, vdot, lambda, cs, ncs)
+                     : body_phase_solve(e, ph, xf, vdot, lambda, cs, ncs);
+    const size_t nq = bm->nq, nv = bm->nv;
+    if (!swept) {
+        const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
+        if (st != SM_OK) return st;
+    }
+    double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V], u[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    sm_rigid_mass_bias(e->m, e->d, M, u);
+    body_spring_forces(e, xf, xf + nq, tau);
+    for (size_t i = 0; i < nv; i++) u[i] = tau[i] - u[i];
+    sm_contact c;
+    stance_contact(e, &c);
+    double J[BASE * SM_RIGID_MAX_V], jdv[BASE];
+    if (sm_contact_jacobian(e->m, e->d, &c, 1, J, jdv, NULL) != BASE) return SM_BAD_STATE;
+    bool locked[SM_RIGID_MAX_V] = {false};
+    const body_phase *P = &bm->f->phases[ph];
+    for (size_t k = 0; k < P->n_contacts; k++) {
+        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
+        if (bc->kind == SM_CONTACT_LOCK) locked[sm_rigid_body_vadr(e->m, (size_t)bc->body)] = true;
+    }
+    size_t F[SM_RIGID_MAX_V], nf = 0;
+    for (size_t i = BASE; i < nv; i++)
+        if (!locked[i]) F[nf++] = i;
+    const double det = J[0] * J[nv + 1] - J[1] * J[nv];
+    if (!(fabs(det) > 1e-12)) return SM_SINGULAR_CONSTRAINTS;
+    const double Di[4] = {J[nv + 1] / det, -J[1] / det, -J[nv] / det, J[0] / det};
+    double G[BASE * SM_RIGID_MAX_V], g[BASE];
+    for (size_t r = 0; r < BASE; r++) {
+        g[r] = Di[2 * r] * jdv[0] + Di[2 * r + 1] * jdv[1];
+        for (size_t f = 0; f < nf; f++) G[r * nf + f] = Di[2 * r] * J[F[f]] + Di[2 * r + 1] * J[nv + F[f]];
+    }
+    /* W = M Φ on the rows d and F, y = u − M ψ on the same rows */
+    size_t rowsel[SM_RIGID_MAX_V], nr = 0;
+    rowsel[nr++] = 0;
+    rowsel[nr++] = 1;
+    for (size_t f = 0; f < nf; f++) rowsel[nr++] = F[f];
+    double W[SM_RIGID_MAX_V * SM_RIGID_MAX_V], y[SM_RIGID_MAX_V];
+    for (size_t r = 0; r < nr; r++) {
+        const double *Mr = M + rowsel[r] * nv;
+        for (size_t f = 0; f < nf; f++) W[r * nf + f] = Mr[F[f]] - Mr[0] * G[f] - Mr[1] * G[nf + f];
+        y[r] = u[rowsel[r]] + Mr[0] * g[0] + Mr[1] * g[1];
+    }
+    double A[SM_RIGID_MAX_V * SM_RIGID_MAX_V], b[SM_RIGID_MAX_V];
+    for (size_t i = 0; i < nf; i++) {
+        b[i] = y[BASE + i] - G[i] * y[0] - G[nf + i] * y[1];
+        for (size_t j = 0; j <= i; j++) A[i * nf + j] = W[(BASE + i) * nf + j] - G[i] * W[j] - G[nf + i] * W[nf + j];
+    }
+    /* Cholesky A = L Lᵀ in the lower triangle, then the two substitutions */
+    for (size_t j = 0; j < nf; j++) {
+        double s = A[j * nf + j];
+        for (size_t k = 0; k < j; k++) s -= A[j * nf + k] * A[j * nf + k];
+        if (!(s > 0)) return SM_SINGULAR_CONSTRAINTS;
+        const double l = sqrt(s);
+        A[j * nf + j] = l;
+        for (size_t i = j + 1; i < nf; i++) {
+            double t = A[i * nf + j];
+            for (size_t k = 0; k < j; k++) t -= A[i * nf + k] * A[j * nf + k];
+            A[i * nf + j] = t / l;
+        }
+    }
+    for (size_t i = 0; i < nf; i++) {
+        double s = b[i];
+        for (size_t k = 0; k < i; k++) s -= A[i * nf + k] * b[k];
+        b[i] = s / A[i * nf + i];
+    }
+    for (size_t i = nf; i-- > 0;) {
+        double s = b[i];
+        for (size_t k = i + 1; k < nf; k++) s -= A[k * nf + i] * b[k];
+        b[i] = s / A[i * nf + i];
+    }
+    memset(vdot, 0, nv * sizeof *vdot);
+    for (size_t f = 0; f < nf; f++) vdot[F[f]] = b[f];
+    for (size_t r = 0; r < BASE; r++) {
+        double s = -g[r];
+        for (size_t f = 0; f < nf; f++) s -= G[r * nf + f] * b[f];
+        vdot[r] = s;
+    }
+    if (!lambda && !cs) return SM_OK;
+    /* the forces, in the saddle-point solve's rows (phase order): Jᵀλ =
+     * M a − u, whose slide rows hold the stance rows alone, J_dᵀ λ_s =
+     * (M a − u)_d, and each lock's row is its coordinate's remainder */
+    double r[SM_RIGID_MAX_V];
+    for (size_t i = 0; i < nv; i++) r[i] = sm_dense_dot(M + i * nv, vdot, nv) - u[i];
+    const double ls[BASE] = {Di[0] * r[0] + Di[2] * r[1], Di[1] * r[0] + Di[3] * r[1]};
+    sm_contact local[BODY_MAX_CONTACTS];
+    if (!cs) cs = local;
+    /* the stance contact and locks, without the anchors (only the
+     * projection reads them) */
+    const size_t n = P->n_contacts;
+    for (size_t k = 0; k < n; k++) {
+        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
+        if (P->contacts[k] == bm->f->origin) {
+            stance_contact(e, &cs[k]);
+            continue;
+        }
+        memset(&cs[k], 0, sizeof cs[k]);
+        cs[k].kind = SM_CONTACT_LOCK;
+        cs[k].body = (size_t)bc->body;
+        cs[k].at = body_num_eval(&bc->at, e->p);
+        cs[k].slide_sign = 1;
+    }
+    if (ncs) *ncs = n;
+    if (!lambda) return SM_OK;
+    for (size_t k = 0, row = 0; k < n; k++) {
+        if (P->contacts[k] == bm->f->origin) {
+            lambda[row++] = ls[0];
+            lambda[row++] = ls[1];
+        } else { /* a lock */
+            const size_t i = sm_rigid_body_vadr(e->m, cs[k].body);
+            lambda[row++] = r[i] - J[i] * ls[0] - J[nv + i] * ls[1];
+        }
+    }
+    return SM_OK;
+}

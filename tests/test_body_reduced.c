@@ -1,0 +1,300 @@
+/* integrate: reduced (src/body/reduced.c): each of the five model files
+ * integrated on its joints alone gives the gait and the multipliers of the
+ * full formulation (the floating base integrated under the stance pin or
+ * roll by the saddle-point solve); the base the expansion puts under the
+ * joints moves at the rates it reports (the rolling condition's sign); the
+ * reduced state, free list and sample columns; refused files. */
+#include <unistd.h>
+
+#include "cli_run.h"
+#include "src_path.h"
+#include "../src/body/body_model.h"
+#include "stridemap/fixedpoint.h"
+#include "stridemap/registry.h"
+
+static const char *const FILES[] = {"compass", "compass_round_spring", "kneed_hsu", "kneed_mcgeer",
+                                    "kneed_mcgeer_locked"};
+
+/* models/NAME.yaml with extra lines appended (a later key of the same
+ * name would be a duplicate: only new keys), in /tmp. */
+static const char *variant(const char *name, const char *extra)
+{
+    static char path[4][256];
+    static int k = 0;
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "/tmp/stridemap_test_body_reduced_%d_%s_%d.yaml", (int)getpid(), name, k);
+    char rel[128];
+    snprintf(rel, sizeof rel, "models/%s.yaml", name);
+    FILE *in = fopen(src_path(rel), "r"), *out = fopen(path[k], "w");
+    if (!in || !out) fail_msg("cannot copy %s to %s", rel, path[k]);
+    char line[1024];
+    while (fgets(line, sizeof line, in)) fputs(line, out);
+    fputs(extra, out);
+    fclose(in);
+    fclose(out);
+    return path[k];
+}
+
+/* Removes every file variant() may have written. */
+static int remove_variants(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++)
+        for (int k = 0; k < 4; k++) {
+            char path[256];
+            snprintf(path, sizeof path, "/tmp/stridemap_test_body_reduced_%d_%s_%d.yaml", (int)getpid(), FILES[w], k);
+            unlink(path);
+        }
+    return 0;
+}
+
+static const sm_model *open_ok(const char *path)
+{
+    const sm_model *m = NULL;
+    char why[512] = "";
+    if (sm_registry_open(path, &m, why, sizeof why) != SM_OK) fail_msg("%s: %s", path, why);
+    return m;
+}
+
+static void solve(const sm_model *m, sm_fixed_result *r, double *extra)
+{
+    sm_solver_options o;
+    sm_solver_options_default(&o);
+    /* tight enough that the two formulations' integration errors (1e-9 at
+     * the default 1e-10) are below the comparison */
+    o.rtol = o.atol = 1e-13;
+    sm_workspace *ws = NULL;
+    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-12;
+    no.fd_step = 1e-2;
+    no.central = true;
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    assert_status(sm_fixed_point(ws, p, x0, &no, r), SM_OK);
+    assert_true(sm_gait_extra_measures(ws, p, &r->gait, extra));
+    sm_workspace_free(ws);
+}
+
+/* The reduced and the full formulation of every file: the same gait to
+ * 1e-9 (the joints and their rates, and the base the expansion puts under
+ * them: its height and rates, and for a pin its x), the same multipliers
+ * to 1e-7. */
+static void test_same_gaits(void **state)
+{
+    (void)state;
+    static sm_fixed_result rf, rr;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
+        char rel[128];
+        snprintf(rel, sizeof rel, "models/%s.yaml", FILES[w]);
+        const sm_model *mf = open_ok(src_path(rel)), *mr = open_ok(variant(FILES[w], "integrate: reduced\n"));
+        const body_model *bm = mr->data;
+        assert_true(bm->reduced);
+        assert_int_equal(mr->n_state + 4, mf->n_state);
+        assert_int_equal(mr->n_free, mf->n_free);
+        double ef[SM_MAX_EXTRA], er[SM_MAX_EXTRA];
+        solve(mf, &rf, ef);
+        solve(mr, &rr, er);
+        assert_int_equal(mr->n_extra, mf->n_extra);
+        for (size_t i = 0; i < mr->n_extra; i++) {
+            /* the stance contact cannot drift off in the reduced state */
+            if (strcmp(mr->extra_names[i], "constraint_drift") == 0) continue;
+            if (isnan(ef[i])) {
+                assert_true(isnan(er[i]));
+                continue;
+            }
+            assert_close(er[i], ef[i], 1e-7 * (1 + fabs(ef[i])));
+        }
+        const size_t nq = bm->nq, ni = nq - 2;
+        for (size_t i = 0; i < ni; i++) {
+            assert_close(rr.x[i], rf.x[2 + i], 1e-9);
+            assert_close(rr.x[ni + i], rf.x[nq + 2 + i], 1e-9);
+        }
+        double p[SM_MAX_PARAMS], xf[SM_MAX_STATE];
+        sm_model_default_params(mr, p);
+        assert_status(body_expand_at(bm, p, rr.x, xf), SM_OK);
+        const bool pin = bm->f->contacts[bm->f->origin].kind == SM_CONTACT_PIN;
+        if (pin) assert_close(xf[0], rf.x[0], 1e-9);
+        assert_close(xf[1], rf.x[1], 1e-9);
+        assert_close(xf[nq], rf.x[nq], 1e-9);
+        assert_close(xf[nq + 1], rf.x[nq + 1], 1e-9);
+        for (size_t i = 0; i < mr->n_free; i++) {
+            assert_close(rr.eig_re[i], rf.eig_re[i], 1e-7);
+            assert_close(fabs(rr.eig_im[i]), fabs(rf.eig_im[i]), 1e-7);
+        }
+        assert_close(rr.metrics.period, rf.metrics.period, 1e-9);
+        assert_close(rr.metrics.step_length, rf.metrics.step_length, 1e-9);
+        /* the measures read the expanded state: energies across the
+         * impacts, the momentum's jump, the stance contact's forces */
+        assert_close(rr.metrics.impact_energy_loss, rf.metrics.impact_energy_loss, 1e-8);
+        assert_close(rr.metrics.heelstrike_impulse, rf.metrics.heelstrike_impulse, 1e-8);
+        assert_close(rr.metrics.min_normal_force, rf.metrics.min_normal_force, 1e-7);
+        assert_close(rr.metrics.max_friction_ratio, rf.metrics.max_friction_ratio, 1e-9);
+        assert_close(rr.metrics.min_foot_clearance, rf.metrics.min_foot_clearance, 1e-9);
+        assert_close(rr.metrics.max_foot_clearance, rf.metrics.max_foot_clearance, 1e-9);
+        sm_registry_close(mr);
+        sm_registry_close(mf);
+    }
+}
+
+/* Along the reduced flow the expanded base moves at the rates the
+ * expansion gives it (central difference, step 1e-5: error 1e-10 x the
+ * third derivative): holds the roll's c_x = r φ_y (the opposite sign is
+ * off by 2 r ω, about 0.4 m/s) and the pin's base. */
+static void test_base_rates(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
+        const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
+        const body_model *bm = m->data;
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xd[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        m->guess(x, p, m->data);
+        assert_int_equal(m->phases[0].rhs(0, x, xd, p, m->data), 0);
+        const double h = 1e-5;
+        double xp[SM_MAX_STATE], xm[SM_MAX_STATE], fp[SM_MAX_STATE], fm[SM_MAX_STATE], f0[SM_MAX_STATE];
+        for (size_t i = 0; i < m->n_state; i++) {
+            xp[i] = x[i] + h * xd[i];
+            xm[i] = x[i] - h * xd[i];
+        }
+        assert_status(body_expand_at(bm, p, x, f0), SM_OK);
+        assert_status(body_expand_at(bm, p, xp, fp), SM_OK);
+        assert_status(body_expand_at(bm, p, xm, fm), SM_OK);
+        for (size_t k = 0; k < 2; k++) {
+            assert_true(fabs(f0[bm->nq + k]) > 0.1); /* the base moves */
+            assert_close((fp[k] - fm[k]) / (2 * h), f0[bm->nq + k], 1e-8);
+        }
+        sm_registry_close(m);
+    }
+}
+
+/* The reduced equations against the saddle-point solve, in every phase of
+ * every file at the guess: the accelerations and the contact forces (the
+ * stance contact's and the locks', which the force events read). */
+static void test_reduced_solve(void **state)
+{
+    (void)state;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
+        const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
+        const body_model *bm = m->data;
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        m->guess(x, p, m->data);
+        x[bm->n_reduced / 2] += 0.3; /* off the gait: every rate and force in play */
+        BODY_EVAL_MEM(mem, bm);
+        body_eval e;
+        assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+        assert_status(body_expand(&e, x, xf), SM_OK);
+        for (size_t ph = 0; ph < bm->f->n_phases; ph++) {
+            assert_true(bm->reduced_direct[ph]);
+            double a1[SM_RIGID_MAX_V], a2[SM_RIGID_MAX_V], l1[SM_RIGID_MAX_ROWS], l2[SM_RIGID_MAX_ROWS];
+            sm_contact c1[BODY_MAX_CONTACTS], c2[BODY_MAX_CONTACTS];
+            size_t n1 = 0, n2 = 0;
+            assert_status(body_phase_solve(&e, ph, xf, a1, l1, c1, &n1), SM_OK);
+            assert_status(body_reduced_accel(&e, ph, xf, false, a2, l2, c2, &n2), SM_OK);
+            assert_int_equal(n1, n2);
+            for (size_t i = 0; i < bm->nv; i++) assert_close(a2[i], a1[i], 1e-10 * (1 + fabs(a1[i])));
+            const size_t rows = sm_contact_set_rows(e.m, c1, n1);
+            assert_true(rows >= 2);
+            for (size_t i = 0; i < rows; i++) assert_close(l2[i], l1[i], 1e-10 * (1 + fabs(l1[i])));
+            /* on the expansion's sweep (the base at rest), as the events call it */
+            assert_status(body_expand(&e, x, xf), SM_OK);
+            assert_status(body_reduced_accel(&e, ph, xf, true, a2, l2, c2, &n2), SM_OK);
+            for (size_t i = 0; i < bm->nv; i++) assert_close(a2[i], a1[i], 1e-10 * (1 + fabs(a1[i])));
+            for (size_t i = 0; i < rows; i++) assert_close(l2[i], l1[i], 1e-10 * (1 + fabs(l1[i])));
+        }
+        sm_registry_close(m);
+    }
+}
+
+/* What the user sees: the joints' names and rates as the state, the free
+ * list in that state, the base as the last four sample columns equal to
+ * the expansion. */
+static void test_reduced_state(void **state)
+{
+    (void)state;
+    const sm_model *m = open_ok(variant("compass", "integrate: reduced\n"));
+    static const char *const names[] = {"leg_a", "leg_b", "leg_a_dot", "leg_b_dot"};
+    assert_int_equal(m->n_state, 4);
+    for (size_t i = 0; i < 4; i++) assert_string_equal(m->state_names[i], names[i]);
+    assert_int_equal(m->n_free, 3);
+    assert_int_equal(m->free_index[0], 0);
+    assert_int_equal(m->free_index[1], 2);
+    assert_int_equal(m->free_index[2], 3);
+    static const char *const base[] = {"hip_x", "hip_z", "hip_x_dot", "hip_z_dot"};
+    const size_t n = m->n_sample;
+    for (size_t i = 0; i < 4; i++) assert_string_equal(m->sample_names[n - 4 + i], base[i]);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE], s[SM_MAX_SAMPLE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    assert_int_equal(m->sample(0, 0, x, p, m->data, s), 0);
+    assert_status(body_expand_at(m->data, p, x, xf), SM_OK);
+    assert_close(s[n - 4], xf[0], 0);
+    assert_close(s[n - 3], xf[1], 0);
+    assert_close(s[n - 2], xf[4], 0);
+    assert_close(s[n - 1], xf[5], 0);
+    /* the foot is on the ground at the origin, the hip a leg above it */
+    assert_close(hypot(xf[0], xf[1]), 1.0, 1e-12);
+    sm_registry_close(m);
+}
+
+static void refused(const char *path, const char *needle)
+{
+    const sm_model *m = NULL;
+    char why[512] = "";
+    assert_status(sm_registry_open(path, &m, why, sizeof why), SM_BAD_MODEL_FILE);
+    if (!strstr(why, needle)) fail_msg("'%s' does not say '%s'", why, needle);
+    cli_result *r = cli_run("fixed", path, NULL);
+    cli_expect_error(r, 65, needle);
+}
+
+static void test_refused(void **state)
+{
+    (void)state;
+    refused(variant("compass", "integrate: sideways\n"), "integrate must be 'full' or 'reduced'");
+    /* a base rate among the free coordinates */
+    const char *path = variant("compass", "integrate: reduced\n");
+    char text[8192];
+    cli_slurp(path, text, sizeof text);
+    char *at = strstr(text, "free: [leg_a, leg_a_dot, leg_b_dot]");
+    assert_non_null(at);
+    memcpy(at, "free: [leg_a, hip_x_dot, leg_b_dot]", 35);
+    FILE *out = fopen(path, "w");
+    fputs(text, out);
+    fclose(out);
+    refused(path, "the section's free list names a slide of the base");
+    /* the reduced equations would drop a controller's torques */
+    refused(variant("three_link_hzd", "integrate: reduced\n"), "no controller");
+}
+
+/* The program on a reduced file: the state columns are the joints', the
+ * base follows as sample columns. */
+static void test_cli_simulate(void **state)
+{
+    (void)state;
+    cli_result *r = cli_run("simulate", variant("compass", "integrate: reduced\n"), "--steps", "2", NULL);
+    assert_int_equal(r->status, 0);
+    const char *nl = strchr(r->out, '\n');
+    assert_non_null(nl);
+    char header[1024];
+    snprintf(header, sizeof header, "%.*s", (int)(nl - r->out), r->out);
+    assert_non_null(strstr(header, "leg_a,leg_b,leg_a_dot,leg_b_dot"));
+    assert_non_null(strstr(header, "hip_x,hip_z,hip_x_dot,hip_z_dot"));
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_body_reduced PATH-TO-STRIDEMAP\n");
+        return 2;
+    }
+    cli_exe = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
+    };
+    return cmocka_run_group_tests(tests, NULL, remove_variants);
+}
