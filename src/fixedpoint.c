@@ -199,6 +199,17 @@ static void broyden_update(size_t n, const double *z, const double *zt, const do
 }
 
 /* Every exit reports the point its residual belongs to. */
+/* The trial point (zt, P^N(zt), its residual g and first step's metrics)
+ * becomes Newton's current one. */
+static void accept_trial(size_t n, size_t n_eq, const double *zt, const double *Pzt, const double *gt,
+                         const sm_step_metrics *mtt, double *z, double *Pz, double *g, sm_step_metrics *mt)
+{
+    memcpy(z, zt, n * sizeof *z);
+    memcpy(Pz, Pzt, n * sizeof *Pz);
+    memcpy(g, gt, n_eq * sizeof *g);
+    *mt = *mtt;
+}
+
 static sm_status give_up(const sm_model *m, const double *p, const double *z, sm_fixed_result *r,
                          sm_status why)
 {
@@ -346,12 +357,8 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         if (fresh && !(lambda == 1.0 && trial <= 0.5 * norm)) have_J = false;
         if (o->update == SM_NEWTON_BROYDEN && have_J) broyden_update(n, z, zt, Pz, Pzt, J);
         fresh = false;
-        memcpy(z, zt, n * sizeof *z);
-        memcpy(Pz, Pzt, n * sizeof *z);
-        memcpy(g, gt, n_eq * sizeof *g);
-        mt = mtt;
-        norm = trial;
-        r->residual = norm;
+        accept_trial(n, n_eq, zt, Pzt, gt, &mtt, z, Pz, g, &mt);
+        r->residual = norm = trial;
     }
     /* Full Newton's last step lands far below tol (it converges
      * quadratically), Broyden's just below it; and the multipliers of a
@@ -368,12 +375,8 @@ sm_status sm_fixed_point(sm_workspace *ws, const double *p, const double *x_gues
         if (!(trial < norm)) break;
         r->iterations++;
         broyden_update(n, z, zt, Pz, Pzt, J);
-        memcpy(z, zt, n * sizeof *z);
-        memcpy(Pz, Pzt, n * sizeof *z);
-        memcpy(g, gt, n_eq * sizeof *g);
-        mt = mtt;
-        norm = trial;
-        r->residual = norm;
+        accept_trial(n, n_eq, zt, Pzt, gt, &mtt, z, Pz, g, &mt);
+        r->residual = norm = trial;
     }
     r->newton_evals = r->stride_evals;
 
