@@ -86,8 +86,20 @@ sm_status sm_cont_tree(sm_workspace *ws, const double *p_in, const double *x_gue
             const double a0 = t->amplitude > 0 ? t->amplitude : 1e-3 * fmax(scale, 0.1);
             const double tries[3] = {a0, 2.5 * a0, 0.4 * a0};
             sm_status st = SM_NOT_CONVERGED;
-            for (int i = 0; i < 3 && st != SM_OK; i++)
-                st = sm_cont_switch_pd(ws, p, sp, &jb->o, tries[i], nj->x, &nj->mu, &nj->o);
+            for (int i = 0; i < 3; i++) {
+                double x[SM_MAX_STATE], mu;
+                sm_cont_options o2;
+                if (sm_cont_switch_pd(ws, p, sp, &jb->o, tries[i], x, &mu, &o2) != SM_OK) continue;
+                /* The new branch is born at the PD (mu - mu_pd grows as the
+                 * amplitude squared), but the period-2N plane can also cut
+                 * it far away, where the corrector may land: keep the
+                 * switch nearest the PD. */
+                if (st == SM_OK && !(fabs(mu - sp->mu) < fabs(nj->mu - sp->mu))) continue;
+                memcpy(nj->x, x, sizeof nj->x);
+                nj->mu = mu;
+                nj->o = o2;
+                st = SM_OK;
+            }
             if (st != SM_OK) {
                 if (fns->switch_failed) fns->switch_failed(fns->ctx, b, sp, st);
                 continue;

@@ -894,8 +894,12 @@ sm_status sm_cont_switch_pd(sm_workspace *ws, const double *p, const sm_cont_poi
     branch b;
     branch_init(&b, ws, p, next, next->period);
     /* Close to the PD the period-2N system is nearly singular in mu:
-     * accurate Jacobians and patience. */
+     * accurate Jacobians and patience, and a fresh Jacobian at every
+     * iteration, here and in the new branch's start: an updated one's steps
+     * can slide along the nearly singular direction. */
     b.central = true;
+    b.broyden = false;
+    next->start.update = SM_NEWTON_FULL;
     b.max_iter = 4 * o->max_iter;
     double z0[SM_MAX_STATE], scale = 0.0;
     sm_model_free(m, pd->x, z0);

@@ -830,11 +830,14 @@ typedef struct {
     double parent_pd[8];
     int n_pd;
     double pd[16];
+    double first_mu[8]; /* each branch's first point */
+    double start_mu[8];
 } tree_log;
 
 static int tree_point(void *ctx, int branch, const sm_cont_point *pt)
 {
     tree_log *l = ctx;
+    if (branch < 8 && l->points[branch] == 0) l->first_mu[branch] = pt->mu;
     if (branch < 8) l->points[branch]++;
     if (pt->type == SM_POINT_PD && l->n_pd < 16) l->pd[l->n_pd++] = pt->mu;
     return 0;
@@ -848,6 +851,7 @@ static void tree_branch(void *ctx, const sm_cont_branch *b)
         l->period[b->index] = b->o->period;
         l->parent[b->index] = b->parent;
         l->parent_pd[b->index] = b->parent_pd;
+        l->start_mu[b->index] = b->start_mu;
         assert_int_equal(b->r->n_points, l->points[b->index]);
     }
     l->n_branches++;
@@ -897,10 +901,55 @@ static void test_tree_follows_the_period_doubling_cascade(void **state)
     sm_workspace_free(ws);
 }
 
+/* The compass gait's cascade at rtol 1e-12 (Goswami, Thuilot & Espiau
+ * 1998's doublings): each new branch starts at its parent's PD, so the
+ * period-8 branch meets the 8 -> 16 doubling.  The period-8 plane of the
+ * switch also cuts the branch far from the PD: the first amplitude that
+ * converged used to start it at gamma 0.0940 (the PD is at 0.08748), past
+ * the 8 -> 16 doubling at 0.08785, which was never found. */
+static void test_compass_cascade_branches_start_at_their_pds(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("compass");
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, "gamma");
+    assert_true(ip >= 0);
+    sm_cont_options o;
+    sm_cont_options_default(&o, m, (size_t)ip);
+    o.lo = p[ip];
+    o.hi = 0.1;
+    o.direction = +1;
+    o.tol = 1e-11;
+    o.max_points = 60;
+    m->guess(x, p, m->data);
+    sm_cont_tree_options t;
+    sm_cont_tree_options_default(&t);
+    t.do_switch = true;
+    t.max_period = 8;
+    tree_log l = {0};
+    const sm_cont_tree_fns fns = {tree_point, tree_branch, NULL, &l};
+    sm_cont_tree_result res;
+    assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
+    assert_int_equal(res.n_branches, 4);
+    for (int b = 1; b < 4; b++) {
+        print_message("period %d: parent PD at %.9f, start at %.9f, first point at %.9f\n", l.period[b],
+                      l.parent_pd[b], l.start_mu[b], l.first_mu[b]);
+        assert_true(fabs(l.first_mu[b] - l.parent_pd[b]) < 1e-3);
+    }
+    /* the 8 -> 16 doubling, on the period-8 branch */
+    bool found = false;
+    for (int k = 0; k < l.n_pd; k++) found |= fabs(l.pd[k] - 0.08785) < 1e-4;
+    assert_true(found);
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_follows_the_period_doubling_cascade),
+        cmocka_unit_test(test_compass_cascade_branches_start_at_their_pds),
         cmocka_unit_test(test_parts_drive_a_branch),
         cmocka_unit_test(test_branch_inside_a_branch),
         cmocka_unit_test(test_labels_and_options),
