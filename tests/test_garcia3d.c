@@ -452,6 +452,63 @@ static void rimless_wheel(void **state_)
     m->release(m);
 }
 
+/* Column col of a CSV header line (NULL-safe: -1 if absent). */
+static int csv_column(const char *header, const char *col)
+{
+    int k = 0;
+    const size_t len = strlen(col);
+    for (const char *c = header; c && *c && *c != '\n'; k++) {
+        if (strncmp(c, col, len) == 0 && (c[len] == ',' || c[len] == '\n')) return k;
+        c = strpbrk(c, ",\n");
+        if (!c || *c == '\n') break;
+        c++;
+    }
+    return -1;
+}
+
+/* Field k of a CSV line as a number. */
+static double csv_field(const char *line, int k)
+{
+    for (int i = 0; i < k && line; i++) line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+    return line ? strtod(line, NULL) : NAN;
+}
+
+/* Continuation keeps the family's condition: continued over the slope at
+ * heading 0.3, the 3-D rimless wheel stays at that heading along the whole
+ * branch and leans by the closed form atan(tan(gamma) sin(b)); the
+ * family's multiplier 1 raises no fold (the old corrector, without the
+ * row, drifted along the family and took the multiplier 1's crossings for
+ * folds). */
+static void cli_continue_family(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const double b = 0.3;
+    cli_result *r = cli_run("continue", SM_SOURCE_DIR "/models/rimless3d.yaml", "--param", "slope", "--from", "0.1",
+                            "--to", "0.14", "--set", "section.family.hub_yaw=0.3", "--tol", "1e-12", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    const char *header = strstr(r->out, "branch,period,");
+    assert_non_null(header);
+    const int c_slope = csv_column(header, "slope"), c_yaw = csv_column(header, "hub_yaw"),
+              c_roll = csv_column(header, "hub_roll"), c_type = csv_column(header, "type");
+    assert_true(c_slope >= 0 && c_yaw >= 0 && c_roll >= 0 && c_type == 3);
+    int rows = 0;
+    double last = 0.0;
+    for (const char *line = strchr(header, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *row = line + 1;
+        if (strncmp(row, "0,1,", 4) != 0) continue;
+        const double gamma = csv_field(row, c_slope);
+        assert_close(csv_field(row, c_yaw), b, 1e-9);
+        assert_close(csv_field(row, c_roll), -atan(tan(gamma) * sin(b)), 1e-9);
+        const char *type = strchr(strchr(strchr(row, ',') + 1, ',') + 1, ',') + 1;
+        if (strncmp(type, "LP", 2) == 0 || strncmp(type, "PD", 2) == 0) fail_msg("a fold on the family: %.60s", row);
+        last = gamma;
+        rows++;
+    }
+    assert_true(rows >= 3);
+    assert_close(last, 0.14, 1e-9);
+}
+
 /* ---------------------------------------------------------------- lateral */
 
 static void lateral_instability(void **state_)
@@ -593,6 +650,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(lateral_instability),
         cmocka_unit_test(cli_modes),
         cmocka_unit_test(bad_family_and_shift),
+        cmocka_unit_test(cli_continue_family),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
