@@ -30,6 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "stridemap/fixedpoint.h"
 #include "stridemap/poincare.h"
 #include "stridemap/registry.h"
@@ -509,6 +511,59 @@ static void cli_continue_family(void **state_)
     assert_close(last, 0.14, 1e-9);
 }
 
+/* `fixed --json` of MODEL with extra options; the document (owned). */
+static json_t *fixed_json(const char *model, const char *extra)
+{
+    cli_result *r = extra ? cli_run("fixed", model, "--json", extra, NULL) : cli_run("fixed", model, "--json", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    json_error_t e;
+    json_t *doc = json_loads(r->out, 0, &e);
+    if (!doc) fail_msg("not JSON (%s): %.200s", e.text, r->out);
+    return doc;
+}
+
+/* The user's view of the two-step map: `fixed --two-step` finds the same
+ * gait as a fixed point of two steps with no mirror between, and its
+ * multipliers are the squares of the mirrored one-step map's (seed eq.
+ * 2.58: the two-step map is (I* f)^2), to 1e-6 of their size. */
+static void cli_two_step(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const char *model = SM_SOURCE_DIR "/models/garcia3d.yaml";
+    json_t *one = fixed_json(model, NULL), *two = fixed_json(model, "--two-step");
+    assert_int_equal(json_integer_value(json_object_get(one, "period")), 1);
+    assert_int_equal(json_integer_value(json_object_get(two, "period")), 2);
+    assert_true(json_is_true(json_object_get(two, "two_step")));
+    assert_true(json_is_false(json_object_get(one, "two_step")));
+    assert_int_equal(json_integer_value(json_object_get(two, "minimal_period")), 1);
+    json_t *e1 = json_object_get(one, "eigenvalues"), *e2 = json_object_get(two, "eigenvalues");
+    const size_t n = json_array_size(e1);
+    assert_int_equal(n, N_FREE);
+    assert_int_equal(json_array_size(e2), n);
+    double sq_re[N_FREE], sq_im[N_FREE], re2[N_FREE], im2[N_FREE];
+    for (size_t i = 0; i < n; i++) {
+        const double re = json_real_value(json_array_get(json_array_get(e1, i), 0));
+        const double im = json_real_value(json_array_get(json_array_get(e1, i), 1));
+        sq_re[i] = re * re - im * im;
+        sq_im[i] = 2 * re * im;
+        re2[i] = json_real_value(json_array_get(json_array_get(e2, i), 0));
+        im2[i] = json_real_value(json_array_get(json_array_get(e2, i), 1));
+    }
+    /* (the largest, 679, to 1e-6 of itself) */
+    assert_same_spectrum(re2, im2, sq_re, sq_im, n, 1e-6);
+    /* the same gait */
+    json_t *x1 = json_object_get(one, "fixed_point"), *x2 = json_object_get(two, "fixed_point");
+    for (size_t i = 0; i < json_array_size(x1); i++)
+        assert_close(json_real_value(json_array_get(x2, i)), json_real_value(json_array_get(x1, i)), 1e-8);
+    json_decref(one);
+    json_decref(two);
+    /* --two-step doubles --period, whose bound it says */
+    cli_result *r = cli_run("fixed", model, "--two-step", "--period", "1000", NULL);
+    assert_int_equal(r->status, 65);
+    assert_non_null(strstr(r->err, "--two-step doubles --period"));
+}
+
 /* ---------------------------------------------------------------- lateral */
 
 static void lateral_instability(void **state_)
@@ -651,6 +706,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_modes),
         cmocka_unit_test(bad_family_and_shift),
         cmocka_unit_test(cli_continue_family),
+        cmocka_unit_test(cli_two_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
