@@ -564,6 +564,53 @@ static void cli_two_step(void **state_)
     assert_non_null(strstr(r->err, "--two-step doubles --period"));
 }
 
+static double ground_measure(json_t *doc, const char *name)
+{
+    json_t *v = json_object_get(json_object_get(doc, "ground"), name);
+    if (!json_is_number(v)) fail_msg("no ground.%s", name);
+    return json_number_value(v);
+}
+
+/* The lateral measures of `fixed`: with no hip spacing the gait is planar
+ * (heading downhill, upright) and each is 0; with spacing w the feet are
+ * w / cos(lean) apart across the heading (two parallel disks' lowest
+ * points lie the same way from their centres, whatever their radius), and
+ * a mirrored gait's heading drifts by nothing over a step although it
+ * swings by twice its value at the section within it. */
+static void cli_lateral_measures(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const char *model = SM_SOURCE_DIR "/models/garcia3d.yaml";
+    static const char *const names[] = {"step_width", "hip_sway", "heading_drift", "yaw_range", "roll_range"};
+    cli_result *r = cli_run("fixed", model, "--json", "--set", "hip_width=0", "--set", "leg_iyy=0", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    for (size_t k = 0; k < 5; k++) assert_close(ground_measure(doc, names[k]), 0.0, 1e-10);
+    json_decref(doc);
+
+    static const char *const widths[] = {"hip_width=0.02", "hip_width=0.05"};
+    for (size_t k = 0; k < 2; k++) {
+        r = cli_run("fixed", model, "--json", "--set", widths[k], NULL);
+        if (r->status != 0) fail_msg("%s: status %d: %s", widths[k], r->status, r->err);
+        doc = json_loads(r->out, 0, NULL);
+        assert_non_null(doc);
+        const double w = strtod(widths[k] + strlen("hip_width="), NULL);
+        json_t *x = json_object_get(doc, "fixed_point");
+        const double yaw = json_real_value(json_array_get(x, 3)), lean = json_real_value(json_array_get(x, 4));
+        assert_true(fabs(lean) > 1e-3);
+        print_message("w = %g: step width %.12g, w / cos(lean) %.12g\n", w, ground_measure(doc, "step_width"),
+                      w / cos(lean));
+        assert_close(ground_measure(doc, "step_width"), w / cos(lean), 1e-10);
+        assert_close(ground_measure(doc, "heading_drift"), 0.0, 1e-9);
+        /* the heading turns from yaw to -yaw within the step (the mirror brings it back) */
+        assert_true(ground_measure(doc, "yaw_range") >= 2 * fabs(yaw) - 1e-9);
+        assert_true(ground_measure(doc, "hip_sway") > 0.0);
+        json_decref(doc);
+    }
+}
+
 /* ---------------------------------------------------------------- lateral */
 
 static void lateral_instability(void **state_)
@@ -707,6 +754,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bad_family_and_shift),
         cmocka_unit_test(cli_continue_family),
         cmocka_unit_test(cli_two_step),
+        cmocka_unit_test(cli_lateral_measures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
