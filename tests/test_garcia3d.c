@@ -611,6 +611,36 @@ static void cli_lateral_measures(void **state_)
     }
 }
 
+/* `fixed --json`'s eigenvectors: unit length, and the upright 3-D rimless
+ * wheel's sagittal multiplier eta^2 (closed form, see rimless_wheel) moves
+ * the spin alone (its row and column of the Jacobian are decoupled), so
+ * its eigenvector is the spin's unit vector. */
+static void cli_eigenvectors(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    json_t *doc = fixed_json(SM_SOURCE_DIR "/models/rimless3d.yaml", NULL);
+    json_t *eig = json_object_get(doc, "eigenvalues"), *vec = json_object_get(doc, "eigenvectors");
+    const size_t n = json_array_size(eig);
+    assert_int_equal(n, 5);
+    assert_int_equal(json_array_size(vec), n);
+    const double alpha = M_PI / 8, eta = 1 - (1 - cos(2 * alpha)) / (0.2 + 1.0); /* m = l = 1, I = 0.2 */
+    size_t k = n;
+    for (size_t i = 0; i < n; i++) {
+        double len = 0.0;
+        for (size_t r = 0; r < n; r++) len += pow(json_real_value(json_array_get(json_array_get(vec, i), r)), 2);
+        assert_close(len, 1.0, 1e-12);
+        if (fabs(json_real_value(json_array_get(json_array_get(eig, i), 0)) - eta * eta) < 1e-6) k = i;
+    }
+    assert_true(k < n);
+    for (size_t r = 0; r < n; r++)
+        assert_close(json_real_value(json_array_get(json_array_get(vec, k), r)), r == 4 ? 1.0 : 0.0, 1e-6);
+    json_t *fm = json_object_get(doc, "free_modes");
+    assert_string_equal(json_string_value(json_array_get(fm, 4)), "sagittal");
+    assert_string_equal(json_string_value(json_array_get(fm, 0)), "heading");
+    json_decref(doc);
+}
+
 /* ---------------------------------------------------------------- lateral */
 
 static void lateral_instability(void **state_)
@@ -755,6 +785,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(cli_continue_family),
         cmocka_unit_test(cli_two_step),
         cmocka_unit_test(cli_lateral_measures),
+        cmocka_unit_test(cli_eigenvectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

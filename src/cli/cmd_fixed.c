@@ -190,6 +190,15 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
         json_t *mj = json_array();
         for (size_t i = 0; i < r->n_free; i++) json_array_append_new(mj, json_string(sm_mode_name(modes[i])));
         json_object_set_new(doc, "modes", mj);
+        json_t *fm = json_array();
+        for (size_t k = 0; k < r->n_free; k++) json_array_append_new(fm, json_string(sm_mode_name(m->free_mode[k])));
+        json_object_set_new(doc, "free_modes", fm);
+    }
+    double mag[SM_MAX_STATE * SM_MAX_STATE];
+    if (have_eig && sm_gait_eigenvectors(&r->gait, mag) == SM_OK) {
+        json_t *ev = json_array();
+        for (size_t i = 0; i < r->n_free; i++) json_array_append_new(ev, vector(&mag[i * r->n_free], r->n_free));
+        json_object_set_new(doc, "eigenvectors", ev);
     }
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
     cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
