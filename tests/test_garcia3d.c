@@ -20,7 +20,11 @@
  *   and leg swap gives F^2 = (S P S) P, the two-step map).
  * - Lateral stability: hip spacing with near-point feet has a multiplier
  *   outside the unit circle, and its eigenvector is lateral (bank, heading)
- *   rather than sagittal. */
+ *   rather than sagittal.
+ * - Through the program: `fixed --two-step` against `fixed` (squared
+ *   multipliers), `continue` on a member of the 3-D wheel's family (heading
+ *   held, lean by the closed form), the lateral measures (0 when planar,
+ *   step width w / cos(lean)) and the eigenvectors of `fixed --json`. */
 #include "test_util.h"
 #include "src_path.h"
 #include "cli_run.h"
