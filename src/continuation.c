@@ -6,13 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stridemap/family.h"
+
 #include "dense.h"
 #include "scratch.h"
 
 /* All vectors of the branch live in scaled coordinates u = (z, w mu), so the
  * arclength is the Euclidean norm of u and w (o->weight) trades the
  * parameter against the state. */
-#define MAXU (SM_MAX_STATE + 1)
+#define MAXU (SM_MAX_STATE + 2) /* n + 1 unknowns; n + 2 equations with an invariant and a family */
 
 const char *sm_point_label(sm_point_type t)
 {
@@ -100,7 +102,8 @@ typedef struct {
     bool central;  /* central differences in the corrector */
     int max_iter;  /* corrector iterations */
     bool inv;      /* the model conserves a quantity: its gaits form families */
-    size_t ne;     /* equations in F: n, plus the invariant's when inv */
+    bool fam;      /* the model declares a family of gaits and picks a member */
+    size_t ne;     /* equations in F: n, plus the invariant's and the family's rows */
     bool broyden;  /* the corrector carries its Jacobian A by Broyden's updates */
     bool have_A;   /* A holds dF/du near the branch's latest point */
     double A[MAXU * MAXU]; /* [ne x (n+1)] */
@@ -121,7 +124,8 @@ static void branch_init(branch *b, sm_workspace *ws, const double *p, const sm_c
     b->max_iter = o->max_iter;
     b->central = o->central;
     b->inv = b->m->invariant != NULL;
-    b->ne = b->n + (b->inv ? 1 : 0);
+    b->fam = b->m->family_condition != NULL;
+    b->ne = b->n + sm_extra_rows(b->m);
     b->broyden = o->update == SM_NEWTON_BROYDEN;
     b->have_A = false;
 }
@@ -130,7 +134,10 @@ static double mu_of(const branch *b, const double *u) { return u[b->n] / b->w; }
 
 /* F(u) = P^N(z; mu) - z, and for a model with a conserved quantity one more
  * equation, invariant(z) = its parameter, which picks one gait of the
- * family (as sm_fixed_point does); F has b->ne components. */
+ * family (as sm_fixed_point does), and for a model that declares a family
+ * its condition, so that the branch stays on the member it started on
+ * (the condition's value may be the continued parameter); F has b->ne
+ * components. */
 static sm_status residual(branch *b, const double *u, double *F, sm_step_metrics *mt)
 {
     double Pz[SM_MAX_STATE];
@@ -147,6 +154,7 @@ static sm_status residual(branch *b, const double *u, double *F, sm_step_metrics
         sm_invariant_project(b->m, b->p, Pz, b->h);
         F[b->n] = sm_invariant_gap(b->m, b->p, u);
     }
+    if (b->fam) F[sm_family_row(b->m)] = sm_family_gap(b->m, b->p, u);
     for (size_t i = 0; i < b->n; i++) F[i] = Pz[i] - u[i];
     return SM_OK;
 }
@@ -208,6 +216,13 @@ static sm_status jacobian_aug(branch *b, const double *u, const double *F, bool 
         for (size_t j = 0; j < n; j++) A[n * (n + 1) + j] = grad[j];
         A[n * (n + 1) + n] = col[n];
     }
+    if (b->fam) {
+        const size_t k = sm_family_row(b->m);
+        double grad[SM_MAX_STATE];
+        sm_family_gradient(b->m, b->p, u, b->h, grad); /* no strides */
+        for (size_t j = 0; j < n; j++) A[k * (n + 1) + j] = grad[j];
+        A[k * (n + 1) + n] = col[k];
+    }
     return SM_OK;
 }
 
@@ -242,9 +257,10 @@ static sm_status corrector_step(const branch *b, const double *a, double cons, c
     }
     memcpy(&M[ne * m], a, m * sizeof *a);
     du[ne] = -cons;
-    /* With an invariant one of the n + 2 rows is redundant (the family's
-     * multiplier 1): the consistent system is solved by least squares. */
-    return b->inv ? sm_dense_lstsq(ne + 1, m, M, du) : sm_dense_solve(m, M, du);
+    /* With an invariant or a family one of the rows is redundant (the
+     * family's multiplier 1): the consistent system is solved by least
+     * squares. */
+    return ne > b->n ? sm_dense_lstsq(ne + 1, m, M, du) : sm_dense_solve(m, M, du);
 }
 
 /* Newton on F(u) = 0, a . u = c from u (in place).  Fails if the iterate
@@ -384,7 +400,7 @@ static sm_status analyse(branch *b, node *nd, int iters, double res)
     /* The multiplier 1 of a conserved quantity (sm_gait_analyse found it)
      * is left out of the test functions, as it is of stability. */
     const size_t trivial = pt->trivial_index < 0 ? n : (size_t)pt->trivial_index;
-    if (b->inv) {
+    if (b->inv || b->fam) {
         /* prod (lambda - 1) and prod (lambda + 1) over the others (complex
          * pairs give real products). */
         double lr = 1, li = 0, pr = 1, pi = 0;

@@ -10,9 +10,8 @@ const char *sm_mode_name(int mode)
     return mode >= 0 && mode < SM_MODE_COUNT ? names[mode] : "?";
 }
 
-sm_status sm_gait_modes(const sm_model *m, const sm_gait *g, int *mode, double *share)
+sm_status sm_gait_eigenvectors(const sm_gait *g, double *mag)
 {
-    if (!m->free_mode) return SM_BAD_OPTION;
     const size_t n = g->n_free;
     double A[SM_MAX_STATE * SM_MAX_STATE], wr[SM_MAX_STATE], wi[SM_MAX_STATE], V[SM_MAX_STATE * SM_MAX_STATE];
     memcpy(A, g->jacobian, n * n * sizeof *A);
@@ -28,10 +27,29 @@ sm_status sm_gait_modes(const sm_model *m, const sm_gait *g, int *mode, double *
         /* a complex pair's vectors are columns c (real) and c + 1 (imaginary) */
         const bool pair = wi[k] != 0.0;
         const size_t c = pair && wi[k] < 0 && k > 0 ? k - 1 : k;
-        double part[SM_MODE_COUNT] = {0}, all = 0.0;
+        double all = 0.0;
         for (size_t r = 0; r < n; r++) {
             double v2 = V[r * n + c] * V[r * n + c];
             if (pair && c + 1 < n) v2 += V[r * n + c + 1] * V[r * n + c + 1];
+            mag[i * n + r] = v2;
+            all += v2;
+        }
+        for (size_t r = 0; r < n; r++) mag[i * n + r] = all > 0 ? sqrt(mag[i * n + r] / all) : NAN;
+    }
+    return SM_OK;
+}
+
+sm_status sm_gait_modes(const sm_model *m, const sm_gait *g, int *mode, double *share)
+{
+    if (!m->free_mode) return SM_BAD_OPTION;
+    const size_t n = g->n_free;
+    double mag[SM_MAX_STATE * SM_MAX_STATE];
+    const sm_status st = sm_gait_eigenvectors(g, mag);
+    if (st != SM_OK) return st;
+    for (size_t i = 0; i < n; i++) {
+        double part[SM_MODE_COUNT] = {0}, all = 0.0;
+        for (size_t r = 0; r < n; r++) {
+            const double v2 = mag[i * n + r] * mag[i * n + r];
             const int kind = m->free_mode[r];
             if (kind >= 0 && kind < SM_MODE_COUNT) part[kind] += v2;
             all += v2;

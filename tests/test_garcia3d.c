@@ -20,7 +20,11 @@
  *   and leg swap gives F^2 = (S P S) P, the two-step map).
  * - Lateral stability: hip spacing with near-point feet has a multiplier
  *   outside the unit circle, and its eigenvector is lateral (bank, heading)
- *   rather than sagittal. */
+ *   rather than sagittal.
+ * - Through the program: `fixed --two-step` against `fixed` (squared
+ *   multipliers), `continue` on a member of the 3-D wheel's family (heading
+ *   held, lean by the closed form), the lateral measures (0 when planar,
+ *   step width w / cos(lean)) and the eigenvectors of `fixed --json`. */
 #include "test_util.h"
 #include "src_path.h"
 #include "cli_run.h"
@@ -29,6 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "stridemap/fixedpoint.h"
 #include "stridemap/poincare.h"
@@ -452,6 +458,193 @@ static void rimless_wheel(void **state_)
     m->release(m);
 }
 
+/* Column col of a CSV header line (NULL-safe: -1 if absent). */
+static int csv_column(const char *header, const char *col)
+{
+    int k = 0;
+    const size_t len = strlen(col);
+    for (const char *c = header; c && *c && *c != '\n'; k++) {
+        if (strncmp(c, col, len) == 0 && (c[len] == ',' || c[len] == '\n')) return k;
+        c = strpbrk(c, ",\n");
+        if (!c || *c == '\n') break;
+        c++;
+    }
+    return -1;
+}
+
+/* Field k of a CSV line as a number. */
+static double csv_field(const char *line, int k)
+{
+    for (int i = 0; i < k && line; i++) line = strchr(line, ',') ? strchr(line, ',') + 1 : NULL;
+    return line ? strtod(line, NULL) : NAN;
+}
+
+/* Continuation keeps the family's condition: continued over the slope at
+ * heading 0.3, the 3-D rimless wheel stays at that heading along the whole
+ * branch and leans by the closed form atan(tan(gamma) sin(b)); the
+ * family's multiplier 1 raises no fold (the old corrector, without the
+ * row, drifted along the family and took the multiplier 1's crossings for
+ * folds). */
+static void cli_continue_family(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const double b = 0.3;
+    cli_result *r = cli_run("continue", SM_SOURCE_DIR "/models/rimless3d.yaml", "--param", "slope", "--from", "0.1",
+                            "--to", "0.14", "--set", "section.family.hub_yaw=0.3", "--tol", "1e-12", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    const char *header = strstr(r->out, "branch,period,");
+    assert_non_null(header);
+    const int c_slope = csv_column(header, "slope"), c_yaw = csv_column(header, "hub_yaw"),
+              c_roll = csv_column(header, "hub_roll"), c_type = csv_column(header, "type");
+    assert_true(c_slope >= 0 && c_yaw >= 0 && c_roll >= 0 && c_type == 3);
+    int rows = 0;
+    double last = 0.0;
+    for (const char *line = strchr(header, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        const char *row = line + 1;
+        if (strncmp(row, "0,1,", 4) != 0) continue;
+        const double gamma = csv_field(row, c_slope);
+        assert_close(csv_field(row, c_yaw), b, 1e-9);
+        assert_close(csv_field(row, c_roll), -atan(tan(gamma) * sin(b)), 1e-9);
+        const char *type = strchr(strchr(strchr(row, ',') + 1, ',') + 1, ',') + 1;
+        if (strncmp(type, "LP", 2) == 0 || strncmp(type, "PD", 2) == 0) fail_msg("a fold on the family: %.60s", row);
+        last = gamma;
+        rows++;
+    }
+    assert_true(rows >= 3);
+    assert_close(last, 0.14, 1e-9);
+}
+
+/* `fixed --json` of MODEL with extra options; the document (owned). */
+static json_t *fixed_json(const char *model, const char *extra)
+{
+    cli_result *r = extra ? cli_run("fixed", model, "--json", extra, NULL) : cli_run("fixed", model, "--json", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    json_error_t e;
+    json_t *doc = json_loads(r->out, 0, &e);
+    if (!doc) fail_msg("not JSON (%s): %.200s", e.text, r->out);
+    return doc;
+}
+
+/* The user's view of the two-step map: `fixed --two-step` finds the same
+ * gait as a fixed point of two steps with no mirror between, and its
+ * multipliers are the squares of the mirrored one-step map's (seed eq.
+ * 2.58: the two-step map is (I* f)^2), to 1e-6 of their size. */
+static void cli_two_step(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const char *model = SM_SOURCE_DIR "/models/garcia3d.yaml";
+    json_t *one = fixed_json(model, NULL), *two = fixed_json(model, "--two-step");
+    assert_int_equal(json_integer_value(json_object_get(one, "period")), 1);
+    assert_int_equal(json_integer_value(json_object_get(two, "period")), 2);
+    assert_true(json_is_true(json_object_get(two, "two_step")));
+    assert_true(json_is_false(json_object_get(one, "two_step")));
+    assert_int_equal(json_integer_value(json_object_get(two, "minimal_period")), 1);
+    json_t *e1 = json_object_get(one, "eigenvalues"), *e2 = json_object_get(two, "eigenvalues");
+    const size_t n = json_array_size(e1);
+    assert_int_equal(n, N_FREE);
+    assert_int_equal(json_array_size(e2), n);
+    double sq_re[N_FREE], sq_im[N_FREE], re2[N_FREE], im2[N_FREE];
+    for (size_t i = 0; i < n; i++) {
+        const double re = json_real_value(json_array_get(json_array_get(e1, i), 0));
+        const double im = json_real_value(json_array_get(json_array_get(e1, i), 1));
+        sq_re[i] = re * re - im * im;
+        sq_im[i] = 2 * re * im;
+        re2[i] = json_real_value(json_array_get(json_array_get(e2, i), 0));
+        im2[i] = json_real_value(json_array_get(json_array_get(e2, i), 1));
+    }
+    /* (the largest, 679, to 1e-6 of itself) */
+    assert_same_spectrum(re2, im2, sq_re, sq_im, n, 1e-6);
+    /* the same gait */
+    json_t *x1 = json_object_get(one, "fixed_point"), *x2 = json_object_get(two, "fixed_point");
+    for (size_t i = 0; i < json_array_size(x1); i++)
+        assert_close(json_real_value(json_array_get(x2, i)), json_real_value(json_array_get(x1, i)), 1e-8);
+    json_decref(one);
+    json_decref(two);
+    /* --two-step doubles --period, whose bound it says */
+    cli_result *r = cli_run("fixed", model, "--two-step", "--period", "1000", NULL);
+    assert_int_equal(r->status, 65);
+    assert_non_null(strstr(r->err, "--two-step doubles --period"));
+}
+
+static double ground_measure(json_t *doc, const char *name)
+{
+    json_t *v = json_object_get(json_object_get(doc, "ground"), name);
+    if (!json_is_number(v)) fail_msg("no ground.%s", name);
+    return json_number_value(v);
+}
+
+/* The lateral measures of `fixed`: with no hip spacing the gait is planar
+ * (heading downhill, upright) and each is 0; with spacing w the feet are
+ * w / cos(lean) apart across the heading (two parallel disks' lowest
+ * points lie the same way from their centres, whatever their radius), and
+ * a mirrored gait's heading drifts by nothing over a step although it
+ * swings by twice its value at the section within it. */
+static void cli_lateral_measures(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const char *model = SM_SOURCE_DIR "/models/garcia3d.yaml";
+    static const char *const names[] = {"step_width", "hip_sway", "heading_drift", "yaw_range", "roll_range"};
+    cli_result *r = cli_run("fixed", model, "--json", "--set", "hip_width=0", "--set", "leg_iyy=0", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    assert_non_null(doc);
+    for (size_t k = 0; k < 5; k++) assert_close(ground_measure(doc, names[k]), 0.0, 1e-10);
+    json_decref(doc);
+
+    static const char *const widths[] = {"hip_width=0.02", "hip_width=0.05"};
+    for (size_t k = 0; k < 2; k++) {
+        r = cli_run("fixed", model, "--json", "--set", widths[k], NULL);
+        if (r->status != 0) fail_msg("%s: status %d: %s", widths[k], r->status, r->err);
+        doc = json_loads(r->out, 0, NULL);
+        assert_non_null(doc);
+        const double w = strtod(widths[k] + strlen("hip_width="), NULL);
+        json_t *x = json_object_get(doc, "fixed_point");
+        const double yaw = json_real_value(json_array_get(x, 3)), lean = json_real_value(json_array_get(x, 4));
+        assert_true(fabs(lean) > 1e-3);
+        print_message("w = %g: step width %.12g, w / cos(lean) %.12g\n", w, ground_measure(doc, "step_width"),
+                      w / cos(lean));
+        assert_close(ground_measure(doc, "step_width"), w / cos(lean), 1e-10);
+        assert_close(ground_measure(doc, "heading_drift"), 0.0, 1e-9);
+        /* the heading turns from yaw to -yaw within the step (the mirror brings it back) */
+        assert_true(ground_measure(doc, "yaw_range") >= 2 * fabs(yaw) - 1e-9);
+        assert_true(ground_measure(doc, "hip_sway") > 0.0);
+        json_decref(doc);
+    }
+}
+
+/* `fixed --json`'s eigenvectors: unit length, and the upright 3-D rimless
+ * wheel's sagittal multiplier eta^2 (closed form, see rimless_wheel) moves
+ * the spin alone (its row and column of the Jacobian are decoupled), so
+ * its eigenvector is the spin's unit vector. */
+static void cli_eigenvectors(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    json_t *doc = fixed_json(SM_SOURCE_DIR "/models/rimless3d.yaml", NULL);
+    json_t *eig = json_object_get(doc, "eigenvalues"), *vec = json_object_get(doc, "eigenvectors");
+    const size_t n = json_array_size(eig);
+    assert_int_equal(n, 5);
+    assert_int_equal(json_array_size(vec), n);
+    const double alpha = M_PI / 8, eta = 1 - (1 - cos(2 * alpha)) / (0.2 + 1.0); /* m = l = 1, I = 0.2 */
+    size_t k = n;
+    for (size_t i = 0; i < n; i++) {
+        double len = 0.0;
+        for (size_t r = 0; r < n; r++) len += pow(json_real_value(json_array_get(json_array_get(vec, i), r)), 2);
+        assert_close(len, 1.0, 1e-12);
+        if (fabs(json_real_value(json_array_get(json_array_get(eig, i), 0)) - eta * eta) < 1e-6) k = i;
+    }
+    assert_true(k < n);
+    for (size_t r = 0; r < n; r++)
+        assert_close(json_real_value(json_array_get(json_array_get(vec, k), r)), r == 4 ? 1.0 : 0.0, 1e-6);
+    json_t *fm = json_object_get(doc, "free_modes");
+    assert_string_equal(json_string_value(json_array_get(fm, 4)), "sagittal");
+    assert_string_equal(json_string_value(json_array_get(fm, 0)), "heading");
+    json_decref(doc);
+}
+
 /* ---------------------------------------------------------------- lateral */
 
 static void lateral_instability(void **state_)
@@ -593,6 +786,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(lateral_instability),
         cmocka_unit_test(cli_modes),
         cmocka_unit_test(bad_family_and_shift),
+        cmocka_unit_test(cli_continue_family),
+        cmocka_unit_test(cli_two_step),
+        cmocka_unit_test(cli_lateral_measures),
+        cmocka_unit_test(cli_eigenvectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,5 +69,31 @@ fi
 # An unwritable output is 73.
 expect 73 "$scripts/plot_gait.py" simplest "$dir/walk.csv" /nonexistent-dir/walk.png
 
+# The 3-D walker: bad files, then a simulate CSV and a fixed --json drawn.
+printf 'kind,step,time,hip_x,hip_y,hip_z,hip_yaw,hip_roll,leg_a,leg_b\nstart,0,0,x,0,1,0,0,0.3,-0.3\n' >"$dir/w3_nan.csv"
+printf '{"model": "garcia3d", "eigenvalues": []}' >"$dir/no_eig.json"
+printf 'not json' >"$dir/bad.json"
+for bad in empty other w3_nan; do
+    expect 65 "$scripts/plot_walker3d.py" "$dir/$bad.csv" "$dir/w3.png"
+done
+expect 66 "$scripts/plot_walker3d.py" "$dir/missing.csv" "$dir/w3.png"
+expect 64 "$scripts/plot_walker3d.py" "$dir/w3_nan.csv" "$dir/w3.png" --param nope=1
+for bad in no_eig bad; do
+    expect 65 "$scripts/plot_walker3d.py" --eigen "$dir/$bad.json" "$dir/e3.png"
+done
+expect 66 "$scripts/plot_walker3d.py" --eigen "$dir/missing.json" "$dir/e3.png"
+model3d=$(dirname "$scripts")/models/garcia3d.yaml
+if "$stridemap" simulate "$model3d" --steps 2 --out "$dir/walk3d.csv" >/dev/null 2>&1 &&
+    "$py" "$scripts/plot_walker3d.py" "$dir/walk3d.csv" "$dir/walk3d.png" && [ -s "$dir/walk3d.png" ] &&
+    "$stridemap" fixed "$model3d" --json >"$dir/gait3d.json" 2>/dev/null &&
+    "$py" "$scripts/plot_walker3d.py" --eigen "$dir/gait3d.json" "$dir/eigen3d.png" && [ -s "$dir/eigen3d.png" ]; then
+    echo "ok: plot_walker3d draws a simulate CSV and the eigenvectors of fixed --json"
+else
+    echo "FAIL: plot_walker3d on a good simulate CSV or fixed --json"
+    failed=$((failed + 1))
+fi
+expect 65 "$scripts/plot_walker3d.py" --eigen "$dir/gait3d.json" "$dir/e3.png" --min-modulus 1e9
+expect 73 "$scripts/plot_walker3d.py" "$dir/walk3d.csv" /nonexistent-dir/w3.png
+
 echo "plot scripts: $failed failed"
 [ "$failed" -eq 0 ]

@@ -79,6 +79,11 @@ const char *sm_mode_name(int mode);
  * model has no free_mode; SM_LAPACK_FAILED when the eigenvectors fail. */
 sm_status sm_gait_modes(const sm_model *m, const sm_gait *g, int *mode, double *share);
 
+/* mag[i * n_free + r]: |component r| of multiplier i's eigenvector (a
+ * complex one's modulus), scaled to unit length; multipliers in g's order.
+ * SM_LAPACK_FAILED when the eigenvectors fail. */
+sm_status sm_gait_eigenvectors(const sm_gait *g, double *mag);
+
 int sm_gait_orbit(sm_workspace *ws, const double *p, const double *x, int period, double *orbit);
 
 /* Eigenvalues of the n x n row-major matrix A, sorted by decreasing modulus. */

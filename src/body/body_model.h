@@ -77,6 +77,11 @@ typedef struct {
     bool reduced_direct[BODY_MAX_PHASES]; /* the phase holds the stance contact and locks only */
     double roll_phi0, roll_coef[BODY_MAX_COORDS]; /* a stance disk's angle about y, linear in q */
     bool events_read_base_rates;     /* some event is a base rate's crossing */
+    /* the lateral measures (lateral.c): their first slot among the extra
+     * ones (-1: none), the heading and lean coordinates (q indices, -1:
+     * none), and the ground measures' hook they extend */
+    int lateral_slot, lat_yaw, lat_roll;
+    sm_status (*ground_extra)(sm_workspace *ws, const double *p, const double *x, double *values);
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -188,6 +193,13 @@ sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift);
  * extra ones (ground forces, constraint drift). */
 void body_set_measures(body_model *bm);
 sm_status body_set_ground_measures(body_model *bm);
+/* lateral.c: step width, hip sway, heading drift, yaw and roll ranges of a
+ * 3-D walker, after the ground measures (call after them). */
+sm_status body_set_lateral_measures(body_model *bm);
+/* modes.c: the heading coordinate (a hinge about the normal reached through
+ * slides) and the lean (the first other hinge about x), as q indices (-1:
+ * none). */
+void body_lateral_coords(const body_file *f, int *yaw, int *roll);
 
 /* The per-sample contact forces, CoP and ZMP (sample.c): fills the
  * model's sample hooks; the names it made are freed by body_free_samples. */

@@ -229,7 +229,8 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     m->stiff = f->ctrl.kind != BODY_CTRL_NONE;
     body_set_family(bm);
     body_set_modes(bm);
-    if (body_set_ground_measures(bm) != SM_OK || body_set_samples(bm) != SM_OK) {
+    if (body_set_ground_measures(bm) != SM_OK || body_set_lateral_measures(bm) != SM_OK ||
+        body_set_samples(bm) != SM_OK) {
         snprintf(why, why_len, "%s: out of memory for the measures' names", f->path);
         release(m);
         return SM_NO_MEMORY;

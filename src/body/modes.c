@@ -45,3 +45,21 @@ void body_set_modes(body_model *bm)
     }
     bm->model.free_mode = bm->free_mode;
 }
+
+void body_lateral_coords(const body_file *f, int *yaw, int *roll)
+{
+    *yaw = *roll = -1;
+    int q = 0;
+    for (size_t b = 0; b < f->n_bodies; b++) {
+        const body_body *B = &f->bodies[b];
+        if (B->joint == SM_RIGID_FIXED) continue;
+        if (B->joint != SM_RIGID_HINGE && B->joint != SM_RIGID_SLIDE) return;
+        if (B->joint == SM_RIGID_HINGE && B->quat[0] == 1.0) {
+            const int mode = joint_mode(f, b);
+            const bool about_x = fabs(B->axis[0]) >= fabs(B->axis[1]) && fabs(B->axis[0]) >= fabs(B->axis[2]);
+            if (mode == SM_MODE_HEADING && *yaw < 0) *yaw = q;
+            if (mode == SM_MODE_LATERAL && about_x && *roll < 0) *roll = q;
+        }
+        q++;
+    }
+}

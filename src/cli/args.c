@@ -323,6 +323,9 @@ static int common_option(cli_run *run, int opt, const char *arg)
             return cli_fail(run, EX_DATAERR, "--period takes a whole number from 1 to 1024, not '%s'", arg);
         run->newton.period = (int)v;
         return 0;
+    case OPT_TWO_STEP:
+        run->two_step = true;
+        return 0;
     default:
         return 1;
     }
@@ -363,6 +366,16 @@ static int finish(cli_run *run, int argc, char **argv)
     if (!rc) rc = check_params(run);
     if (!rc && run->state_text) rc = parse_state(run, run->state_option, run->state_text);
     if (rc) return rc;
+    /* Coleman's two-step map, a right step then a left one with no mirror
+     * between, is the mirrored map twice: the left step is the mirror image
+     * of the right one, F_L = S F_R S, so F_L F_R = (S F_R)(S F_R) = P^2
+     * (docs/body-walkers.md).  For a walker without a mirror it is P^2 too. */
+    if (run->two_step) {
+        if (run->newton.period > 512)
+            return cli_fail(run, EX_DATAERR, "--two-step doubles --period: give --period 512 or less, not %d",
+                            run->newton.period);
+        run->newton.period *= 2;
+    }
     char why[256];
     if (sm_solver_options_check(&run->solver, why, sizeof why) != SM_OK ||
         sm_newton_options_check(&run->newton, why, sizeof why) != SM_OK)

@@ -38,6 +38,7 @@ typedef struct {
     const char *state_option, *state_text;
     bool method_given;                /* --method was given */
     bool method_auto;                 /* BDF picked because the model is stiff (a controller) */
+    bool two_step;                    /* --two-step: the period is doubled once the model is known */
 } cli_run;
 
 /* Fills defaults for a subcommand's run. */
@@ -129,6 +130,7 @@ enum {
     OPT_BOX,
     OPT_NEWTON_UPDATE,
     OPT_JACOBIAN,
+    OPT_TWO_STEP,
 };
 #define CLI_SOLVER_OPTIONS                                                                        \
     {"set", required_argument, 0, OPT_SET}, {"rtol", required_argument, 0, OPT_RTOL},             \

@@ -57,7 +57,7 @@ static const char help[] =
     "                    stability Jacobian's (default 0.01 rtol^(1/5), Richardson)\n"
 
     "  --rtol, --atol, --method, --max-order, --tmax, --max-step, --newton-update,\n"
-    "  --jacobian (corrector): as in 'stridemap fixed --help'\n"
+    "  --jacobian (corrector), --two-step: as in 'fixed --help'\n"
     "\n"
     "CSV: one row per point,\n"
     "  branch,period,NAME,type,<state names...>,eig1_re,eig1_im,...,max_abs_eig,stable,\n"
@@ -265,6 +265,7 @@ int cmd_continue(int argc, char **argv)
                                          {"corrector-iter", required_argument, 0, OPT_CORRECTOR_ITER},
                                          {"guess", required_argument, 0, OPT_GUESS},
                                          {"period", required_argument, 0, OPT_PERIOD},
+                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},

@@ -6,7 +6,7 @@
 #include "cli.h"
 
 static const char help[] =
-    "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N]\n"
+    "usage: stridemap fixed MODEL [--set NAME=VALUE]... [--guess v1,v2,...] [--period N] [--two-step]\n"
     "                       [--rtol R] [--atol A] [--method adams|bdf|erk8|erk5] [--max-order Q] [--tol T]\n"
     "                       [--max-iter K] [--fd-step H] [--central] [--newton-update U]\n"
     "                       [--jacobian fd|exact] [--tmax T]\n"
@@ -21,6 +21,10 @@ static const char help[] =
     "  --guess LIST      starting state, all state variables in order, comma-separated;\n"
     "                    its free coordinates are used (default: the model's guess)\n"
     "  --period N        look for a period-N gait, a fixed point of P^N (default 1)\n"
+    "  --two-step        Coleman's two-step map (a right step, then a left one, with no\n"
+    "                    mirror between) instead of the mirrored one-step map, for\n"
+    "                    comparison: its multipliers are the squares of the one-step\n"
+    "                    map's.  It is P^2 (with --period N: P^2N)\n"
     "  --rtol, --atol    integration tolerances (default 1e-12 each)\n"
     "  --method          CVODE's 'adams' (default) or 'bdf' (the default for a model\n"
     "                    with a controller, whose equations are stiff), or ARKODE's explicit\n"
@@ -158,6 +162,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     json_object_set_new(doc, "model", json_string(m->name));
     json_object_set_new(doc, "params", params);
     json_object_set_new(doc, "period", json_integer(run->newton.period));
+    json_object_set_new(doc, "two_step", json_boolean(run->two_step));
     json_object_set_new(doc, "minimal_period", r->converged ? json_integer(r->minimal_period) : json_null());
     json_object_set_new(doc, "family", r->family ? json_string(r->family) : json_null());
     json_object_set_new(doc, "status", json_string(sm_status_name(r->status)));
@@ -185,6 +190,15 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
         json_t *mj = json_array();
         for (size_t i = 0; i < r->n_free; i++) json_array_append_new(mj, json_string(sm_mode_name(modes[i])));
         json_object_set_new(doc, "modes", mj);
+        json_t *fm = json_array();
+        for (size_t k = 0; k < r->n_free; k++) json_array_append_new(fm, json_string(sm_mode_name(m->free_mode[k])));
+        json_object_set_new(doc, "free_modes", fm);
+    }
+    double mag[SM_MAX_STATE * SM_MAX_STATE];
+    if (have_eig && sm_gait_eigenvectors(&r->gait, mag) == SM_OK) {
+        json_t *ev = json_array();
+        for (size_t i = 0; i < r->n_free; i++) json_array_append_new(ev, vector(&mag[i * r->n_free], r->n_free));
+        json_object_set_new(doc, "eigenvectors", ev);
     }
     json_object_set_new(doc, "max_abs_eigenvalue", have_eig ? cli_json_number(r->max_abs_eig) : json_null());
     cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
@@ -222,7 +236,7 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     printf("model        %s (%s)\n", m->name, m->title);
     printf("params       ");
     cli_print_params(stdout, m, run->params);
-    printf("\nperiod       %d\n", run->newton.period);
+    printf("\nperiod       %d%s\n", run->newton.period, run->two_step ? " (--two-step: two steps, no mirror between)" : "");
     char msg[512];
     printf("status       %s: %s\n", sm_status_name(r->status), cli_strerror(r->status, msg, sizeof msg));
     printf("newton       %d iterations, %ld strides, residual %.3g\n", r->iterations, r->stride_evals,
@@ -312,6 +326,7 @@ int cmd_fixed(int argc, char **argv)
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"guess", required_argument, 0, OPT_GUESS},
                                          {"period", required_argument, 0, OPT_PERIOD},
+                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},

@@ -9,7 +9,7 @@
 #include "stridemap/search.h"
 
 static const char help[] =
-    "usage: stridemap search MODEL [--set NAME=VALUE]... [--period N] [--starts K]\n"
+    "usage: stridemap search MODEL [--set NAME=VALUE]... [--period N] [--two-step] [--starts K]\n"
     "                        [--max-starts M] [--box LO:HI,LO:HI,...] [--rtol R] [--atol A]\n"
     "                        [--tol T] [--max-iter I] [--jacobian fd|exact] [--progress | -q]\n"
     "                        [--json]\n"
@@ -29,6 +29,8 @@ static const char help[] =
     "  --progress      a progress line on stderr even when it is not a terminal\n"
     "  -q, --quiet     no progress line\n"
     "  --jacobian KIND Newton's Jacobian, 'fd' (default) or 'exact', as in 'stridemap fixed'\n"
+    "  --two-step      Coleman's two-step map instead of the mirrored one-step map\n"
+    "                  (as in 'stridemap fixed'): doubles the period\n"
     "\n"
     "A search that could take more than 1e7 strides (starts x period x strides\n"
     "per Newton run, which grows with --max-iter) is refused: lower --starts,\n"
@@ -169,6 +171,7 @@ int cmd_search(int argc, char **argv)
     run.newton.max_backtracks = 8;
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"period", required_argument, 0, OPT_PERIOD},
+                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"jacobian", required_argument, 0, OPT_JACOBIAN},

@@ -12,7 +12,7 @@
 
 static const char help[] =
     "usage: stridemap sweep MODEL --grid NAME=LO:HI:N [--grid NAME=LO:HI:N]... --out DIR\n"
-    "                       [--set NAME=VALUE]... [--period N] [--jobs N] [--shard K/N]\n"
+    "                       [--set NAME=VALUE]... [--period N] [--two-step] [--jobs N] [--shard K/N]\n"
     "                       [--guess v1,v2,...] [--segment S] [--resume] [--progress | -q]\n"
     "                       [solver and Newton options of 'fixed']\n"
     "\n"
@@ -40,7 +40,7 @@ static const char help[] =
     "                    (a torn last line is redone)\n"
     "  --progress        a progress line on stderr even when it is not a terminal\n"
     "  -q, --quiet       no progress line\n"
-    "  --period, --rtol, --atol, --method, --max-order, --tol, --max-iter, --fd-step,\n"
+    "  --period, --two-step, --rtol, --atol, --method, --max-order, --tol, --max-iter, --fd-step,\n"
     "  --central, --newton-update, --jacobian, --tmax, --max-step   as in 'stridemap fixed'\n"
     "\n"
     "Columns: index, the swept parameters, outcome (stable, unstable, fell,\n"
@@ -201,6 +201,7 @@ int cmd_sweep(int argc, char **argv)
                                          {"segment", required_argument, 0, OPT_SEGMENT},
                                          {"guess", required_argument, 0, OPT_GUESS},
                                          {"period", required_argument, 0, OPT_PERIOD},
+                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
                                          {"tol", required_argument, 0, OPT_TOL},
                                          {"max-iter", required_argument, 0, OPT_MAX_ITER},
                                          {"fd-step", required_argument, 0, OPT_FD_STEP},
