@@ -209,6 +209,48 @@ static void test_reduced_solve(void **state)
     }
 }
 
+/* The tree pinned at the stance contact (src/rigid/pinned.c) against the
+ * full saddle-point solve (the floating base, the contact rows, the
+ * Schur complement), in every phase of every file at random states: the
+ * same joint accelerations to 1e-12, the locked joints' zero.  Also at
+ * other parameters (a copy of the rigid model) and with a spring. */
+static void test_pinned_path(void **state)
+{
+    (void)state;
+    unsigned seed = 12345u;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
+        const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
+        const body_model *bm = m->data;
+        assert_true(bm->pinned_ok);
+        const size_t ni = bm->n_reduced / 2;
+        for (int trial = 0; trial < 20; trial++) {
+            double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE];
+            sm_model_default_params(m, p);
+            m->guess(x, p, m->data);
+            for (size_t i = 0; i < m->n_state; i++) {
+                seed = seed * 1103515245u + 12345u;
+                x[i] += ((double)(seed >> 8) / (double)(1u << 24) - 0.5) * (i < ni ? 0.6 : 3.0);
+            }
+            if (trial % 2) /* another parameter point: the rigid model is a copy */
+                for (size_t k = 0; k < m->n_params; k++) p[k] *= 1.1;
+            BODY_EVAL_MEM(mem, bm);
+            body_eval e;
+            if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) continue;
+            xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
+            body_unreduce(bm, x, xf);
+            for (size_t ph = 0; ph < bm->f->n_phases; ph++) {
+                double a1[SM_RIGID_MAX_V], a2[SM_RIGID_MAX_V];
+                assert_status(body_phase_solve(&e, ph, xf, a1, NULL, NULL, NULL), SM_OK);
+                assert_status(body_reduced_joint_accel(&e, ph, xf, a2), SM_OK);
+                double scale = 1.0;
+                for (size_t i = 0; i < ni; i++) scale = fmax(scale, fabs(a1[2 + i]));
+                for (size_t i = 0; i < ni; i++) assert_close(a2[i], a1[2 + i], 1e-12 * scale);
+            }
+        }
+        sm_registry_close(m);
+    }
+}
+
 /* What the user sees: the joints' names and rates as the state, the free
  * list in that state, the base as the last four sample columns equal to
  * the expansion. */
@@ -292,7 +334,7 @@ int main(int argc, char **argv)
     }
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve),
+        cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve), cmocka_unit_test(test_pinned_path),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };

@@ -77,6 +77,10 @@ typedef struct {
     bool reduced_direct[BODY_MAX_PHASES]; /* the phase holds the stance contact and locks only */
     double roll_phi0, roll_coef[BODY_MAX_COORDS]; /* a stance disk's angle about y, linear in q */
     bool events_read_base_rates;     /* some event is a base rate's crossing */
+    /* the tree re-rooted at the stance contact (rigid_contact.h), when the
+     * rigid core can write it: the right-hand side's direct phases */
+    bool pinned_ok;
+    sm_rigid_pinned_plan pinned;
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -238,6 +242,11 @@ void body_reduce(const body_model *bm, const double *xf, double *xr);
 sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bool swept, double *vdot,
                              double *lambda, sm_contact *c, size_t *nc);
 void body_unreduce(const body_model *bm, const double *xr, double *xf);
+/* The joints' accelerations qdd[nv − 2] (locked ones 0) at the full state
+ * xf (base at rest) in phase ph: by the tree pinned at the stance contact
+ * where the phase holds it and locks only (sm_rigid_pinned_dynamics), else
+ * by body_reduced_accel.  The right-hand side's; no forces. */
+sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd);
 
 /* A callback's state x as a full state: in reduced mode x is expanded into
  * a local full state (on failure the statement `fail` runs). */

@@ -101,6 +101,7 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         }
     }
     bm->reduced = true;
+    bm->pinned_ok = sm_rigid_pinned_plan_init(bm->tmpl, (size_t)f->contacts[f->origin].site, &bm->pinned);
     bm->events_read_base_rates = false;
     for (size_t ph = 0; ph < f->n_phases; ph++)
         for (size_t k = 0; k < f->phases[ph].n_events; k++) {
@@ -208,6 +209,36 @@ sm_status body_expand_at(const body_model *bm, const double *p, const double *xr
     return st != SM_OK ? st : body_expand(&e, xr, xf);
 }
 
+/* Solves A x = b in place (x in b) for A symmetric positive definite, its
+ * lower triangle read and overwritten by the Cholesky factor; false when
+ * a pivot is not positive. */
+static bool spd_solve(double *A, size_t nf, double *b)
+{
+    for (size_t j = 0; j < nf; j++) {
+        double s = A[j * nf + j];
+        for (size_t k = 0; k < j; k++) s -= A[j * nf + k] * A[j * nf + k];
+        if (!(s > 0)) return false;
+        const double l = sqrt(s);
+        A[j * nf + j] = l;
+        for (size_t i = j + 1; i < nf; i++) {
+            double t = A[i * nf + j];
+            for (size_t k = 0; k < j; k++) t -= A[i * nf + k] * A[j * nf + k];
+            A[i * nf + j] = t / l;
+        }
+    }
+    for (size_t i = 0; i < nf; i++) {
+        double s = b[i];
+        for (size_t k = 0; k < i; k++) s -= A[i * nf + k] * b[k];
+        b[i] = s / A[i * nf + i];
+    }
+    for (size_t i = nf; i-- > 0;) {
+        double s = b[i];
+        for (size_t k = i + 1; k < nf; k++) s -= A[k * nf + i] * b[k];
+        b[i] = s / A[i * nf + i];
+    }
+    return true;
+}
+
 /* Phase ph's right-hand side by the reduced equations when its contacts
  * are the stance contact and locks (else the full solve's rows): with the
  * stance rows J = [J_d J_F] (J_d on the slides, J_F on the unlocked
@@ -271,29 +302,7 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
         b[i] = y[BASE + i] - G[i] * y[0] - G[nf + i] * y[1];
         for (size_t j = 0; j <= i; j++) A[i * nf + j] = W[(BASE + i) * nf + j] - G[i] * W[j] - G[nf + i] * W[nf + j];
     }
-    /* Cholesky A = L Lᵀ in the lower triangle, then the two substitutions */
-    for (size_t j = 0; j < nf; j++) {
-        double s = A[j * nf + j];
-        for (size_t k = 0; k < j; k++) s -= A[j * nf + k] * A[j * nf + k];
-        if (!(s > 0)) return SM_SINGULAR_CONSTRAINTS;
-        const double l = sqrt(s);
-        A[j * nf + j] = l;
-        for (size_t i = j + 1; i < nf; i++) {
-            double t = A[i * nf + j];
-            for (size_t k = 0; k < j; k++) t -= A[i * nf + k] * A[j * nf + k];
-            A[i * nf + j] = t / l;
-        }
-    }
-    for (size_t i = 0; i < nf; i++) {
-        double s = b[i];
-        for (size_t k = 0; k < i; k++) s -= A[i * nf + k] * b[k];
-        b[i] = s / A[i * nf + i];
-    }
-    for (size_t i = nf; i-- > 0;) {
-        double s = b[i];
-        for (size_t k = i + 1; k < nf; k++) s -= A[k * nf + i] * b[k];
-        b[i] = s / A[i * nf + i];
-    }
+    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
     memset(vdot, 0, nv * sizeof *vdot);
     for (size_t f = 0; f < nf; f++) vdot[F[f]] = b[f];
     for (size_t r = 0; r < BASE; r++) {
@@ -336,5 +345,55 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
             lambda[row++] = r[i] - J[i] * ls[0] - J[nv + i] * ls[1];
         }
     }
+    return SM_OK;
+}
+
+/* The locked joints of phase ph (their velocity indices flagged). */
+static void phase_locks(const body_eval *e, size_t ph, bool *locked)
+{
+    const body_model *bm = e->bm;
+    const body_phase *P = &bm->f->phases[ph];
+    for (size_t k = 0; k < P->n_contacts; k++) {
+        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
+        if (bc->kind == SM_CONTACT_LOCK) locked[sm_rigid_body_vadr(e->m, (size_t)bc->body)] = true;
+    }
+}
+
+sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd)
+{
+    const body_model *bm = e->bm;
+    const size_t nq = bm->nq, nv = bm->nv, ni = nv - BASE;
+    double vdot[SM_RIGID_MAX_V];
+    if (!bm->pinned_ok || !bm->reduced_direct[ph]) {
+        const sm_status st = body_reduced_accel(e, ph, xf, false, vdot, NULL, NULL, NULL);
+        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
+        return st;
+    }
+    const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
+    if (st != SM_OK) return st;
+    const body_contact *sc = &bm->f->contacts[bm->f->origin];
+    const double radius = sc->kind == SM_CONTACT_ROLL ? body_num_eval(&sc->radius, e->p) : 0.0;
+    const size_t n = bm->pinned.n;
+    double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V], bias[SM_RIGID_MAX_V];
+    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, M, bias)) {
+        const sm_status s2 = body_reduced_accel(e, ph, xf, true, vdot, NULL, NULL, NULL);
+        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
+        return s2;
+    }
+    double tau[SM_RIGID_MAX_V];
+    body_spring_forces(e, xf, xf + nq, tau);
+    bool locked[SM_RIGID_MAX_V] = {false};
+    phase_locks(e, ph, locked);
+    size_t F[SM_RIGID_MAX_V], nf = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!locked[bm->pinned.vadr[i]]) F[nf++] = i;
+    double A[SM_RIGID_MAX_V * SM_RIGID_MAX_V], b[SM_RIGID_MAX_V];
+    for (size_t i = 0; i < nf; i++) {
+        b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
+        for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
+    }
+    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
+    memset(qdd, 0, ni * sizeof *qdd);
+    for (size_t i = 0; i < nf; i++) qdd[bm->pinned.vadr[F[i]] - BASE] = b[i];
     return SM_OK;
 }

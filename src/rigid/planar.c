@@ -234,13 +234,10 @@ static void point_acc0(const sm_rigid_data *d, size_t L, const double *x, double
  *     bias_k = s_k T_k (hinge), a_k·F_k (slide).
  * Moments about each link's own origin keep the terms the size of the
  * subtree, not of its distance from the world origin. */
-enum { C_M, C_HX, C_HY, C_K, C_FX, C_FY, C_T, C_AX, C_AY };
 
-static inline void composite(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias)
+static inline void accumulate(const sm_rigid_model *m, sm_rigid_data *d, const double g[2], bool M, bool bias)
 {
-    const size_t nv = m->nv, n = m->nlink;
-    double g[2];
-    split(m, m->gravity, g, 2);
+    const size_t n = m->nlink;
     double *Cs = d->Ic; /* 36 per link, unused by the planar path otherwise */
     for (size_t L = 0; L < n; L++) memset(Cs + 36 * L, 0, (C_T + 1) * sizeof *Cs);
     for (size_t L = n; L-- > 0;) {
@@ -280,6 +277,20 @@ static inline void composite(const sm_rigid_model *m, sm_rigid_data *d, double *
             CP[C_T] += C[C_T] + r[0] * C[C_FY] - r[1] * C[C_FX];
         }
     }
+}
+
+void sm_rigid_planar_composite(const sm_rigid_model *m, sm_rigid_data *d, const double g[2])
+{
+    accumulate(m, d, g, true, true);
+}
+
+static inline void composite(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias)
+{
+    const size_t nv = m->nv, n = m->nlink;
+    double g[2];
+    split(m, m->gravity, g, 2);
+    accumulate(m, d, g, M != NULL, bias != NULL);
+    const double *Cs = d->Ic;
     if (M) memset(M, 0, nv * nv * sizeof *M);
     for (size_t k = 0; k < n; k++) {
         if (m->kind[k] != LINK_HINGE && m->kind[k] != LINK_SLIDE) continue;
