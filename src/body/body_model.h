@@ -81,6 +81,8 @@ typedef struct {
      * rigid core can write it: the right-hand side's direct phases */
     bool pinned_ok;
     sm_rigid_pinned_plan pinned;
+    unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
+    size_t pinned_nfree[BODY_MAX_PHASES];
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:

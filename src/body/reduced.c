@@ -102,6 +102,16 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
     }
     bm->reduced = true;
     bm->pinned_ok = sm_rigid_pinned_plan_init(bm->tmpl, (size_t)f->contacts[f->origin].site, &bm->pinned);
+    for (size_t ph = 0; bm->pinned_ok && ph < f->n_phases; ph++) {
+        bool locked[SM_RIGID_MAX_V] = {false};
+        for (size_t k = 0; k < f->phases[ph].n_contacts; k++) {
+            const body_contact *bc = &f->contacts[f->phases[ph].contacts[k]];
+            if (bc->kind == SM_CONTACT_LOCK) locked[sm_rigid_body_vadr(bm->tmpl, (size_t)bc->body)] = true;
+        }
+        bm->pinned_nfree[ph] = 0;
+        for (size_t i = 0; i < bm->pinned.n; i++)
+            if (!locked[bm->pinned.vadr[i]]) bm->pinned_free[ph][bm->pinned_nfree[ph]++] = (unsigned char)i;
+    }
     bm->events_read_base_rates = false;
     for (size_t ph = 0; ph < f->n_phases; ph++)
         for (size_t k = 0; k < f->phases[ph].n_events; k++) {
@@ -178,11 +188,14 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
         q[0] = -pos[0];
         q[1] = -pos[2];
     }
+    if (!rates) {
+        sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
+        return SM_OK;
+    }
     /* the rows depend on q alone, and the slides only translate: J at base 0 */
     double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
     if (sm_contact_jacobian(e->m, e->d, &c, 1, J, Jdv, NULL) != BASE) return SM_BAD_STATE;
     sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
-    if (!rates) return SM_OK;
     double b[BASE];
     for (size_t r = 0; r < BASE; r++) b[r] = -sm_dense_dot(J + r * nv + BASE, v + BASE, nv - BASE);
     /* J_d is the identity for a pin, and for a roll's rows too; solved all
@@ -214,6 +227,14 @@ sm_status body_expand_at(const body_model *bm, const double *p, const double *xr
  * a pivot is not positive. */
 static bool spd_solve(double *A, size_t nf, double *b)
 {
+    if (nf == 2) { /* the compass's two legs: Cramer's rule, a third of the factor's cost */
+        const double det = A[0] * A[3] - A[2] * A[2];
+        if (!(A[0] > 0 && det > 0)) return false;
+        const double x0 = (A[3] * b[0] - A[2] * b[1]) / det;
+        b[1] = (A[0] * b[1] - A[2] * b[0]) / det;
+        b[0] = x0;
+        return true;
+    }
     for (size_t j = 0; j < nf; j++) {
         double s = A[j * nf + j];
         for (size_t k = 0; k < j; k++) s -= A[j * nf + k] * A[j * nf + k];
@@ -348,17 +369,6 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     return SM_OK;
 }
 
-/* The locked joints of phase ph (their velocity indices flagged). */
-static void phase_locks(const body_eval *e, size_t ph, bool *locked)
-{
-    const body_model *bm = e->bm;
-    const body_phase *P = &bm->f->phases[ph];
-    for (size_t k = 0; k < P->n_contacts; k++) {
-        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
-        if (bc->kind == SM_CONTACT_LOCK) locked[sm_rigid_body_vadr(e->m, (size_t)bc->body)] = true;
-    }
-}
-
 sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd)
 {
     const body_model *bm = e->bm;
@@ -382,11 +392,8 @@ sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *
     }
     double tau[SM_RIGID_MAX_V];
     body_spring_forces(e, xf, xf + nq, tau);
-    bool locked[SM_RIGID_MAX_V] = {false};
-    phase_locks(e, ph, locked);
-    size_t F[SM_RIGID_MAX_V], nf = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!locked[bm->pinned.vadr[i]]) F[nf++] = i;
+    const unsigned char *F = bm->pinned_free[ph];
+    const size_t nf = bm->pinned_nfree[ph];
     double A[SM_RIGID_MAX_V * SM_RIGID_MAX_V], b[SM_RIGID_MAX_V];
     for (size_t i = 0; i < nf; i++) {
         b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];

@@ -243,21 +243,24 @@ static inline void accumulate(const sm_rigid_model *m, sm_rigid_data *d, const d
     for (size_t L = n; L-- > 0;) {
         double *C = Cs + 36 * L, x[2];
         const double mass = m->mass[L], *p = d->pp + 3 * L;
-        point2(d, L, m->pl_com + 3 * L, x);
-        const double X[2] = {x[0] - p[0], x[1] - p[1]};
-        C[C_M] += mass;
-        if (M) {
-            C[C_HX] += mass * X[0];
-            C[C_HY] += mass * X[1];
-            C[C_K] += mass * (X[0] * X[0] + X[1] * X[1]) + m->pl_In[L];
-        }
-        if (bias) {
-            double a[2];
-            point_acc0(d, L, x, a);
-            const double f[2] = {mass * (a[0] - g[0]), mass * (a[1] - g[1])};
-            C[C_FX] += f[0];
-            C[C_FY] += f[1];
-            C[C_T] += X[0] * f[1] - X[1] * f[0];
+        /* a massless link (a base's first slide) adds nothing of its own */
+        if (mass != 0.0 || m->pl_In[L] != 0.0) {
+            point2(d, L, m->pl_com + 3 * L, x);
+            const double X[2] = {x[0] - p[0], x[1] - p[1]};
+            C[C_M] += mass;
+            if (M) {
+                C[C_HX] += mass * X[0];
+                C[C_HY] += mass * X[1];
+                C[C_K] += mass * (X[0] * X[0] + X[1] * X[1]) + m->pl_In[L];
+            }
+            if (bias) {
+                double a[2];
+                point_acc0(d, L, x, a);
+                const double f[2] = {mass * (a[0] - g[0]), mass * (a[1] - g[1])};
+                C[C_FX] += f[0];
+                C[C_FY] += f[1];
+                C[C_T] += X[0] * f[1] - X[1] * f[0];
+            }
         }
         const int P = m->parent[L];
         if (m->kind[L] == LINK_SLIDE)
