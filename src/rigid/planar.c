@@ -122,39 +122,50 @@ static inline void rot2(double c, double s, const double *x, double *y)
 
 void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v)
 {
+    static const double zero[3] = {0, 0, 0};
     for (size_t L = 0; L < m->nlink; L++) {
-        int P = m->parent[L];
-        double thP = P < 0 ? 0.0 : d->th[P], thdP = P < 0 ? 0.0 : d->thd[P];
-        const double *pP = P < 0 ? (const double[3]){0, 0, 0} : d->pp + 3 * P;
-        const double *vP = P < 0 ? (const double[2]){0, 0} : d->pv + 2 * P;
-        const double *aP = P < 0 ? (const double[2]){0, 0} : d->pa + 2 * P;
-        double qi = m->nd[L] ? q[m->qadr[L]] : 0.0, vi = m->nd[L] ? v[m->vadr[L]] : 0.0;
-        double cP = P < 0 ? 1.0 : d->cs[2 * P], sP = P < 0 ? 0.0 : d->cs[2 * P + 1], off[2], dir[2] = {0, 0};
-        rot2(cP, sP, m->pl_rT + 3 * L, off);
-        d->th[L] = thP;
-        d->thd[L] = thdP;
+        const int P = m->parent[L];
+        double thP = 0.0, thdP = 0.0, cP = 1.0, sP = 0.0;
+        const double *pP = zero, *vP = zero, *aP = zero;
+        if (P >= 0) {
+            thP = d->th[P];
+            thdP = d->thd[P];
+            cP = d->cs[2 * P];
+            sP = d->cs[2 * P + 1];
+            pP = d->pp + 3 * P;
+            vP = d->pv + 2 * P;
+            aP = d->pa + 2 * P;
+        }
+        const double *rT = m->pl_rT + 3 * L;
+        double off[2] = {cP * rT[0] - sP * rT[1], sP * rT[0] + cP * rT[1]};
+        double *p = d->pp + 3 * L, *pv = d->pv + 2 * L, *pa = d->pa + 2 * L;
+        double th = thP, thd = thdP, c = cP, s = sP; /* a slide or fixed link turns with its parent */
+        double vx = 0.0, vy = 0.0, ax = 0.0, ay = 0.0; /* a slide's own rate terms */
         if (m->kind[L] == LINK_HINGE) {
-            d->th[L] += m->pl_sgn[L] * qi;
-            d->thd[L] += m->pl_sgn[L] * vi;
+            const double sg = m->pl_sgn[L];
+            th += sg * q[m->qadr[L]];
+            thd += sg * v[m->vadr[L]];
+            c = cos(th);
+            s = sin(th);
         } else if (m->kind[L] == LINK_SLIDE) {
-            rot2(cP, sP, m->pl_dir + 2 * L, dir);
+            const double qi = q[m->qadr[L]], vi = v[m->vadr[L]], *u = m->pl_dir + 2 * L;
+            const double dir[2] = {cP * u[0] - sP * u[1], sP * u[0] + cP * u[1]};
             off[0] += dir[0] * qi;
             off[1] += dir[1] * qi;
+            vx = dir[0] * vi;
+            vy = dir[1] * vi;
+            ax = -2.0 * thdP * vy;
+            ay = 2.0 * thdP * vx;
         }
-        double *p = d->pp + 3 * L, *pv = d->pv + 2 * L, *pa = d->pa + 2 * L;
         p[0] = pP[0] + off[0];
         p[1] = pP[1] + off[1];
-        p[2] = pP[2] + m->pl_rT[3 * L + 2];
-        pv[0] = vP[0] - thdP * off[1] + dir[0] * vi;
-        pv[1] = vP[1] + thdP * off[0] + dir[1] * vi;
-        pa[0] = aP[0] - thdP * thdP * off[0] - 2.0 * thdP * dir[1] * vi;
-        pa[1] = aP[1] - thdP * thdP * off[1] + 2.0 * thdP * dir[0] * vi;
-        /* a slide or fixed link turns with its parent */
-        double c = cP, s = sP;
-        if (m->kind[L] == LINK_HINGE) {
-            c = cos(d->th[L]);
-            s = sin(d->th[L]);
-        }
+        p[2] = pP[2] + rT[2];
+        pv[0] = vP[0] - thdP * off[1] + vx;
+        pv[1] = vP[1] + thdP * off[0] + vy;
+        pa[0] = aP[0] - thdP * thdP * off[0] + ax;
+        pa[1] = aP[1] - thdP * thdP * off[1] + ay;
+        d->th[L] = th;
+        d->thd[L] = thd;
         d->cs[2 * L] = c;
         d->cs[2 * L + 1] = s;
     }
