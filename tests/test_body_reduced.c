@@ -212,7 +212,8 @@ static void test_reduced_solve(void **state)
 /* The tree pinned at the stance contact (src/rigid/pinned.c) against the
  * full saddle-point solve (the floating base, the contact rows, the
  * Schur complement), in every phase of every file at random states: the
- * same joint accelerations to 1e-12, the locked joints' zero.  Also at
+ * same joint accelerations to 1e-12, the locked joints' zero, and the
+ * same contact forces (the stance contact's, the locks') to 1e-11.  Also at
  * other parameters (a copy of the rigid model) and with a spring. */
 static void test_pinned_path(void **state)
 {
@@ -245,6 +246,19 @@ static void test_pinned_path(void **state)
                 double scale = 1.0;
                 for (size_t i = 0; i < ni; i++) scale = fmax(scale, fabs(a1[2 + i]));
                 for (size_t i = 0; i < ni; i++) assert_close(a2[i], a1[2 + i], 1e-12 * scale);
+                /* the forces the force events read: the stance contact's
+                 * and each lock's, in the saddle-point solve's rows */
+                double l1[SM_RIGID_MAX_ROWS], l2[SM_RIGID_MAX_ROWS];
+                sm_contact c1[BODY_MAX_CONTACTS], c2[BODY_MAX_CONTACTS];
+                size_t n1 = 0, n2 = 0;
+                assert_status(body_phase_solve(&e, ph, xf, a1, l1, c1, &n1), SM_OK);
+                assert_status(body_reduced_forces(&e, ph, xf, true, l2, c2, &n2), SM_OK);
+                assert_int_equal(n2, n1);
+                const size_t rows = sm_contact_set_rows(e.m, c1, n1);
+                assert_int_equal(sm_contact_set_rows(e.m, c2, n2), rows);
+                double fscale = 1.0;
+                for (size_t i = 0; i < rows; i++) fscale = fmax(fscale, fabs(l1[i]));
+                for (size_t i = 0; i < rows; i++) assert_close(l2[i], l1[i], 1e-11 * fscale);
             }
         }
         sm_registry_close(m);

@@ -191,8 +191,11 @@ typedef struct {
 } sm_rigid_pinned_plan;
 
 bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pinned_plan *plan);
-/* M n x n row-major and bias n (n = plan->n); false if m's planar path is off. */
+/* M n x n row-major and bias n (n = plan->n); false if m's planar path is
+ * off.  force, if not NULL, 3 (n + 1): the world force the contact exerts,
+ * Σ m (ẍ − g) = force[0..2] + Σ_j q̈_j force[3(j+1)..] (the slides' rows of
+ * the saddle-point system's Jᵀλ). */
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
-                              double radius, double *M, double *bias);
+                              double radius, double *M, double *bias, double *force);
 
 #endif

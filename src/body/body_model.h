@@ -249,6 +249,10 @@ void body_unreduce(const body_model *bm, const double *xr, double *xf);
  * where the phase holds it and locks only (sm_rigid_pinned_dynamics), else
  * by body_reduced_accel.  The right-hand side's; no forces. */
 sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd);
+/* body_reduced_accel's forces and contacts (the force events'), by the
+ * pinned path where it applies. */
+sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, bool swept, double *lambda,
+                              sm_contact *cs, size_t *ncs);
 
 /* A callback's state x as a full state: in reduced mode x is expanded into
  * a local full state (on failure the statement `fail` runs). */

@@ -260,6 +260,28 @@ static bool spd_solve(double *A, size_t nf, double *b)
     return true;
 }
 
+/* A direct phase's contacts, the stance contact and locks, without the
+ * anchors (only the projection reads them); their number. */
+static size_t direct_contacts(const body_eval *e, size_t ph, sm_contact *cs)
+{
+    const body_model *bm = e->bm;
+    const body_phase *P = &bm->f->phases[ph];
+    const size_t n = P->n_contacts;
+    for (size_t k = 0; k < n; k++) {
+        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
+        if (P->contacts[k] == bm->f->origin) {
+            stance_contact(e, &cs[k]);
+            continue;
+        }
+        memset(&cs[k], 0, sizeof cs[k]);
+        cs[k].kind = SM_CONTACT_LOCK;
+        cs[k].body = (size_t)bc->body;
+        cs[k].at = body_num_eval(&bc->at, e->p);
+        cs[k].slide_sign = 1;
+    }
+    return n;
+}
+
 /* Phase ph's right-hand side by the reduced equations when its contacts
  * are the stance contact and locks (else the full solve's rows): with the
  * stance rows J = [J_d J_F] (J_d on the slides, J_F on the unlocked
@@ -340,21 +362,7 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     const double ls[BASE] = {Di[0] * r[0] + Di[2] * r[1], Di[1] * r[0] + Di[3] * r[1]};
     sm_contact local[BODY_MAX_CONTACTS];
     if (!cs) cs = local;
-    /* the stance contact and locks, without the anchors (only the
-     * projection reads them) */
-    const size_t n = P->n_contacts;
-    for (size_t k = 0; k < n; k++) {
-        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
-        if (P->contacts[k] == bm->f->origin) {
-            stance_contact(e, &cs[k]);
-            continue;
-        }
-        memset(&cs[k], 0, sizeof cs[k]);
-        cs[k].kind = SM_CONTACT_LOCK;
-        cs[k].body = (size_t)bc->body;
-        cs[k].at = body_num_eval(&bc->at, e->p);
-        cs[k].slide_sign = 1;
-    }
+    const size_t n = direct_contacts(e, ph, cs);
     if (ncs) *ncs = n;
     if (!lambda) return SM_OK;
     for (size_t k = 0, row = 0; k < n; k++) {
@@ -369,28 +377,30 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     return SM_OK;
 }
 
-sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd)
+/* The pinned path in a direct phase: the hinges' accelerations qdd (plan
+ * order, the locked ones 0), and if M, bias, tau and force are not NULL
+ * what the forces need. */
+static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, bool swept, double *qdd, double *M,
+                              double *bias, double *tau, double *force, bool *applied)
 {
+    *applied = false;
     const body_model *bm = e->bm;
-    const size_t nq = bm->nq, nv = bm->nv, ni = nv - BASE;
-    double vdot[SM_RIGID_MAX_V];
-    if (!bm->pinned_ok || !bm->reduced_direct[ph]) {
-        const sm_status st = body_reduced_accel(e, ph, xf, false, vdot, NULL, NULL, NULL);
-        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
-        return st;
+    const size_t nq = bm->nq, n = bm->pinned.n;
+    if (!swept) {
+        const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
+        if (st != SM_OK) return st;
     }
-    const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
-    if (st != SM_OK) return st;
     const body_contact *sc = &bm->f->contacts[bm->f->origin];
     const double radius = sc->kind == SM_CONTACT_ROLL ? body_num_eval(&sc->radius, e->p) : 0.0;
-    const size_t n = bm->pinned.n;
-    double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V], bias[SM_RIGID_MAX_V];
-    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, M, bias)) {
-        const sm_status s2 = body_reduced_accel(e, ph, xf, true, vdot, NULL, NULL, NULL);
-        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
-        return s2;
+    double Ml[SM_RIGID_MAX_V * SM_RIGID_MAX_V], bl[SM_RIGID_MAX_V], tl[SM_RIGID_MAX_V];
+    if (!M) {
+        M = Ml;
+        bias = bl;
+        tau = tl;
     }
-    double tau[SM_RIGID_MAX_V];
+    /* false only with the planar sweeps switched off (tests): the full solve */
+    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, M, bias, force)) return SM_OK;
+    *applied = true;
     body_spring_forces(e, xf, xf + nq, tau);
     const unsigned char *F = bm->pinned_free[ph];
     const size_t nf = bm->pinned_nfree[ph];
@@ -400,7 +410,85 @@ sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *
         for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
     }
     if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
+    memset(qdd, 0, n * sizeof *qdd);
+    for (size_t i = 0; i < nf; i++) qdd[F[i]] = b[i];
+    return SM_OK;
+}
+
+static bool pinned_applies(const body_eval *e, size_t ph)
+{
+    return e->bm->pinned_ok && e->bm->reduced_direct[ph];
+}
+
+sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd)
+{
+    const body_model *bm = e->bm;
+    const size_t ni = bm->nv - BASE;
+    if (!pinned_applies(e, ph)) {
+        double vdot[SM_RIGID_MAX_V];
+        const sm_status st = body_reduced_accel(e, ph, xf, false, vdot, NULL, NULL, NULL);
+        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
+        return st;
+    }
+    double a[SM_RIGID_MAX_V];
+    bool applied;
+    const sm_status st = pinned_solve(e, ph, xf, false, a, NULL, NULL, NULL, NULL, &applied);
+    if (st == SM_OK && !applied) {
+        double vdot[SM_RIGID_MAX_V];
+        const sm_status s2 = body_reduced_accel(e, ph, xf, true, vdot, NULL, NULL, NULL);
+        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
+        return s2;
+    }
+    if (st != SM_OK) return st;
     memset(qdd, 0, ni * sizeof *qdd);
-    for (size_t i = 0; i < nf; i++) qdd[bm->pinned.vadr[F[i]] - BASE] = b[i];
+    for (size_t i = 0; i < bm->pinned.n; i++) qdd[bm->pinned.vadr[i] - BASE] = a[i];
+    return SM_OK;
+}
+
+/* The contact forces in the saddle-point solve's rows: the stance rows
+ * take the whole walker's Σ m (ẍ − g) (the slides' rows of Jᵀλ, J_d = I),
+ * a lock's row its hinge's remainder (M_r q̈ + b_r − τ)_i, since Φᵀ
+ * removes the stance rows and keeps a lock's unit row. */
+sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, bool swept, double *lambda,
+                              sm_contact *cs, size_t *ncs)
+{
+    const body_model *bm = e->bm;
+    if (!pinned_applies(e, ph)) {
+        double vdot[SM_RIGID_MAX_V];
+        return body_reduced_accel(e, ph, xf, swept, vdot, lambda, cs, ncs);
+    }
+    const size_t n = bm->pinned.n;
+    double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    double force[3 * (SM_RIGID_MAX_V + 1)], a[SM_RIGID_MAX_V];
+    bool applied;
+    const sm_status st = pinned_solve(e, ph, xf, swept, a, M, bias, tau, force, &applied);
+    if (st == SM_OK && !applied) {
+        double vdot[SM_RIGID_MAX_V];
+        return body_reduced_accel(e, ph, xf, true, vdot, lambda, cs, ncs);
+    }
+    if (st != SM_OK) return st;
+    double Fx = force[0], Fz = force[2];
+    for (size_t j = 0; j < n; j++) {
+        Fx += a[j] * force[3 * (j + 1)];
+        Fz += a[j] * force[3 * (j + 1) + 2];
+    }
+    sm_contact local[BODY_MAX_CONTACTS];
+    if (!cs) cs = local;
+    const size_t nc = direct_contacts(e, ph, cs);
+    if (ncs) *ncs = nc;
+    if (!lambda) return SM_OK;
+    for (size_t k = 0, row = 0; k < nc; k++) {
+        if (cs[k].kind != SM_CONTACT_LOCK) {
+            lambda[row++] = Fx;
+            lambda[row++] = Fz;
+            continue;
+        }
+        const size_t v = sm_rigid_body_vadr(e->m, cs[k].body);
+        size_t i = 0;
+        while (bm->pinned.vadr[i] != v) i++;
+        double r = bias[i] - tau[v];
+        for (size_t j = 0; j < n; j++) r += M[i * n + j] * a[j];
+        lambda[row++] = r;
+    }
     return SM_OK;
 }

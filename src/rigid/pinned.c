@@ -82,7 +82,7 @@ typedef struct {
 static double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
 
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
-                              double radius, double *M, double *bias)
+                              double radius, double *M, double *bias, double *force)
 {
     if (!m->use_planar) return false;
     const size_t n = plan->n, SL = m->site_link[plan->site];
@@ -137,6 +137,15 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
         }
         const double D[2] = {p[0] - f[0], p[1] - f[1]};
         M0[a] = S->K + dot2(D, S->h);
+    }
+    if (force) {
+        /* Σ m (ẍ − g) = F + Σ_j q̈_j Σ m ∂ẋ/∂q̇_j, a set turning about its
+         * pivot carrying the momentum perp(h) per unit rate */
+        for (int k = 0; k < 3; k++) force[k] = F[0] * m->pl_e1[k] + F[1] * m->pl_e2[k];
+        for (size_t j = 0; j < n; j++) {
+            const double P0 = -(sig[j] * R[j].h[1] + pi[j] * all.h[1]), P1 = sig[j] * R[j].h[0] + pi[j] * all.h[0];
+            for (int k = 0; k < 3; k++) force[3 * (j + 1) + k] = P0 * m->pl_e1[k] + P1 * m->pl_e2[k];
+        }
     }
     for (size_t j = 0; j < n; j++) {
         bias[j] = sig[j] * R[j].T + pi[j] * all.T;
