@@ -102,6 +102,9 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
     }
     bm->reduced = true;
     bm->pinned_ok = sm_rigid_pinned_plan_init(bm->tmpl, (size_t)f->contacts[f->origin].site, &bm->pinned);
+    /* the plan's hinges are the joints after the slides, in order */
+    bm->pinned_ok &= bm->pinned.n == ni;
+    for (size_t i = 0; bm->pinned_ok && i < ni; i++) bm->pinned_ok &= bm->pinned.vadr[i] == BASE + i;
     for (size_t ph = 0; bm->pinned_ok && ph < f->n_phases; ph++) {
         bool locked[SM_RIGID_MAX_V] = {false};
         for (size_t k = 0; k < f->phases[ph].n_contacts; k++) {
@@ -392,7 +395,8 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
     }
     const body_contact *sc = &bm->f->contacts[bm->f->origin];
     const double radius = sc->kind == SM_CONTACT_ROLL ? body_num_eval(&sc->radius, e->p) : 0.0;
-    double Ml[SM_RIGID_MAX_V * SM_RIGID_MAX_V], bl[SM_RIGID_MAX_V], tl[SM_RIGID_MAX_V];
+    /* sized to the walker: a 48 x 48 frame cost the stack probes of 18 KB a call */
+    double Ml[n * n], bl[SM_RIGID_MAX_V], tl[SM_RIGID_MAX_V];
     if (!M) {
         M = Ml;
         bias = bl;
@@ -404,7 +408,7 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
     body_spring_forces(e, xf, xf + nq, tau);
     const unsigned char *F = bm->pinned_free[ph];
     const size_t nf = bm->pinned_nfree[ph];
-    double A[SM_RIGID_MAX_V * SM_RIGID_MAX_V], b[SM_RIGID_MAX_V];
+    double A[nf * nf], b[SM_RIGID_MAX_V];
     for (size_t i = 0; i < nf; i++) {
         b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
         for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
@@ -430,19 +434,15 @@ sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *
         memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
         return st;
     }
-    double a[SM_RIGID_MAX_V];
     bool applied;
-    const sm_status st = pinned_solve(e, ph, xf, false, a, NULL, NULL, NULL, NULL, &applied);
+    const sm_status st = pinned_solve(e, ph, xf, false, qdd, NULL, NULL, NULL, NULL, &applied);
     if (st == SM_OK && !applied) {
         double vdot[SM_RIGID_MAX_V];
         const sm_status s2 = body_reduced_accel(e, ph, xf, true, vdot, NULL, NULL, NULL);
         memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
         return s2;
     }
-    if (st != SM_OK) return st;
-    memset(qdd, 0, ni * sizeof *qdd);
-    for (size_t i = 0; i < bm->pinned.n; i++) qdd[bm->pinned.vadr[i] - BASE] = a[i];
-    return SM_OK;
+    return st;
 }
 
 /* The contact forces in the saddle-point solve's rows: the stance rows
@@ -458,7 +458,7 @@ sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, b
         return body_reduced_accel(e, ph, xf, swept, vdot, lambda, cs, ncs);
     }
     const size_t n = bm->pinned.n;
-    double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
     double force[3 * (SM_RIGID_MAX_V + 1)], a[SM_RIGID_MAX_V];
     bool applied;
     const sm_status st = pinned_solve(e, ph, xf, swept, a, M, bias, tau, force, &applied);
