@@ -182,9 +182,12 @@ sm_rigid_model *sm_rigid_model_view(const sm_rigid_model *m, void *mem, size_t b
  * plan's order (vadr[i]); d holds the planar forward sweep (the slides'
  * rates are not read). */
 typedef struct {
-    size_t site, n;
+    size_t site, n, root;
     size_t link[SM_RIGID_MAX_V], vadr[SM_RIGID_MAX_V];
     bool on_path[SM_RIGID_MAX_V]; /* the hinge is between the contact and the root */
+    /* φ̇_a = sig[a] q̇_a for the hinge's own set, φ̇_0 = Σ pi[a] q̇_a the
+     * whole walker's turn about the contact */
+    double sig[SM_RIGID_MAX_V], pi[SM_RIGID_MAX_V];
     /* nest[a][b]: 1 when the bodies hinge b turns in the re-rooted tree are
      * among those a turns, 2 the other way round, 0 when apart */
     unsigned char nest[SM_RIGID_MAX_V][SM_RIGID_MAX_V];

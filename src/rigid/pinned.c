@@ -61,6 +61,14 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
         }
     }
     if (roots != 1) return false;
+    for (size_t L = 0; L < m->nlink; L++)
+        if (m->parent[L] < 0) plan->root = L;
+    for (size_t a = 0; a < plan->n; a++) {
+        /* a copy of the model keeps the axes, hence the signs */
+        const double sg = m->pl_sgn[plan->link[a]];
+        plan->sig[a] = plan->on_path[a] ? -sg : sg;
+        plan->pi[a] = plan->on_path[a] ? sg : 0.0;
+    }
     for (size_t a = 0; a < plan->n; a++)
         for (size_t b = 0; b < plan->n; b++) {
             bool b_in_a = true, a_in_b = true;
@@ -98,32 +106,20 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
     sm_rigid_planar_composite(m, d, g);
     const double *Cs = d->Ic;
     /* the whole walker about f, from the root's composite */
-    set_sums all = {0};
-    for (size_t L = 0; L < m->nlink; L++) {
-        if (m->parent[L] >= 0) continue;
-        const double *C = Cs + 36 * L, r[2] = {d->pp[3 * L] - f[0], d->pp[3 * L + 1] - f[1]};
-        all.m += C[C_M];
-        all.h[0] += C[C_HX] + C[C_M] * r[0];
-        all.h[1] += C[C_HY] + C[C_M] * r[1];
-        all.K += C[C_K] + 2.0 * (r[0] * C[C_HX] + r[1] * C[C_HY]) + C[C_M] * dot2(r, r);
-        all.T += C[C_T] + r[0] * C[C_FY] - r[1] * C[C_FX];
-    }
-    double F[2] = {0, 0};
-    for (size_t L = 0; L < m->nlink; L++)
-        if (m->parent[L] < 0) {
-            F[0] += Cs[36 * L + C_FX];
-            F[1] += Cs[36 * L + C_FY];
-        }
+    const double *C0 = Cs + 36 * plan->root, r0[2] = {d->pp[3 * plan->root] - f[0], d->pp[3 * plan->root + 1] - f[1]};
+    const set_sums all = {C0[C_M],
+                          {C0[C_HX] + C0[C_M] * r0[0], C0[C_HY] + C0[C_M] * r0[1]},
+                          C0[C_K] + 2.0 * (r0[0] * C0[C_HX] + r0[1] * C0[C_HY]) + C0[C_M] * dot2(r0, r0),
+                          C0[C_T] + r0[0] * C0[C_FY] - r0[1] * C0[C_FX]};
+    const double F[2] = {C0[C_FX], C0[C_FY]}, *sig = plan->sig, *pi = plan->pi;
     set_sums R[SM_RIGID_MAX_V];
-    double sig[SM_RIGID_MAX_V], pi[SM_RIGID_MAX_V], M0[SM_RIGID_MAX_V];
+    double M0[SM_RIGID_MAX_V];
     for (size_t a = 0; a < n; a++) {
         const size_t L = plan->link[a];
-        const double *C = Cs + 36 * L, *p = d->pp + 3 * L, sg = m->pl_sgn[L];
+        const double *C = Cs + 36 * L, *p = d->pp + 3 * L;
         set_sums *S = &R[a];
         if (!plan->on_path[a]) {
             *S = (set_sums){C[C_M], {C[C_HX], C[C_HY]}, C[C_K], C[C_T]};
-            sig[a] = sg;
-            pi[a] = 0.0;
         } else {
             /* the whole walker about p_a less the subtree */
             const double r[2] = {f[0] - p[0], f[1] - p[1]};
@@ -132,8 +128,6 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
             S->h[1] = all.h[1] + all.m * r[1] - C[C_HY];
             S->K = all.K + 2.0 * dot2(r, all.h) + all.m * dot2(r, r) - C[C_K];
             S->T = all.T + r[0] * F[1] - r[1] * F[0] - C[C_T];
-            sig[a] = -sg;
-            pi[a] = sg;
         }
         const double D[2] = {p[0] - f[0], p[1] - f[1]};
         M0[a] = S->K + dot2(D, S->h);
