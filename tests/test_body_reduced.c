@@ -236,7 +236,7 @@ static void test_pinned_path(void **state)
                 for (size_t k = 0; k < m->n_params; k++) p[k] *= 1.1;
             BODY_EVAL_MEM(mem, bm);
             body_eval e;
-            if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) continue;
+            assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
             xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
             body_unreduce(bm, x, xf);
             for (size_t ph = 0; ph < bm->f->n_phases; ph++) {
@@ -263,6 +263,43 @@ static void test_pinned_path(void **state)
         }
         sm_registry_close(m);
     }
+}
+
+/* The compass pinned at its stance foot against its closed form (Goswami,
+ * Thuilot & Espiau 1998, with absolute leg angles θa (stance), θb; hip mass
+ * mh, legs m with their mass b below the hip, length l, a = l − b, the leg
+ * direction d(θ) = (sin θ, 0, −cos θ)):
+ *     M = [(mh + m) l² + m a²,  −m l b cos Δ;  −m l b cos Δ,  m b²],  Δ = θa − θb,
+ *     C q̇ = m l b sin Δ (−θ̇b², θ̇a²),
+ *     G = −g·∂x/∂θ = ((mh l + m (2l − b)) g·d'(θa), −m b g·d'(θb)). */
+static void test_pinned_compass_closed_form(void **state)
+{
+    (void)state;
+    const sm_model *mo = open_ok(variant("compass", "integrate: reduced\n"));
+    const body_model *bm = mo->data;
+    double p[SM_MAX_PARAMS], g[3];
+    sm_model_default_params(mo, p);
+    body_gravity_at(bm->f, p, g);
+    const double mh = 10, m = 5, l = 1, b = 0.5, a = l - b;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    const double ta = 0.2, tb = -0.3, wa = -1.1, wb = 0.7, D = ta - tb;
+    const double q[4] = {0, 0, ta, tb}, v[4] = {0, 0, wa, wb};
+    assert_status(sm_rigid_forward(e.m, e.d, q, v), SM_OK);
+    double M[4], bias[2];
+    assert_true(sm_rigid_pinned_dynamics(e.m, e.d, &bm->pinned, 0.0, M, bias, NULL));
+    const double M11 = (mh + m) * l * l + m * a * a, M12 = -m * l * b * cos(D), M22 = m * b * b;
+    assert_close(M[0], M11, 1e-12 * M11);
+    assert_close(M[1], M12, 1e-12 * M11);
+    assert_close(M[2], M12, 1e-12 * M11);
+    assert_close(M[3], M22, 1e-12 * M11);
+    const double gda = g[0] * cos(ta) + g[2] * sin(ta), gdb = g[0] * cos(tb) + g[2] * sin(tb);
+    const double b1 = -m * l * b * sin(D) * wb * wb + (mh * l + m * (2 * l - b)) * gda;
+    const double b2 = m * l * b * sin(D) * wa * wa - m * b * gdb;
+    assert_close(bias[0], b1, 1e-12 * (1 + fabs(b1)));
+    assert_close(bias[1], b2, 1e-12 * (1 + fabs(b2)));
+    sm_registry_close(mo);
 }
 
 /* What the user sees: the joints' names and rates as the state, the free
@@ -349,6 +386,7 @@ int main(int argc, char **argv)
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve), cmocka_unit_test(test_pinned_path),
+        cmocka_unit_test(test_pinned_compass_closed_form),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };
