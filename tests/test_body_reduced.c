@@ -209,6 +209,99 @@ static void test_reduced_solve(void **state)
     }
 }
 
+/* The tree pinned at the stance contact (src/rigid/pinned.c) against the
+ * full saddle-point solve (the floating base, the contact rows, the
+ * Schur complement), in every phase of every file at random states: the
+ * same joint accelerations to 1e-12, the locked joints' zero, and the
+ * same contact forces (the stance contact's, the locks') to 1e-11.  Also at
+ * other parameters (a copy of the rigid model) and with a spring. */
+static void test_pinned_path(void **state)
+{
+    (void)state;
+    unsigned seed = 12345u;
+    for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
+        const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
+        const body_model *bm = m->data;
+        assert_true(bm->pinned_ok);
+        const size_t ni = bm->n_reduced / 2;
+        for (int trial = 0; trial < 20; trial++) {
+            double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE];
+            sm_model_default_params(m, p);
+            m->guess(x, p, m->data);
+            for (size_t i = 0; i < m->n_state; i++) {
+                seed = seed * 1103515245u + 12345u;
+                x[i] += ((double)(seed >> 8) / (double)(1u << 24) - 0.5) * (i < ni ? 0.6 : 3.0);
+            }
+            if (trial % 2) /* another parameter point: the rigid model is a copy */
+                for (size_t k = 0; k < m->n_params; k++) p[k] *= 1.1;
+            BODY_EVAL_MEM(mem, bm);
+            body_eval e;
+            assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+            xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
+            body_unreduce(bm, x, xf);
+            for (size_t ph = 0; ph < bm->f->n_phases; ph++) {
+                double a1[SM_RIGID_MAX_V], a2[SM_RIGID_MAX_V];
+                assert_status(body_phase_solve(&e, ph, xf, a1, NULL, NULL, NULL), SM_OK);
+                assert_status(body_reduced_joint_accel(&e, ph, xf, a2), SM_OK);
+                double scale = 1.0;
+                for (size_t i = 0; i < ni; i++) scale = fmax(scale, fabs(a1[2 + i]));
+                for (size_t i = 0; i < ni; i++) assert_close(a2[i], a1[2 + i], 1e-12 * scale);
+                /* the forces the force events read: the stance contact's
+                 * and each lock's, in the saddle-point solve's rows */
+                double l1[SM_RIGID_MAX_ROWS], l2[SM_RIGID_MAX_ROWS];
+                sm_contact c1[BODY_MAX_CONTACTS], c2[BODY_MAX_CONTACTS];
+                size_t n1 = 0, n2 = 0;
+                assert_status(body_phase_solve(&e, ph, xf, a1, l1, c1, &n1), SM_OK);
+                assert_status(body_reduced_forces(&e, ph, xf, true, l2, c2, &n2), SM_OK);
+                assert_int_equal(n2, n1);
+                const size_t rows = sm_contact_set_rows(e.m, c1, n1);
+                assert_int_equal(sm_contact_set_rows(e.m, c2, n2), rows);
+                double fscale = 1.0;
+                for (size_t i = 0; i < rows; i++) fscale = fmax(fscale, fabs(l1[i]));
+                for (size_t i = 0; i < rows; i++) assert_close(l2[i], l1[i], 1e-11 * fscale);
+            }
+        }
+        sm_registry_close(m);
+    }
+}
+
+/* The compass pinned at its stance foot against its closed form (Goswami,
+ * Thuilot & Espiau 1998, with absolute leg angles θa (stance), θb; hip mass
+ * mh, legs m with their mass b below the hip, length l, a = l − b, the leg
+ * direction d(θ) = (sin θ, 0, −cos θ)):
+ *     M = [(mh + m) l² + m a²,  −m l b cos Δ;  −m l b cos Δ,  m b²],  Δ = θa − θb,
+ *     C q̇ = m l b sin Δ (−θ̇b², θ̇a²),
+ *     G = −g·∂x/∂θ = ((mh l + m (2l − b)) g·d'(θa), −m b g·d'(θb)). */
+static void test_pinned_compass_closed_form(void **state)
+{
+    (void)state;
+    const sm_model *mo = open_ok(variant("compass", "integrate: reduced\n"));
+    const body_model *bm = mo->data;
+    double p[SM_MAX_PARAMS], g[3];
+    sm_model_default_params(mo, p);
+    body_gravity_at(bm->f, p, g);
+    const double mh = 10, m = 5, l = 1, b = 0.5, a = l - b;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    const double ta = 0.2, tb = -0.3, wa = -1.1, wb = 0.7, D = ta - tb;
+    const double q[4] = {0, 0, ta, tb}, v[4] = {0, 0, wa, wb};
+    assert_status(sm_rigid_forward(e.m, e.d, q, v), SM_OK);
+    double M[4], bias[2];
+    assert_true(sm_rigid_pinned_dynamics(e.m, e.d, &bm->pinned, 0.0, M, bias, NULL));
+    const double M11 = (mh + m) * l * l + m * a * a, M12 = -m * l * b * cos(D), M22 = m * b * b;
+    assert_close(M[0], M11, 1e-12 * M11);
+    assert_close(M[1], M12, 1e-12 * M11);
+    assert_close(M[2], M12, 1e-12 * M11);
+    assert_close(M[3], M22, 1e-12 * M11);
+    const double gda = g[0] * cos(ta) + g[2] * sin(ta), gdb = g[0] * cos(tb) + g[2] * sin(tb);
+    const double b1 = -m * l * b * sin(D) * wb * wb + (mh * l + m * (2 * l - b)) * gda;
+    const double b2 = m * l * b * sin(D) * wa * wa - m * b * gdb;
+    assert_close(bias[0], b1, 1e-12 * (1 + fabs(b1)));
+    assert_close(bias[1], b2, 1e-12 * (1 + fabs(b2)));
+    sm_registry_close(mo);
+}
+
 /* What the user sees: the joints' names and rates as the state, the free
  * list in that state, the base as the last four sample columns equal to
  * the expansion. */
@@ -292,7 +385,8 @@ int main(int argc, char **argv)
     }
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve),
+        cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve), cmocka_unit_test(test_pinned_path),
+        cmocka_unit_test(test_pinned_compass_closed_form),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };

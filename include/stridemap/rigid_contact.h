@@ -171,4 +171,34 @@ void sm_rigid_gravity_set(sm_rigid_model *m, const double g[3]);
  * for a new slope cost a body walker's callback more than its sweep. */
 sm_rigid_model *sm_rigid_model_view(const sm_rigid_model *m, void *mem, size_t bytes);
 
+/* A planar tree of hinges on root slides held at one stance contact (a pin
+ * at a site, or a disk of the given radius centred at the site rolling on
+ * the ground), in the hinges' coordinates alone: the mass matrix M_r and
+ * bias b_r of M_r q̈ + b_r = τ_hinges, with the slides following the
+ * contact (Φᵀ M Φ and Φᵀ(C v + G + M ψ) of the saddle-point system, the
+ * contact forces eliminated).  The plan is the tree re-rooted at the
+ * contact, made once per model topology and site; false when the tree is
+ * not planar with slides only above its hinges.  The hinges are in the
+ * plan's order (vadr[i]); d holds the planar forward sweep (the slides'
+ * rates are not read). */
+typedef struct {
+    size_t site, n, root;
+    size_t link[SM_RIGID_MAX_V], vadr[SM_RIGID_MAX_V];
+    bool on_path[SM_RIGID_MAX_V]; /* the hinge is between the contact and the root */
+    /* φ̇_a = sig[a] q̇_a for the hinge's own set, φ̇_0 = Σ pi[a] q̇_a the
+     * whole walker's turn about the contact */
+    double sig[SM_RIGID_MAX_V], pi[SM_RIGID_MAX_V];
+    /* nest[a][b]: 1 when the bodies hinge b turns in the re-rooted tree are
+     * among those a turns, 2 the other way round, 0 when apart */
+    unsigned char nest[SM_RIGID_MAX_V][SM_RIGID_MAX_V];
+} sm_rigid_pinned_plan;
+
+bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pinned_plan *plan);
+/* M n x n row-major and bias n (n = plan->n); false if m's planar path is
+ * off.  force, if not NULL, 3 (n + 1): the world force the contact exerts,
+ * Σ m (ẍ − g) = force[0..2] + Σ_j q̈_j force[3(j+1)..] (the slides' rows of
+ * the saddle-point system's Jᵀλ). */
+bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
+                              double radius, double *M, double *bias, double *force);
+
 #endif

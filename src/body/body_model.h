@@ -82,6 +82,12 @@ typedef struct {
      * none), and the ground measures' hook they extend */
     int lateral_slot, lat_yaw, lat_roll;
     sm_status (*ground_extra)(sm_workspace *ws, const double *p, const double *x, double *values);
+    /* the tree re-rooted at the stance contact (rigid_contact.h), when the
+     * rigid core can write it: the right-hand side's direct phases */
+    bool pinned_ok;
+    sm_rigid_pinned_plan pinned;
+    unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
+    size_t pinned_nfree[BODY_MAX_PHASES];
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -250,6 +256,15 @@ void body_reduce(const body_model *bm, const double *xf, double *xr);
 sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bool swept, double *vdot,
                              double *lambda, sm_contact *c, size_t *nc);
 void body_unreduce(const body_model *bm, const double *xr, double *xf);
+/* The joints' accelerations qdd[nv − 2] (locked ones 0) at the full state
+ * xf (base at rest) in phase ph: by the tree pinned at the stance contact
+ * where the phase holds it and locks only (sm_rigid_pinned_dynamics), else
+ * by body_reduced_accel.  The right-hand side's; no forces. */
+sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd);
+/* body_reduced_accel's forces and contacts (the force events'), by the
+ * pinned path where it applies. */
+sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, bool swept, double *lambda,
+                              sm_contact *cs, size_t *ncs);
 
 /* A callback's state x as a full state: in reduced mode x is expanded into
  * a local full state (on failure the statement `fail` runs). */

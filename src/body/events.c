@@ -90,8 +90,7 @@ static bool state_force(event_state *s, int k, double *normal, double *tangentia
     if (!s->solved) {
         /* a gap or height event before it has swept at x already (McGeer's
          * walker: a second sweep was 4 % of its stride) */
-        double vdot[SM_RIGID_MAX_V];
-        s->solve_ok = (s->bm->reduced ? body_reduced_accel(&s->e, s->ph, s->x, s->swept, vdot, s->lambda, s->c, &s->nc)
+        s->solve_ok = (s->bm->reduced ? body_reduced_forces(&s->e, s->ph, s->x, s->swept, s->lambda, s->c, &s->nc)
                        : s->swept     ? body_phase_solve_swept(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)
                                       : body_phase_solve(&s->e, s->ph, s->x, NULL, s->lambda, s->c, &s->nc)) == SM_OK;
         s->solved = true;

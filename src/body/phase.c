@@ -16,13 +16,12 @@ static int phase_rhs(size_t ph, const double *x, double *xd, const double *p, co
          * not depend on where the base is, nor on its velocity (a uniform
          * boost of a walker on flat ground changes no acceleration) */
         const size_t ni = bm->n_reduced / 2;
-        double xf[SM_MAX_STATE], vdot[SM_RIGID_MAX_V];
+        double xf[SM_MAX_STATE];
         xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
         body_unreduce(bm, x, xf);
-        const sm_status st = body_reduced_accel(&e, ph, xf, false, vdot, NULL, NULL, NULL);
+        const sm_status st = body_reduced_joint_accel(&e, ph, xf, xd + ni);
         if (st != SM_OK) return SM_CALLBACK_STATUS(st);
         memcpy(xd, x + ni, ni * sizeof *xd);
-        memcpy(xd + ni, vdot + (bm->nv - ni), ni * sizeof *xd);
         return 0;
     }
     const sm_status st = body_phase_solve(&e, ph, x, xd + bm->nq, NULL, NULL, NULL);

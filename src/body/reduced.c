@@ -101,6 +101,20 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         }
     }
     bm->reduced = true;
+    bm->pinned_ok = sm_rigid_pinned_plan_init(bm->tmpl, (size_t)f->contacts[f->origin].site, &bm->pinned);
+    /* the plan's hinges are the joints after the slides, in order */
+    bm->pinned_ok &= bm->pinned.n == ni;
+    for (size_t i = 0; bm->pinned_ok && i < ni; i++) bm->pinned_ok &= bm->pinned.vadr[i] == BASE + i;
+    for (size_t ph = 0; bm->pinned_ok && ph < f->n_phases; ph++) {
+        bool locked[SM_RIGID_MAX_V] = {false};
+        for (size_t k = 0; k < f->phases[ph].n_contacts; k++) {
+            const body_contact *bc = &f->contacts[f->phases[ph].contacts[k]];
+            if (bc->kind == SM_CONTACT_LOCK) locked[sm_rigid_body_vadr(bm->tmpl, (size_t)bc->body)] = true;
+        }
+        bm->pinned_nfree[ph] = 0;
+        for (size_t i = 0; i < bm->pinned.n; i++)
+            if (!locked[bm->pinned.vadr[i]]) bm->pinned_free[ph][bm->pinned_nfree[ph]++] = (unsigned char)i;
+    }
     bm->events_read_base_rates = false;
     for (size_t ph = 0; ph < f->n_phases; ph++)
         for (size_t k = 0; k < f->phases[ph].n_events; k++) {
@@ -177,11 +191,14 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
         q[0] = -pos[0];
         q[1] = -pos[2];
     }
+    if (!rates) {
+        sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
+        return SM_OK;
+    }
     /* the rows depend on q alone, and the slides only translate: J at base 0 */
     double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
     if (sm_contact_jacobian(e->m, e->d, &c, 1, J, Jdv, NULL) != BASE) return SM_BAD_STATE;
     sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
-    if (!rates) return SM_OK;
     double b[BASE];
     for (size_t r = 0; r < BASE; r++) b[r] = -sm_dense_dot(J + r * nv + BASE, v + BASE, nv - BASE);
     /* J_d is the identity for a pin, and for a roll's rows too; solved all
@@ -206,6 +223,66 @@ sm_status body_expand_at(const body_model *bm, const double *p, const double *xr
     body_eval e;
     const sm_status st = body_eval_init(&e, bm, p, mem, NULL, 0);
     return st != SM_OK ? st : body_expand(&e, xr, xf);
+}
+
+/* Solves A x = b in place (x in b) for A symmetric positive definite, its
+ * lower triangle read and overwritten by the Cholesky factor; false when
+ * a pivot is not positive. */
+static bool spd_solve(double *A, size_t nf, double *b)
+{
+    if (nf == 2) { /* the compass's two legs: Cramer's rule, a third of the factor's cost */
+        const double det = A[0] * A[3] - A[2] * A[2];
+        if (!(A[0] > 0 && det > 0)) return false;
+        const double x0 = (A[3] * b[0] - A[2] * b[1]) / det;
+        b[1] = (A[0] * b[1] - A[2] * b[0]) / det;
+        b[0] = x0;
+        return true;
+    }
+    for (size_t j = 0; j < nf; j++) {
+        double s = A[j * nf + j];
+        for (size_t k = 0; k < j; k++) s -= A[j * nf + k] * A[j * nf + k];
+        if (!(s > 0)) return false;
+        const double l = sqrt(s);
+        A[j * nf + j] = l;
+        for (size_t i = j + 1; i < nf; i++) {
+            double t = A[i * nf + j];
+            for (size_t k = 0; k < j; k++) t -= A[i * nf + k] * A[j * nf + k];
+            A[i * nf + j] = t / l;
+        }
+    }
+    for (size_t i = 0; i < nf; i++) {
+        double s = b[i];
+        for (size_t k = 0; k < i; k++) s -= A[i * nf + k] * b[k];
+        b[i] = s / A[i * nf + i];
+    }
+    for (size_t i = nf; i-- > 0;) {
+        double s = b[i];
+        for (size_t k = i + 1; k < nf; k++) s -= A[k * nf + i] * b[k];
+        b[i] = s / A[i * nf + i];
+    }
+    return true;
+}
+
+/* A direct phase's contacts, the stance contact and locks, without the
+ * anchors (only the projection reads them); their number. */
+static size_t direct_contacts(const body_eval *e, size_t ph, sm_contact *cs)
+{
+    const body_model *bm = e->bm;
+    const body_phase *P = &bm->f->phases[ph];
+    const size_t n = P->n_contacts;
+    for (size_t k = 0; k < n; k++) {
+        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
+        if (P->contacts[k] == bm->f->origin) {
+            stance_contact(e, &cs[k]);
+            continue;
+        }
+        memset(&cs[k], 0, sizeof cs[k]);
+        cs[k].kind = SM_CONTACT_LOCK;
+        cs[k].body = (size_t)bc->body;
+        cs[k].at = body_num_eval(&bc->at, e->p);
+        cs[k].slide_sign = 1;
+    }
+    return n;
 }
 
 /* Phase ph's right-hand side by the reduced equations when its contacts
@@ -271,29 +348,7 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
         b[i] = y[BASE + i] - G[i] * y[0] - G[nf + i] * y[1];
         for (size_t j = 0; j <= i; j++) A[i * nf + j] = W[(BASE + i) * nf + j] - G[i] * W[j] - G[nf + i] * W[nf + j];
     }
-    /* Cholesky A = L Lᵀ in the lower triangle, then the two substitutions */
-    for (size_t j = 0; j < nf; j++) {
-        double s = A[j * nf + j];
-        for (size_t k = 0; k < j; k++) s -= A[j * nf + k] * A[j * nf + k];
-        if (!(s > 0)) return SM_SINGULAR_CONSTRAINTS;
-        const double l = sqrt(s);
-        A[j * nf + j] = l;
-        for (size_t i = j + 1; i < nf; i++) {
-            double t = A[i * nf + j];
-            for (size_t k = 0; k < j; k++) t -= A[i * nf + k] * A[j * nf + k];
-            A[i * nf + j] = t / l;
-        }
-    }
-    for (size_t i = 0; i < nf; i++) {
-        double s = b[i];
-        for (size_t k = 0; k < i; k++) s -= A[i * nf + k] * b[k];
-        b[i] = s / A[i * nf + i];
-    }
-    for (size_t i = nf; i-- > 0;) {
-        double s = b[i];
-        for (size_t k = i + 1; k < nf; k++) s -= A[k * nf + i] * b[k];
-        b[i] = s / A[i * nf + i];
-    }
+    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
     memset(vdot, 0, nv * sizeof *vdot);
     for (size_t f = 0; f < nf; f++) vdot[F[f]] = b[f];
     for (size_t r = 0; r < BASE; r++) {
@@ -310,21 +365,7 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     const double ls[BASE] = {Di[0] * r[0] + Di[2] * r[1], Di[1] * r[0] + Di[3] * r[1]};
     sm_contact local[BODY_MAX_CONTACTS];
     if (!cs) cs = local;
-    /* the stance contact and locks, without the anchors (only the
-     * projection reads them) */
-    const size_t n = P->n_contacts;
-    for (size_t k = 0; k < n; k++) {
-        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
-        if (P->contacts[k] == bm->f->origin) {
-            stance_contact(e, &cs[k]);
-            continue;
-        }
-        memset(&cs[k], 0, sizeof cs[k]);
-        cs[k].kind = SM_CONTACT_LOCK;
-        cs[k].body = (size_t)bc->body;
-        cs[k].at = body_num_eval(&bc->at, e->p);
-        cs[k].slide_sign = 1;
-    }
+    const size_t n = direct_contacts(e, ph, cs);
     if (ncs) *ncs = n;
     if (!lambda) return SM_OK;
     for (size_t k = 0, row = 0; k < n; k++) {
@@ -335,6 +376,119 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
             const size_t i = sm_rigid_body_vadr(e->m, cs[k].body);
             lambda[row++] = r[i] - J[i] * ls[0] - J[nv + i] * ls[1];
         }
+    }
+    return SM_OK;
+}
+
+/* The pinned path in a direct phase: the hinges' accelerations qdd (plan
+ * order, the locked ones 0), and if M, bias, tau and force are not NULL
+ * what the forces need. */
+static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, bool swept, double *qdd, double *M,
+                              double *bias, double *tau, double *force, bool *applied)
+{
+    *applied = false;
+    const body_model *bm = e->bm;
+    const size_t nq = bm->nq, n = bm->pinned.n;
+    if (!swept) {
+        const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
+        if (st != SM_OK) return st;
+    }
+    const body_contact *sc = &bm->f->contacts[bm->f->origin];
+    const double radius = sc->kind == SM_CONTACT_ROLL ? body_num_eval(&sc->radius, e->p) : 0.0;
+    /* sized to the walker: a 48 x 48 frame cost the stack probes of 18 KB a call */
+    double Ml[n * n], bl[SM_RIGID_MAX_V], tl[SM_RIGID_MAX_V];
+    if (!M) {
+        M = Ml;
+        bias = bl;
+        tau = tl;
+    }
+    /* false only with the planar sweeps switched off (tests): the full solve */
+    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, M, bias, force)) return SM_OK;
+    *applied = true;
+    body_spring_forces(e, xf, xf + nq, tau);
+    const unsigned char *F = bm->pinned_free[ph];
+    const size_t nf = bm->pinned_nfree[ph];
+    double A[nf * nf], b[SM_RIGID_MAX_V];
+    for (size_t i = 0; i < nf; i++) {
+        b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
+        for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
+    }
+    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
+    memset(qdd, 0, n * sizeof *qdd);
+    for (size_t i = 0; i < nf; i++) qdd[F[i]] = b[i];
+    return SM_OK;
+}
+
+static bool pinned_applies(const body_eval *e, size_t ph)
+{
+    return e->bm->pinned_ok && e->bm->reduced_direct[ph];
+}
+
+sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd)
+{
+    const body_model *bm = e->bm;
+    const size_t ni = bm->nv - BASE;
+    if (!pinned_applies(e, ph)) {
+        double vdot[SM_RIGID_MAX_V];
+        const sm_status st = body_reduced_accel(e, ph, xf, false, vdot, NULL, NULL, NULL);
+        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
+        return st;
+    }
+    bool applied;
+    const sm_status st = pinned_solve(e, ph, xf, false, qdd, NULL, NULL, NULL, NULL, &applied);
+    if (st == SM_OK && !applied) {
+        double vdot[SM_RIGID_MAX_V];
+        const sm_status s2 = body_reduced_accel(e, ph, xf, true, vdot, NULL, NULL, NULL);
+        memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
+        return s2;
+    }
+    return st;
+}
+
+/* The contact forces in the saddle-point solve's rows: the stance rows
+ * take the whole walker's Σ m (ẍ − g) (the slides' rows of Jᵀλ, J_d = I),
+ * a lock's row its hinge's remainder (M_r q̈ + b_r − τ)_i, since Φᵀ
+ * removes the stance rows and keeps a lock's unit row. */
+sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, bool swept, double *lambda,
+                              sm_contact *cs, size_t *ncs)
+{
+    const body_model *bm = e->bm;
+    if (!pinned_applies(e, ph)) {
+        double vdot[SM_RIGID_MAX_V];
+        return body_reduced_accel(e, ph, xf, swept, vdot, lambda, cs, ncs);
+    }
+    const size_t n = bm->pinned.n;
+    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    double force[3 * (SM_RIGID_MAX_V + 1)], a[SM_RIGID_MAX_V];
+    bool applied;
+    const sm_status st = pinned_solve(e, ph, xf, swept, a, M, bias, tau, force, &applied);
+    if (st == SM_OK && !applied) {
+        double vdot[SM_RIGID_MAX_V];
+        return body_reduced_accel(e, ph, xf, true, vdot, lambda, cs, ncs);
+    }
+    if (st != SM_OK) return st;
+    double Fx = force[0], Fz = force[2];
+    for (size_t j = 0; j < n; j++) {
+        Fx += a[j] * force[3 * (j + 1)];
+        Fz += a[j] * force[3 * (j + 1) + 2];
+    }
+    sm_contact local[BODY_MAX_CONTACTS];
+    if (!cs) cs = local;
+    const size_t nc = direct_contacts(e, ph, cs);
+    if (ncs) *ncs = nc;
+    if (!lambda) return SM_OK;
+    for (size_t k = 0, row = 0; k < nc; k++) {
+        if (cs[k].kind != SM_CONTACT_LOCK) {
+            lambda[row++] = Fx;
+            lambda[row++] = Fz;
+            continue;
+        }
+        const size_t v = sm_rigid_body_vadr(e->m, cs[k].body);
+        size_t i = 0;
+        while (bm->pinned.vadr[i] != v) i++;
+        double r = bias[i] - tau[v];
+        for (size_t j = 0; j < n; j++) r += M[i * n + j] * a[j];
+        lambda[row++] = r;
     }
     return SM_OK;
 }

@@ -26,10 +26,17 @@ static void axis_angle(const double *a, double th, double *R)
 
 sm_status sm_rigid_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v)
 {
-    for (size_t i = 0; i < m->nq; i++)
-        if (!isfinite(q[i])) return SM_BAD_STATE;
-    for (size_t i = 0; i < m->nv; i++)
-        if (!isfinite(v[i])) return SM_BAD_STATE;
+    /* one test on the sum (a NaN or an infinity makes it non-finite), each
+     * value only when it fails: the checks cost a fifth of a planar sweep */
+    double sum = 0.0;
+    for (size_t i = 0; i < m->nq; i++) sum += q[i];
+    for (size_t i = 0; i < m->nv; i++) sum += v[i];
+    if (!isfinite(sum)) {
+        for (size_t i = 0; i < m->nq; i++)
+            if (!isfinite(q[i])) return SM_BAD_STATE;
+        for (size_t i = 0; i < m->nv; i++)
+            if (!isfinite(v[i])) return SM_BAD_STATE;
+    }
     if (m->use_planar) {
         sm_rigid_planar_forward(m, d, q, v);
         return SM_OK;

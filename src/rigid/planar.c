@@ -122,39 +122,50 @@ static inline void rot2(double c, double s, const double *x, double *y)
 
 void sm_rigid_planar_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *q, const double *v)
 {
+    static const double zero[3] = {0, 0, 0};
     for (size_t L = 0; L < m->nlink; L++) {
-        int P = m->parent[L];
-        double thP = P < 0 ? 0.0 : d->th[P], thdP = P < 0 ? 0.0 : d->thd[P];
-        const double *pP = P < 0 ? (const double[3]){0, 0, 0} : d->pp + 3 * P;
-        const double *vP = P < 0 ? (const double[2]){0, 0} : d->pv + 2 * P;
-        const double *aP = P < 0 ? (const double[2]){0, 0} : d->pa + 2 * P;
-        double qi = m->nd[L] ? q[m->qadr[L]] : 0.0, vi = m->nd[L] ? v[m->vadr[L]] : 0.0;
-        double cP = P < 0 ? 1.0 : d->cs[2 * P], sP = P < 0 ? 0.0 : d->cs[2 * P + 1], off[2], dir[2] = {0, 0};
-        rot2(cP, sP, m->pl_rT + 3 * L, off);
-        d->th[L] = thP;
-        d->thd[L] = thdP;
+        const int P = m->parent[L];
+        double thP = 0.0, thdP = 0.0, cP = 1.0, sP = 0.0;
+        const double *pP = zero, *vP = zero, *aP = zero;
+        if (P >= 0) {
+            thP = d->th[P];
+            thdP = d->thd[P];
+            cP = d->cs[2 * P];
+            sP = d->cs[2 * P + 1];
+            pP = d->pp + 3 * P;
+            vP = d->pv + 2 * P;
+            aP = d->pa + 2 * P;
+        }
+        const double *rT = m->pl_rT + 3 * L;
+        double off[2] = {cP * rT[0] - sP * rT[1], sP * rT[0] + cP * rT[1]};
+        double *p = d->pp + 3 * L, *pv = d->pv + 2 * L, *pa = d->pa + 2 * L;
+        double th = thP, thd = thdP, c = cP, s = sP; /* a slide or fixed link turns with its parent */
+        double vx = 0.0, vy = 0.0, ax = 0.0, ay = 0.0; /* a slide's own rate terms */
         if (m->kind[L] == LINK_HINGE) {
-            d->th[L] += m->pl_sgn[L] * qi;
-            d->thd[L] += m->pl_sgn[L] * vi;
+            const double sg = m->pl_sgn[L];
+            th += sg * q[m->qadr[L]];
+            thd += sg * v[m->vadr[L]];
+            c = cos(th);
+            s = sin(th);
         } else if (m->kind[L] == LINK_SLIDE) {
-            rot2(cP, sP, m->pl_dir + 2 * L, dir);
+            const double qi = q[m->qadr[L]], vi = v[m->vadr[L]], *u = m->pl_dir + 2 * L;
+            const double dir[2] = {cP * u[0] - sP * u[1], sP * u[0] + cP * u[1]};
             off[0] += dir[0] * qi;
             off[1] += dir[1] * qi;
+            vx = dir[0] * vi;
+            vy = dir[1] * vi;
+            ax = -2.0 * thdP * vy;
+            ay = 2.0 * thdP * vx;
         }
-        double *p = d->pp + 3 * L, *pv = d->pv + 2 * L, *pa = d->pa + 2 * L;
         p[0] = pP[0] + off[0];
         p[1] = pP[1] + off[1];
-        p[2] = pP[2] + m->pl_rT[3 * L + 2];
-        pv[0] = vP[0] - thdP * off[1] + dir[0] * vi;
-        pv[1] = vP[1] + thdP * off[0] + dir[1] * vi;
-        pa[0] = aP[0] - thdP * thdP * off[0] - 2.0 * thdP * dir[1] * vi;
-        pa[1] = aP[1] - thdP * thdP * off[1] + 2.0 * thdP * dir[0] * vi;
-        /* a slide or fixed link turns with its parent */
-        double c = cP, s = sP;
-        if (m->kind[L] == LINK_HINGE) {
-            c = cos(d->th[L]);
-            s = sin(d->th[L]);
-        }
+        p[2] = pP[2] + rT[2];
+        pv[0] = vP[0] - thdP * off[1] + vx;
+        pv[1] = vP[1] + thdP * off[0] + vy;
+        pa[0] = aP[0] - thdP * thdP * off[0] + ax;
+        pa[1] = aP[1] - thdP * thdP * off[1] + ay;
+        d->th[L] = th;
+        d->thd[L] = thd;
         d->cs[2 * L] = c;
         d->cs[2 * L + 1] = s;
     }
@@ -234,36 +245,38 @@ static void point_acc0(const sm_rigid_data *d, size_t L, const double *x, double
  *     bias_k = s_k T_k (hinge), a_k·F_k (slide).
  * Moments about each link's own origin keep the terms the size of the
  * subtree, not of its distance from the world origin. */
-enum { C_M, C_HX, C_HY, C_K, C_FX, C_FY, C_T, C_AX, C_AY };
 
-static inline void composite(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias)
+static inline void accumulate(const sm_rigid_model *m, sm_rigid_data *d, const double g[2], bool M, bool bias,
+                              bool dirs)
 {
-    const size_t nv = m->nv, n = m->nlink;
-    double g[2];
-    split(m, m->gravity, g, 2);
+    const size_t n = m->nlink;
     double *Cs = d->Ic; /* 36 per link, unused by the planar path otherwise */
-    for (size_t L = 0; L < n; L++) memset(Cs + 36 * L, 0, (C_T + 1) * sizeof *Cs);
+    for (size_t L = 0; L < n; L++)
+        for (int k = 0; k <= C_T; k++) Cs[36 * L + k] = 0.0;
     for (size_t L = n; L-- > 0;) {
         double *C = Cs + 36 * L, x[2];
         const double mass = m->mass[L], *p = d->pp + 3 * L;
-        point2(d, L, m->pl_com + 3 * L, x);
-        const double X[2] = {x[0] - p[0], x[1] - p[1]};
-        C[C_M] += mass;
-        if (M) {
-            C[C_HX] += mass * X[0];
-            C[C_HY] += mass * X[1];
-            C[C_K] += mass * (X[0] * X[0] + X[1] * X[1]) + m->pl_In[L];
-        }
-        if (bias) {
-            double a[2];
-            point_acc0(d, L, x, a);
-            const double f[2] = {mass * (a[0] - g[0]), mass * (a[1] - g[1])};
-            C[C_FX] += f[0];
-            C[C_FY] += f[1];
-            C[C_T] += X[0] * f[1] - X[1] * f[0];
+        /* a massless link (a base's first slide) adds nothing of its own */
+        if (mass != 0.0 || m->pl_In[L] != 0.0) {
+            point2(d, L, m->pl_com + 3 * L, x);
+            const double X[2] = {x[0] - p[0], x[1] - p[1]};
+            C[C_M] += mass;
+            if (M) {
+                C[C_HX] += mass * X[0];
+                C[C_HY] += mass * X[1];
+                C[C_K] += mass * (X[0] * X[0] + X[1] * X[1]) + m->pl_In[L];
+            }
+            if (bias) {
+                double a[2];
+                point_acc0(d, L, x, a);
+                const double f[2] = {mass * (a[0] - g[0]), mass * (a[1] - g[1])};
+                C[C_FX] += f[0];
+                C[C_FY] += f[1];
+                C[C_T] += X[0] * f[1] - X[1] * f[0];
+            }
         }
         const int P = m->parent[L];
-        if (m->kind[L] == LINK_SLIDE)
+        if (dirs && m->kind[L] == LINK_SLIDE)
             rot2(P < 0 ? 1.0 : d->cs[2 * P], P < 0 ? 0.0 : d->cs[2 * P + 1], m->pl_dir + 2 * L, C + C_AX);
         if (P < 0) continue;
         double *CP = Cs + 36 * P;
@@ -280,6 +293,20 @@ static inline void composite(const sm_rigid_model *m, sm_rigid_data *d, double *
             CP[C_T] += C[C_T] + r[0] * C[C_FY] - r[1] * C[C_FX];
         }
     }
+}
+
+void sm_rigid_planar_composite(const sm_rigid_model *m, sm_rigid_data *d, const double g[2])
+{
+    accumulate(m, d, g, true, true, false);
+}
+
+static inline void composite(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias)
+{
+    const size_t nv = m->nv, n = m->nlink;
+    double g[2];
+    split(m, m->gravity, g, 2);
+    accumulate(m, d, g, M != NULL, bias != NULL, true);
+    const double *Cs = d->Ic;
     if (M) memset(M, 0, nv * nv * sizeof *M);
     for (size_t k = 0; k < n; k++) {
         if (m->kind[k] != LINK_HINGE && m->kind[k] != LINK_SLIDE) continue;

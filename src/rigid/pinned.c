@@ -1,0 +1,165 @@
+/* A planar tree held at its stance contact, in its hinges' coordinates
+ * (rigid_contact.h): the tree re-rooted at the contact, as a pinned chain
+ * is written by hand, so that the reduced equations cost one pass over the
+ * links instead of the full M, the contact rows and Φᵀ M Φ.
+ *
+ * With the contact point f at rest (a roll's lowest point has zero
+ * velocity), hinge j moves a point x on link L at
+ *     s_j ([j above L] perp(x − p_j) − [j above the contact] perp(f − p_j)),
+ * the slides taking up whatever the contact asks.  So a hinge off the path
+ * from the contact to the root turns its subtree about p_j at s_j q̇_j, as in
+ * the tree; a hinge on the path turns the whole walker about f at s_j q̇_j
+ * and everything outside its subtree (its subtree in the re-rooted tree)
+ * back about p_j at −s_j q̇_j.  In the re-rooted coordinates φ (φ_0 the
+ * whole walker about f, φ_a the set R_a about p_a, φ̇ = T q̇), the tree's
+ * composite formula holds (Featherstone 2008, §6.2): for R_b ⊆ R_a,
+ *     M_φ(a, b) = K_b + (p_b − p_a)·h_b,   b_φ(a) = T_a,
+ * K, h, T of R_b about p_b, and 0 for disjoint sets; then M_r = Tᵀ M_φ T,
+ * b_r = Tᵀ b_φ.  R_a of a path hinge is the whole walker less the subtree,
+ * both about p_a.  At q̈ = 0 the anchor (the pin's site, the disk's centre)
+ * has zero acceleration, the slides' share of every body's: the d'Alembert
+ * forces take gravity shifted by the anchor's velocity-product
+ * acceleration in the tree with the slides at rest. */
+#include <string.h>
+
+#include "rigid_internal.h"
+#include "stridemap/rigid_contact.h"
+
+/* Link L lies in the subtree of link a. */
+static bool below(const sm_rigid_model *m, size_t L, size_t a)
+{
+    for (int j = (int)L; j >= 0; j = m->parent[j])
+        if ((size_t)j == a) return true;
+    return false;
+}
+
+static bool in_set(const sm_rigid_model *m, const sm_rigid_pinned_plan *plan, size_t i, size_t L)
+{
+    return below(m, L, plan->link[i]) != plan->on_path[i];
+}
+
+bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pinned_plan *plan)
+{
+    if (!m->planar || site >= m->nsite) return false;
+    memset(plan, 0, sizeof *plan);
+    plan->site = site;
+    size_t roots = 0;
+    for (size_t L = 0; L < m->nlink; L++) {
+        const int P = m->parent[L];
+        roots += P < 0;
+        if (m->kind[L] == LINK_SLIDE) {
+            /* the slides only translate the whole tree */
+            if (P >= 0 && m->kind[P] != LINK_SLIDE) return false;
+        } else if (m->kind[L] == LINK_HINGE) {
+            if (plan->n == SM_RIGID_MAX_V) return false;
+            plan->link[plan->n] = L;
+            plan->vadr[plan->n] = m->vadr[L];
+            plan->on_path[plan->n] = below(m, m->site_link[site], L);
+            plan->n++;
+        } else if (m->kind[L] != LINK_FIXED) {
+            return false;
+        }
+    }
+    if (roots != 1) return false;
+    for (size_t L = 0; L < m->nlink; L++)
+        if (m->parent[L] < 0) plan->root = L;
+    for (size_t a = 0; a < plan->n; a++) {
+        /* a copy of the model keeps the axes, hence the signs */
+        const double sg = m->pl_sgn[plan->link[a]];
+        plan->sig[a] = plan->on_path[a] ? -sg : sg;
+        plan->pi[a] = plan->on_path[a] ? sg : 0.0;
+    }
+    for (size_t a = 0; a < plan->n; a++)
+        for (size_t b = 0; b < plan->n; b++) {
+            bool b_in_a = true, a_in_b = true;
+            for (size_t L = 0; L < m->nlink; L++) {
+                const bool ia = in_set(m, plan, a, L), ib = in_set(m, plan, b, L);
+                b_in_a &= !ib || ia;
+                a_in_b &= !ia || ib;
+            }
+            plan->nest[a][b] = b_in_a ? 1 : a_in_b ? 2 : 0;
+        }
+    return true;
+}
+
+/* A set's mass, h, K and T about its pivot. */
+typedef struct {
+    double m, h[2], K, T;
+} set_sums;
+
+static double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
+
+bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
+                              double radius, double *M, double *bias, double *force)
+{
+    if (!m->use_planar) return false;
+    const size_t n = plan->n, SL = m->site_link[plan->site];
+    const double *u = m->pl_site + 3 * plan->site, c = d->cs[2 * SL], s = d->cs[2 * SL + 1];
+    const double *pL = d->pp + 3 * SL;
+    const double X[2] = {c * u[0] - s * u[1], s * u[0] + c * u[1]}, w2 = d->thd[SL] * d->thd[SL];
+    /* the anchor's acceleration at v̇ = 0 joins gravity; f is the point at rest */
+    const double g[2] = {m->gravity[0] * m->pl_e1[0] + m->gravity[1] * m->pl_e1[1] + m->gravity[2] * m->pl_e1[2] +
+                              d->pa[2 * SL] - w2 * X[0],
+                          m->gravity[0] * m->pl_e2[0] + m->gravity[1] * m->pl_e2[1] + m->gravity[2] * m->pl_e2[2] +
+                              d->pa[2 * SL + 1] - w2 * X[1]};
+    const double f[2] = {pL[0] + X[0] - radius * m->pl_e1[2], pL[1] + X[1] - radius * m->pl_e2[2]};
+    sm_rigid_planar_composite(m, d, g);
+    const double *Cs = d->Ic;
+    /* the whole walker about f, from the root's composite */
+    const double *C0 = Cs + 36 * plan->root, r0[2] = {d->pp[3 * plan->root] - f[0], d->pp[3 * plan->root + 1] - f[1]};
+    const set_sums all = {C0[C_M],
+                          {C0[C_HX] + C0[C_M] * r0[0], C0[C_HY] + C0[C_M] * r0[1]},
+                          C0[C_K] + 2.0 * (r0[0] * C0[C_HX] + r0[1] * C0[C_HY]) + C0[C_M] * dot2(r0, r0),
+                          C0[C_T] + r0[0] * C0[C_FY] - r0[1] * C0[C_FX]};
+    const double F[2] = {C0[C_FX], C0[C_FY]}, *sig = plan->sig, *pi = plan->pi;
+    set_sums R[SM_RIGID_MAX_V];
+    double M0[SM_RIGID_MAX_V];
+    for (size_t a = 0; a < n; a++) {
+        const size_t L = plan->link[a];
+        const double *C = Cs + 36 * L, *p = d->pp + 3 * L;
+        set_sums *S = &R[a];
+        if (!plan->on_path[a]) {
+            *S = (set_sums){C[C_M], {C[C_HX], C[C_HY]}, C[C_K], C[C_T]};
+        } else {
+            /* the whole walker about p_a less the subtree */
+            const double r[2] = {f[0] - p[0], f[1] - p[1]};
+            S->m = all.m - C[C_M];
+            S->h[0] = all.h[0] + all.m * r[0] - C[C_HX];
+            S->h[1] = all.h[1] + all.m * r[1] - C[C_HY];
+            S->K = all.K + 2.0 * dot2(r, all.h) + all.m * dot2(r, r) - C[C_K];
+            S->T = all.T + r[0] * F[1] - r[1] * F[0] - C[C_T];
+        }
+        const double D[2] = {p[0] - f[0], p[1] - f[1]};
+        M0[a] = S->K + dot2(D, S->h);
+    }
+    if (force) {
+        /* Σ m (ẍ − g) = F + Σ_j q̈_j Σ m ∂ẋ/∂q̇_j, a set turning about its
+         * pivot carrying the momentum perp(h) per unit rate */
+        for (int k = 0; k < 3; k++) force[k] = F[0] * m->pl_e1[k] + F[1] * m->pl_e2[k];
+        for (size_t j = 0; j < n; j++) {
+            const double P0 = -(sig[j] * R[j].h[1] + pi[j] * all.h[1]), P1 = sig[j] * R[j].h[0] + pi[j] * all.h[0];
+            for (int k = 0; k < 3; k++) force[3 * (j + 1) + k] = P0 * m->pl_e1[k] + P1 * m->pl_e2[k];
+        }
+    }
+    for (size_t j = 0; j < n; j++) {
+        bias[j] = sig[j] * R[j].T + pi[j] * all.T;
+        for (size_t k = 0; k <= j; k++) {
+            double Mjk = 0.0;
+            const unsigned char nk = plan->nest[j][k];
+            if (j == k) {
+                Mjk = R[j].K;
+            } else if (nk) {
+                /* b inside a: K_b + (p_b − p_a)·h_b */
+                const size_t a = nk == 1 ? j : k, b = nk == 1 ? k : j;
+                const double *pa = d->pp + 3 * plan->link[a], *pb = d->pp + 3 * plan->link[b];
+                const double D[2] = {pb[0] - pa[0], pb[1] - pa[1]};
+                Mjk = R[b].K + dot2(D, R[b].h);
+            }
+            const double e = sig[j] * sig[k] * Mjk + sig[j] * pi[k] * M0[j] + pi[j] * sig[k] * M0[k] +
+                             pi[j] * pi[k] * all.K;
+            M[j * n + k] = e;
+            M[k * n + j] = e;
+        }
+    }
+    return true;
+}
