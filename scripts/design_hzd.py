@@ -38,7 +38,6 @@ import re
 import sys
 
 import numpy as np
-from scipy.optimize import least_squares
 
 M_DEG = 5
 G = 9.81
@@ -186,7 +185,6 @@ class Design:
                 dt = np.abs(k1) / np.sqrt(2 * zeta)
                 out["period"] = float(np.sum((dt[1:] + dt[:-1]) / 2 * np.diff(th)))
                 out["speed"] = self.step / out["period"]
-        out["foot_z"] = FOOT @ np.cos(t) * 1.0
         out["foot_z"] = np.cos(t).T @ FOOT
         return out
 
@@ -236,19 +234,35 @@ def guess(d, g):
     return q
 
 
-def write(path, values, start):
-    text = open(path).read()
+def fail(code, msg):
+    print("design_hzd: " + msg, file=sys.stderr)
+    sys.exit(code)
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        fail(66, "cannot read %s: %s" % (path, e.strerror))
+
+
+def write(path, text, values, start):
     for name, v in start.items():
         pat = re.compile(r"^(  %s: )\S+$" % re.escape(name), re.M)
         text, n = pat.subn(lambda mo: "%s%.12g" % (mo.group(1), v), text)
         if n != 1:
-            sys.exit("design_hzd: %s has no guess line '  %s: ...' to write" % (path, name))
+            fail(65, "%s has no guess line '  %s: ...' to write" % (path, name))
     for name, v in values.items():
         pat = re.compile(r"^(  %s: \{value: )[^,]+," % re.escape(name), re.M)
         text, n = pat.subn(lambda mo: "%s%.12g," % (mo.group(1), v), text)
         if n != 1:
-            sys.exit("design_hzd: %s has no line '  %s: {value: ...' to write" % (path, name))
-    open(path, "w").write(text)
+            fail(65, "%s has no line '  %s: {value: ...' to write" % (path, name))
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        fail(73, "cannot write %s: %s" % (path, e.strerror))
 
 
 def main():
@@ -260,11 +274,24 @@ def main():
     ap.add_argument("--max-delta2", type=float, default=0.8, help="delta^2 above this is penalised")
     ap.add_argument("--write", metavar="YAML", help="write the coefficients into this model file")
     args = ap.parse_args()
+    leg = 2 * FEMUR["l"]
+    if not 0 < args.step < leg:
+        fail(64, "--step must lie in (0, %g) m (the straight leg's length), not %g" % (leg, args.step))
+    if not args.speed > 0:
+        fail(64, "--speed must be positive, not %g" % args.speed)
+    try:
+        from scipy.optimize import least_squares
+    except ImportError:
+        fail(69, "needs scipy (Debian: apt-get install python3-scipy)")
+    text = read(args.write) if args.write else None
     knee0 = 0.25
     x0 = np.concatenate([[knee0, args.torso], nominal(knee0, args.torso, 0.25)])
     sol = least_squares(residuals, x0, args=(args,), xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=4000)
     d = Design(args.step, sol.x[0], sol.x[1], sol.x[2:])
     g = d.gait(4001)
+    if "speed" not in g or not g["delta2"] < 1:
+        fail(65, "no walking gait at step %g m, speed %g m/s (delta^2 %.3g): try a slower speed"
+             % (args.step, args.speed, g["delta2"]))
     s = (g["th"] - d.th_p) / (d.th_m - d.th_p)
     inner = (s > 0.05) & (s < 0.95)
     print("theta_end %.6f knee_end %.6f torso_end %.6f" % (d.th_m, d.knee, d.torso))
@@ -278,7 +305,7 @@ def main():
     for k, v in values.items():
         print("%-10s %.12g" % (k, v))
     if args.write:
-        write(args.write, values, guess(d, g))
+        write(args.write, text, values, guess(d, g))
 
 
 if __name__ == "__main__":
