@@ -12,6 +12,7 @@ packages=(
   libgsl-dev                 # bench/ baseline only
   libmujoco-dev              # tests/test_rigid_mujoco.c, an independent check of src/rigid/ (optional)
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
+  python3-scipy              # scripts/design_hzd.py (least squares for models/five_link.yaml)
   libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
 )
 
