@@ -156,3 +156,17 @@ sm_status sm_eigenvalues(size_t n, const double *A, double *re, double *im)
     }
     return SM_OK;
 }
+
+void sm_dense_central_gradient(size_t n, sm_dense_scalar_fn f, const void *ctx, const double *z, double h,
+                               double *grad)
+{
+    double zp[SM_MAX_STATE];
+    memcpy(zp, z, n * sizeof *z);
+    for (size_t j = 0; j < n; j++) {
+        zp[j] = z[j] + h;
+        const double up = f(ctx, zp);
+        zp[j] = z[j] - h;
+        grad[j] = (up - f(ctx, zp)) / (2 * h);
+        zp[j] = z[j];
+    }
+}

@@ -40,4 +40,11 @@ bool sm_dense_null_vector_svd(size_t rows, size_t cols, const double *A, double 
  * largest component positive; zeros if A has no real eigenvalue. */
 void sm_dense_real_eigvec(size_t n, const double *A, double target, double *v);
 
+/* A scalar function of the free coordinates z[n], with its context. */
+typedef double (*sm_dense_scalar_fn)(const void *ctx, const double *z);
+
+/* grad[n] = the central-difference gradient of f at z, step h. */
+void sm_dense_central_gradient(size_t n, sm_dense_scalar_fn f, const void *ctx, const double *z, double h,
+                               double *grad);
+
 #endif

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "dense.h"
 #include "stridemap/stride.h"
 
 size_t sm_extra_rows(const sm_model *m)
@@ -21,15 +22,19 @@ double sm_family_gap(const sm_model *m, const double *p, const double *z)
     return m->family_condition(x, p, m->data);
 }
 
+typedef struct {
+    const sm_model *m;
+    const double *p;
+} gap_ctx;
+
+static double family_gap(const void *ctx, const double *z)
+{
+    const gap_ctx *c = ctx;
+    return sm_family_gap(c->m, c->p, z);
+}
+
 void sm_family_gradient(const sm_model *m, const double *p, const double *z, double h, double *grad)
 {
-    const size_t n = m->n_free;
-    double zp[SM_MAX_STATE];
-    for (size_t j = 0; j < n; j++) {
-        memcpy(zp, z, n * sizeof *z);
-        zp[j] = z[j] + h;
-        const double up = sm_family_gap(m, p, zp);
-        zp[j] = z[j] - h;
-        grad[j] = (up - sm_family_gap(m, p, zp)) / (2 * h);
-    }
+    const gap_ctx c = {m, p};
+    sm_dense_central_gradient(m->n_free, family_gap, &c, z, h, grad);
 }

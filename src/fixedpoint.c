@@ -66,19 +66,23 @@ double sm_invariant_gap(const sm_model *m, const double *p, const double *z)
     return (m->invariant(x, p, m->data) - target) / fmax(1.0, fabs(target));
 }
 
+typedef struct {
+    const sm_model *m;
+    const double *p;
+} invariant_ctx;
+
+static double invariant_gap(const void *ctx, const double *z)
+{
+    const invariant_ctx *c = ctx;
+    return sm_invariant_gap(c->m, c->p, z);
+}
+
 /* grad[n_free] = d invariant_gap / dz by central differences of step h (no
  * strides: only lift and the invariant are evaluated). */
 void sm_invariant_gradient(const sm_model *m, const double *p, const double *z, double h, double *grad)
 {
-    const size_t n = m->n_free;
-    double zp[SM_MAX_STATE];
-    for (size_t j = 0; j < n; j++) {
-        memcpy(zp, z, n * sizeof *z);
-        zp[j] = z[j] + h;
-        const double up = sm_invariant_gap(m, p, zp);
-        zp[j] = z[j] - h;
-        grad[j] = (up - sm_invariant_gap(m, p, zp)) / (2 * h);
-    }
+    const invariant_ctx c = {m, p};
+    sm_dense_central_gradient(m->n_free, invariant_gap, &c, z, h, grad);
 }
 
 /* Moves z onto the invariant's level set along its gradient (a few scalar
