@@ -21,6 +21,7 @@
  * - the gait's ground forces push (normal force > 0, friction ratio < 1),
  *   and `stridemap fixed --json` prints both maps' multipliers. */
 #include "cli_run.h"
+#include "hzd_checks.h"
 #include "seed004.h"
 #include "src_path.h"
 #include "../src/body/body_model.h"
@@ -63,26 +64,6 @@ static void seed_rows(const seed004 *s, double c[5][5], double foot[5])
     memcpy(c, rows, sizeof rows);
     const double f[5] = {s->l1, s->l2, 0, -s->l4, -L5};
     memcpy(foot, f, sizeof f);
-}
-
-static const sm_model *open_file(const char *path)
-{
-    const sm_model *m = NULL;
-    char why[1024] = "";
-    const sm_status st = sm_registry_open(path, &m, why, sizeof why);
-    if (st != SM_OK) fail_msg("%s: %s", path, why);
-    return m;
-}
-
-static sm_workspace *workspace(const sm_model *m, double rtol)
-{
-    sm_solver_options o;
-    sm_solver_options_default(&o);
-    o.rtol = o.atol = rtol;
-    o.method = SM_METHOD_BDF;
-    sm_workspace *ws = NULL;
-    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
-    return ws;
 }
 
 static double urand(double lo, double hi) { return lo + (hi - lo) * (double)rand() / RAND_MAX; }
@@ -139,7 +120,7 @@ static double momentum_about(const seed004 *s, const double th[5], const double 
 static void test_dynamics_is_seed_004(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     const sm_rigid_model *rm = body_model_rigid(m);
     assert_non_null(rm);
     assert_int_equal(sm_rigid_nv(rm), 7);
@@ -304,11 +285,11 @@ static void check_impact(const seed004 *s, const double *xm, const double *xp, d
 static void test_impact_is_the_momentum_jump(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     const seed004 s = rabbit();
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE], worst = 0;
     sm_model_default_params(m, p);
-    sm_workspace *ws = workspace(m, 1e-10);
+    sm_workspace *ws = hzd_workspace(m, 1e-10, SM_METHOD_BDF);
     for (int n = 0; n < 3; n++) {
         m->guess(x, p, m->data);
         x[9] += 0.1 * n;  /* torso_dot */
@@ -391,11 +372,11 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
 static void test_outputs_stay_zero_on_the_zero_dynamics(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
     sm_model_default_params(m, p);
     zero_dynamics_state(m, p, 0.8, x);
-    sm_workspace *ws = workspace(m, 1e-12);
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_BDF);
     y_watch w = {.m = m, .p = p};
     on_sample(&w, 0, 0, x);
     assert_true(w.max_y < 1e-14);
@@ -412,52 +393,17 @@ static void test_outputs_stay_zero_on_the_zero_dynamics(void **state)
     sm_registry_close(m);
 }
 
-/* E(T) − E(0) − ∫ u·Bᵀv dt over T by classical RK4 at step h on the
- * phase's equations (CVODE plays no part), as tests/test_three_link_hzd.c. */
-static double energy_balance(const sm_model *m, const double *p, const double *x0, double T, double h, double *moved)
-{
-    const size_t n = m->n_state;
-    const body_model *bm = m->data;
-    const body_file *f = body_model_file(m);
-    double x[SM_MAX_STATE], k[4][SM_MAX_STATE + 1], s[SM_MAX_STATE + 1];
-    memcpy(x, x0, n * sizeof *x);
-    double W = 0.0;
-    const double E0 = m->kinetic_energy(x, p, m->data) + m->potential_energy(x, p, m->data);
-    BODY_EVAL_MEM(mem, bm);
-    body_eval e;
-    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
-    const int steps = (int)lround(T / h);
-    for (int it = 0; it < steps; it++) {
-        for (int st = 0; st < 4; st++) {
-            const double c = st == 0 ? 0.0 : st == 3 ? 1.0 : 0.5;
-            for (size_t i = 0; i < n; i++) s[i] = x[i] + (st ? c * h * k[st - 1][i] : 0.0);
-            assert_int_equal(m->phases[0].rhs(0.0, s, k[st], p, m->data), 0);
-            double u[BODY_MAX_ACT] = {0};
-            assert_status(body_control_torques(&e, 0, s, u), SM_OK);
-            k[st][n] = body_control_power(f, u, s + bm->nq);
-        }
-        for (size_t i = 0; i <= n; i++) {
-            const double dx = h / 6 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
-            if (i < n) x[i] += dx;
-            else W += dx;
-        }
-    }
-    const double E1 = m->kinetic_energy(x, p, m->data) + m->potential_energy(x, p, m->data);
-    *moved = E1 - E0;
-    return E1 - E0 - W;
-}
-
 static void test_energy_and_the_torques_work(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], moved;
     sm_model_default_params(m, p);
     /* off the zero dynamics (the swing leg's and the torso's rates: the
      * stance foot stays at rest), so that every torque works */
     zero_dynamics_state(m, p, 0.8, x);
     x[9] -= 0.3, x[12] += 0.4, x[13] -= 0.5;
-    const double miss = energy_balance(m, p, x, 0.3, 1e-4, &moved);
+    const double miss = hzd_energy_balance(m, p, x, 0.3, 1e-4, &moved);
     assert_true(fabs(moved) > 1.0);
     if (!(fabs(miss) < 1e-8)) fail_msg("E(T) - E(0) - work = %g (energy moved by %g)", miss, moved);
     print_message("five_link: energy moved %.4g J, missed by the torques' work %.3g J\n", moved, miss);
@@ -470,7 +416,7 @@ static void test_energy_and_the_torques_work(void **state)
 static void test_gait_is_the_restricted_maps(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     assert_true(sm_hzd_applies(m));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
     sm_model_default_params(m, p);
@@ -483,7 +429,7 @@ static void test_gait_is_the_restricted_maps(void **state)
     assert_true(rm.multiplier > 0 && rm.multiplier < 1);
 
     m->guess(x, p, m->data);
-    sm_workspace *ws = workspace(m, 1e-12);
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_BDF);
     sm_newton_options no;
     sm_newton_options_default(&no);
     no.tol = 1e-11;
