@@ -66,15 +66,6 @@ static void seed_rows(const seed004 *s, double c[5][5], double foot[5])
     memcpy(foot, f, sizeof f);
 }
 
-static double urand(double lo, double hi) { return lo + (hi - lo) * (double)rand() / RAND_MAX; }
-
-static void close_to(double got, double want, double scale, const char *what, int i, int j)
-{
-    if (!(fabs(got - want) <= 1e-12 * scale))
-        fail_msg("%s(%d,%d): %.17g, want %.17g (diff %.3g, scale %.3g)", what, i + 1, j + 1, got, want,
-                 got - want, scale);
-}
-
 /* The file's state x = (hip_x, hip_z, torso, thigh_a, shank_a, thigh_b,
  * shank_b, rates) in the seed's angles, with leg a the stance leg or, when
  * swapped, leg b; p the stance foot's position and pd its velocity. */
@@ -134,7 +125,7 @@ static void test_dynamics_is_seed_004(void **state)
     double worst = 0;
     for (int n = 0; n < 200; n++) {
         double th[5], thd[5];
-        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
+        for (int k = 0; k < 5; k++) th[k] = seed004_urand(-1.5, 1.5), thd[k] = seed004_urand(-3, 3);
         double Phi[7][5] = {{0}};
         Phi[0][0] = s.l1 * cos(th[0]), Phi[0][1] = s.l2 * cos(th[1]);
         Phi[1][0] = -s.l1 * sin(th[0]), Phi[1][1] = -s.l2 * sin(th[1]);
@@ -145,59 +136,11 @@ static void test_dynamics_is_seed_004(void **state)
         Phi[6][4] = 1, Phi[6][3] = -1;
         const double q[7] = {s.l1 * sin(th[0]) + s.l2 * sin(th[1]), s.l1 * cos(th[0]) + s.l2 * cos(th[1]), th[2],
                              th[1], th[0] - th[1], th[3], th[4] - th[3]};
-        double v[7] = {0}, pdd[7] = {0}, zero[7] = {0};
-        for (int i = 0; i < 7; i++)
-            for (int k = 0; k < 5; k++) v[i] += Phi[i][k] * thd[k];
-        pdd[0] = -s.l1 * sin(th[0]) * thd[0] * thd[0] - s.l2 * sin(th[1]) * thd[1] * thd[1];
-        pdd[1] = -s.l1 * cos(th[0]) * thd[0] * thd[0] - s.l2 * cos(th[1]) * thd[1] * thd[1];
-
-        double Mq[49], G[7], bias[7], pos[3];
-        assert_int_equal(sm_rigid_forward(rm, d, q, zero), SM_OK);
-        sm_rigid_bias(rm, d, G);
-        sm_rigid_site_pos(rm, d, (size_t)foot, pos);
-        assert_true(fabs(pos[0]) < 1e-14 && fabs(pos[2]) < 1e-14);
-        assert_int_equal(sm_rigid_forward(rm, d, q, v), SM_OK);
-        sm_rigid_mass(rm, d, Mq);
-        sm_rigid_bias(rm, d, bias);
-
-        double I[5][5], B[5][5], MG[5];
-        seed004_appendix(&s, th, I, B, MG);
-        for (int i = 0; i < 5; i++) {
-            double h = 0, g = 0, Bt = 0;
-            for (int a = 0; a < 7; a++) {
-                double Mpdd = 0;
-                for (int b = 0; b < 7; b++) Mpdd += Mq[a * 7 + b] * pdd[b];
-                h += Phi[a][i] * (bias[a] - G[a] + Mpdd);
-                g += Phi[a][i] * G[a];
-            }
-            for (int k = 0; k < 5; k++) {
-                double Iik = 0;
-                for (int a = 0; a < 7; a++)
-                    for (int b = 0; b < 7; b++) Iik += Phi[a][i] * Mq[a * 7 + b] * Phi[b][k];
-                close_to(Iik, I[i][k], 10, "I", i, k);
-                worst = fmax(worst, fabs(Iik - I[i][k]) / 10);
-                Bt += B[i][k] * thd[k] * thd[k];
-            }
-            close_to(h, Bt, 100, "B theta'^2", i, 0);
-            close_to(g, MG[i], 100, "M_G", i, 0);
-            worst = fmax(worst, fmax(fabs(h - Bt), fabs(g - MG[i])) / 100);
-        }
+        worst = fmax(worst, seed004_rigid_is_appendix(rm, d, foot, &s, th, thd, Phi, q, 10, 100));
     }
     print_message("five_link vs seed 004 at RABBIT's numbers: largest difference %.3g of the scale\n", worst);
     /* and the appendix, so read, is the seed's Lagrangian at these numbers */
-    for (int n = 0; n < 50; n++) {
-        double th[5], thd[5], I[5][5], B[5][5], MG[5], IL[5][5], h[5], dV[5];
-        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
-        seed004_appendix(&s, th, I, B, MG);
-        seed004_lagrangian(&s, th, thd, IL, h, dV);
-        for (int i = 0; i < 5; i++) {
-            double Bt = 0;
-            for (int k = 0; k < 5; k++) Bt += B[i][k] * thd[k] * thd[k];
-            for (int k = 0; k < 5; k++) close_to(I[i][k], IL[i][k], 10, "I", i, k);
-            close_to(Bt, h[i], 100, "B theta'^2", i, 0);
-            close_to(MG[i], dV[i], 100, "M_G", i, 0);
-        }
-    }
+    seed004_appendix_is_lagrangian(&s, 50, 10, 100);
     sm_rigid_data_free(d);
     sm_registry_close(m);
 }
@@ -265,7 +208,7 @@ static void check_impact(const seed004 *s, const double *xm, const double *xp, d
     double lands[2] = {pd2[0], pd2[1]};
     for (int k = 0; k < 5; k++) {
         const double gen = foot[k] * cos(th[k]) * Lx - foot[k] * sin(th[k]) * Lz;
-        close_to(dP[2 + k], gen, scale, "dP", k, 0);
+        seed004_close_to(dP[2 + k], gen, scale, "dP", k, 0);
         *worst = fmax(*worst, fabs(dP[2 + k] - gen) / scale);
         lands[0] += foot[k] * cos(th[k]) * thd2[k];
         lands[1] -= foot[k] * sin(th[k]) * thd2[k];
@@ -278,7 +221,7 @@ static void check_impact(const seed004 *s, const double *xm, const double *xp, d
     for (int k = 0; k < 5; k++) o[0] += foot[k] * sin(th[k]), o[1] += foot[k] * cos(th[k]);
     assert_true(fabs(o[1]) < 1e-9); /* on the ground */
     const double before = momentum_about(s, th, thd, p, pd, o), after = momentum_about(s, th2, thd2, p2, pd2, o);
-    close_to(after, before, fabs(before), "sigma about the new foot", 0, 0);
+    seed004_close_to(after, before, fabs(before), "sigma about the new foot", 0, 0);
     *worst = fmax(*worst, fabs(after - before) / fabs(before));
 }
 
