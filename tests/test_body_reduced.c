@@ -6,6 +6,7 @@
  * reduced state, free list and sample columns; refused files. */
 #include <unistd.h>
 
+#include "body_solve.h"
 #include "cli_run.h"
 #include "src_path.h"
 #include "../src/body/body_model.h"
@@ -68,18 +69,10 @@ static const sm_model *reduced_at_guess(const char *name, double *p, double *x)
 
 static void solve(const sm_model *m, sm_fixed_result *r, double *extra)
 {
-    sm_solver_options o;
-    sm_solver_options_default(&o);
     /* tight enough that the two formulations' integration errors (1e-9 at
      * the default 1e-10) are below the comparison */
-    o.rtol = o.atol = 1e-13;
-    sm_workspace *ws = NULL;
-    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
     sm_newton_options no;
-    sm_newton_options_default(&no);
-    no.tol = 1e-12;
-    no.fd_step = 1e-2;
-    no.central = true;
+    sm_workspace *ws = body_solve_setup(m, 1e-13, &no);
     double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
