@@ -152,6 +152,20 @@ static inline void seed004_appendix_is_lagrangian(const seed004 *s, int n, doubl
     }
 }
 
+/* rm's data and its site foot_a, with rm as both walkers have it: planar,
+ * seven coordinates (the base's x, z and pitch, four joints). */
+static inline sm_rigid_data *seed004_rigid_data(const sm_rigid_model *rm, int *foot)
+{
+    assert_non_null(rm);
+    assert_int_equal(sm_rigid_nv(rm), 7);
+    assert_true(sm_rigid_is_planar(rm));
+    sm_rigid_data *d = sm_rigid_data_create(rm);
+    assert_non_null(d);
+    *foot = sm_rigid_site_index(rm, "foot_a");
+    assert_true(*foot >= 0);
+    return d;
+}
+
 /* A rigid model with its site foot pinned at the origin, at q = q(theta),
  * qdot = Phi theta' (Phi = dq/dtheta; the first two rows, the floating
  * base's x and z, those of the hip at l1 u(theta1) + l2 u(theta2),
