@@ -3,7 +3,9 @@
  * in its absolute angles from the vertical, the stance foot at the origin,
  * written from the paper, and its Lagrangian (eqs. 1-7) worked directly.
  * Shared by tests/test_seed_walkers.c (models/five_link_trunk.yaml) and
- * tests/test_five_link.c (models/five_link.yaml, RABBIT's numbers).
+ * tests/test_five_link.c (models/five_link.yaml, RABBIT's numbers), with
+ * the checks both make: the appendix against the Lagrangian, and a rigid
+ * model with the stance foot pinned against the appendix.
  *
  * Seed 004's appendix, read against its own Lagrangian (eqs. 1-7), has
  * typos; the functions below use the consistent reading, and these are:
@@ -24,7 +26,11 @@
 #define STRIDEMAP_TEST_SEED004_H
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "test_util.h"
+#include "stridemap/rigid.h"
 
 typedef struct {
     double M[6], I[6];            /* 1-based: M1..M5, I1..I5 */
@@ -114,6 +120,101 @@ static inline void seed004_lagrangian(const seed004 *s, const double *th, const 
             dV[i] += Mj * s->g * jz;
         }
     }
+}
+
+static inline double seed004_urand(double lo, double hi) { return lo + (hi - lo) * (double)rand() / RAND_MAX; }
+
+/* got = want to 1e-12 of scale; (i, j) 0-based, printed 1-based as the seed. */
+static inline void seed004_close_to(double got, double want, double scale, const char *what, int i, int j)
+{
+    if (!(fabs(got - want) <= 1e-12 * scale))
+        fail_msg("%s(%d,%d): %.17g, want %.17g (diff %.3g, scale %.3g)", what, i + 1, j + 1, got, want,
+                 got - want, scale);
+}
+
+/* The appendix (as read) is the seed's own Lagrangian at n random states
+ * (theta in [-1.5, 1.5], theta' in [-3, 3]): I to scale_I, B theta'^2 and
+ * M_G to scale_B. */
+static inline void seed004_appendix_is_lagrangian(const seed004 *s, int n, double scale_I, double scale_B)
+{
+    for (int it = 0; it < n; it++) {
+        double th[5], thd[5], I[5][5], B[5][5], MG[5], IL[5][5], h[5], dV[5];
+        for (int k = 0; k < 5; k++) th[k] = seed004_urand(-1.5, 1.5), thd[k] = seed004_urand(-3, 3);
+        seed004_appendix(s, th, I, B, MG);
+        seed004_lagrangian(s, th, thd, IL, h, dV);
+        for (int i = 0; i < 5; i++) {
+            double Bt = 0;
+            for (int k = 0; k < 5; k++) Bt += B[i][k] * thd[k] * thd[k];
+            for (int k = 0; k < 5; k++) seed004_close_to(I[i][k], IL[i][k], scale_I, "I", i, k);
+            seed004_close_to(Bt, h[i], scale_B, "B theta'^2", i, 0);
+            seed004_close_to(MG[i], dV[i], scale_B, "M_G", i, 0);
+        }
+    }
+}
+
+/* rm's data and its site foot_a, with rm as both walkers have it: planar,
+ * seven coordinates (the base's x, z and pitch, four joints). */
+static inline sm_rigid_data *seed004_rigid_data(const sm_rigid_model *rm, int *foot)
+{
+    assert_non_null(rm);
+    assert_int_equal(sm_rigid_nv(rm), 7);
+    assert_true(sm_rigid_is_planar(rm));
+    sm_rigid_data *d = sm_rigid_data_create(rm);
+    assert_non_null(d);
+    *foot = sm_rigid_site_index(rm, "foot_a");
+    assert_true(*foot >= 0);
+    return d;
+}
+
+/* A rigid model with its site foot pinned at the origin, at q = q(theta),
+ * qdot = Phi theta' (Phi = dq/dtheta; the first two rows, the floating
+ * base's x and z, those of the hip at l1 u(theta1) + l2 u(theta2),
+ * u = (sin, cos)), against the appendix: I = Phi^T M Phi,
+ * B theta'^2 = Phi^T (C(q, Phi theta') + M Phi' theta'), M_G = Phi^T G;
+ * I to scale_I, the others to scale_B.  Returns the largest difference as
+ * a fraction of its scale. */
+static inline double seed004_rigid_is_appendix(const sm_rigid_model *rm, sm_rigid_data *d, int foot, const seed004 *s,
+                                               const double th[5], const double thd[5], double Phi[7][5],
+                                               const double q[7], double scale_I, double scale_B)
+{
+    double v[7] = {0}, pdd[7] = {0}, zero[7] = {0};
+    for (int i = 0; i < 7; i++)
+        for (int k = 0; k < 5; k++) v[i] += Phi[i][k] * thd[k];
+    pdd[0] = -s->l1 * sin(th[0]) * thd[0] * thd[0] - s->l2 * sin(th[1]) * thd[1] * thd[1];
+    pdd[1] = -s->l1 * cos(th[0]) * thd[0] * thd[0] - s->l2 * cos(th[1]) * thd[1] * thd[1];
+
+    double Mq[49], G[7], bias[7], pos[3];
+    assert_int_equal(sm_rigid_forward(rm, d, q, zero), SM_OK);
+    sm_rigid_bias(rm, d, G);
+    sm_rigid_site_pos(rm, d, (size_t)foot, pos);
+    assert_true(fabs(pos[0]) < 1e-14 && fabs(pos[2]) < 1e-14); /* the pinned foot is at the origin */
+    assert_int_equal(sm_rigid_forward(rm, d, q, v), SM_OK);
+    sm_rigid_mass(rm, d, Mq);
+    sm_rigid_bias(rm, d, bias);
+
+    double I[5][5], B[5][5], MG[5], worst = 0;
+    seed004_appendix(s, th, I, B, MG);
+    for (int i = 0; i < 5; i++) {
+        double h = 0, g = 0, Bt = 0;
+        for (int a = 0; a < 7; a++) {
+            double Mpdd = 0;
+            for (int b = 0; b < 7; b++) Mpdd += Mq[a * 7 + b] * pdd[b];
+            h += Phi[a][i] * (bias[a] - G[a] + Mpdd);
+            g += Phi[a][i] * G[a];
+        }
+        for (int k = 0; k < 5; k++) {
+            double Iik = 0;
+            for (int a = 0; a < 7; a++)
+                for (int b = 0; b < 7; b++) Iik += Phi[a][i] * Mq[a * 7 + b] * Phi[b][k];
+            seed004_close_to(Iik, I[i][k], scale_I, "I", i, k);
+            worst = fmax(worst, fabs(Iik - I[i][k]) / scale_I);
+            Bt += B[i][k] * thd[k] * thd[k];
+        }
+        seed004_close_to(h, Bt, scale_B, "B theta'^2", i, 0);
+        seed004_close_to(g, MG[i], scale_B, "M_G", i, 0);
+        worst = fmax(worst, fmax(fabs(h - Bt), fabs(g - MG[i])) / scale_B);
+    }
+    return worst;
 }
 
 #endif

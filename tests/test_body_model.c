@@ -10,6 +10,7 @@
 #include "cli_run.h"
 #include "src_path.h"
 #include "body_files.h"
+#include "body_solve.h"
 #include "../src/body/body_model.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/registry.h"
@@ -18,21 +19,11 @@
 
 static void solve(const sm_model *m, const double *p, const double *x0, sm_fixed_result *r)
 {
-    sm_solver_options o;
-    sm_solver_options_default(&o);
     /* the multipliers below are compared to 1e-9: at rtol 1e-13 the
      * integration noise in them is still 1e-9 (the kneed walker's move by
      * 2.4e-9 from rtol 1e-12 to 1e-13) */
-    o.rtol = o.atol = 1e-14;
-    sm_workspace *ws = NULL;
-    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
     sm_newton_options no;
-    sm_newton_options_default(&no);
-    no.tol = 1e-12;
-    /* the same stencil in every model, so only the integration noise / h
-     * differs between them */
-    no.fd_step = 1e-2;
-    no.central = true;
+    sm_workspace *ws = body_solve_setup(m, 1e-14, &no);
     /* the linkage's multipliers are from this stencil too: compared with
      * the finite-difference ones, the exact ones beside them */
     no.check_fd = true;

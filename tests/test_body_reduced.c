@@ -6,6 +6,7 @@
  * reduced state, free list and sample columns; refused files. */
 #include <unistd.h>
 
+#include "body_solve.h"
 #include "cli_run.h"
 #include "src_path.h"
 #include "../src/body/body_model.h"
@@ -56,20 +57,22 @@ static const sm_model *open_ok(const char *path)
     return m;
 }
 
+/* models/NAME.yaml integrated on its joints, at its default parameters p
+ * and its guess x. */
+static const sm_model *reduced_at_guess(const char *name, double *p, double *x)
+{
+    const sm_model *m = open_ok(variant(name, "integrate: reduced\n"));
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    return m;
+}
+
 static void solve(const sm_model *m, sm_fixed_result *r, double *extra)
 {
-    sm_solver_options o;
-    sm_solver_options_default(&o);
     /* tight enough that the two formulations' integration errors (1e-9 at
      * the default 1e-10) are below the comparison */
-    o.rtol = o.atol = 1e-13;
-    sm_workspace *ws = NULL;
-    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
     sm_newton_options no;
-    sm_newton_options_default(&no);
-    no.tol = 1e-12;
-    no.fd_step = 1e-2;
-    no.central = true;
+    sm_workspace *ws = body_solve_setup(m, 1e-13, &no);
     double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
@@ -147,11 +150,9 @@ static void test_base_rates(void **state)
 {
     (void)state;
     for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
-        const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
-        const body_model *bm = m->data;
         double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xd[SM_MAX_STATE];
-        sm_model_default_params(m, p);
-        m->guess(x, p, m->data);
+        const sm_model *m = reduced_at_guess(FILES[w], p, x);
+        const body_model *bm = m->data;
         assert_int_equal(m->phases[0].rhs(0, x, xd, p, m->data), 0);
         const double h = 1e-5;
         double xp[SM_MAX_STATE], xm[SM_MAX_STATE], fp[SM_MAX_STATE], fm[SM_MAX_STATE], f0[SM_MAX_STATE];
@@ -177,11 +178,9 @@ static void test_reduced_solve(void **state)
 {
     (void)state;
     for (size_t w = 0; w < sizeof FILES / sizeof FILES[0]; w++) {
-        const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
-        const body_model *bm = m->data;
         double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE];
-        sm_model_default_params(m, p);
-        m->guess(x, p, m->data);
+        const sm_model *m = reduced_at_guess(FILES[w], p, x);
+        const body_model *bm = m->data;
         x[bm->n_reduced / 2] += 0.3; /* off the gait: every rate and force in play */
         BODY_EVAL_MEM(mem, bm);
         body_eval e;

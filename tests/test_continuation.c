@@ -857,6 +857,20 @@ static void tree_branch(void *ctx, const sm_cont_branch *b)
     l->n_branches++;
 }
 
+/* The tree from (p, x) with switching up to period 8, logged in l: four
+ * branches, periods 1 to 8. */
+static void cascade_tree(sm_workspace *ws, const double *p, const double *x, const sm_cont_options *o,
+                         sm_cont_tree_options *t, tree_log *l, sm_cont_tree_result *res)
+{
+    sm_cont_tree_options_default(t);
+    t->do_switch = true;
+    t->max_period = 8;
+    *l = (tree_log){0};
+    const sm_cont_tree_fns fns = {tree_point, tree_branch, NULL, l};
+    assert_status(sm_cont_tree(ws, p, x, o, t, &fns, res), SM_OK);
+    assert_int_equal(res->n_branches, 4);
+}
+
 /* The logistic map's cascade: PDs at r = 3, 1 + sqrt 6 and 3.5440903596
  * (May 1976; Feigenbaum's r_3), each branch born at its parent's PD, and
  * with max_period 8 no period-16 branch. */
@@ -870,14 +884,9 @@ static void test_tree_follows_the_period_doubling_cascade(void **state)
     logistic_branch(m, 2.8, 3.56, p, x, &o);
     o.h_max = 0.02;
     sm_cont_tree_options t;
-    sm_cont_tree_options_default(&t);
-    t.do_switch = true;
-    t.max_period = 8;
-    tree_log l = {0};
-    const sm_cont_tree_fns fns = {tree_point, tree_branch, NULL, &l};
+    tree_log l;
     sm_cont_tree_result res;
-    assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
-    assert_int_equal(res.n_branches, 4);
+    cascade_tree(ws, p, x, &o, &t, &l, &res);
     assert_int_equal(l.n_branches, 4);
     assert_false(res.stopped);
     assert_true(isnan(res.start_residual));
@@ -896,6 +905,7 @@ static void test_tree_follows_the_period_doubling_cascade(void **state)
     ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     t.do_switch = false;
     l = (tree_log){0};
+    const sm_cont_tree_fns fns = {tree_point, tree_branch, NULL, &l};
     assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
     assert_int_equal(res.n_branches, 1);
     sm_workspace_free(ws);
@@ -925,14 +935,9 @@ static void test_compass_cascade_branches_start_at_their_pds(void **state)
     o.max_points = 60;
     m->guess(x, p, m->data);
     sm_cont_tree_options t;
-    sm_cont_tree_options_default(&t);
-    t.do_switch = true;
-    t.max_period = 8;
-    tree_log l = {0};
-    const sm_cont_tree_fns fns = {tree_point, tree_branch, NULL, &l};
+    tree_log l;
     sm_cont_tree_result res;
-    assert_status(sm_cont_tree(ws, p, x, &o, &t, &fns, &res), SM_OK);
-    assert_int_equal(res.n_branches, 4);
+    cascade_tree(ws, p, x, &o, &t, &l, &res);
     for (int b = 1; b < 4; b++) {
         print_message("period %d: parent PD at %.9f, start at %.9f, first point at %.9f\n", l.period[b],
                       l.parent_pd[b], l.start_mu[b], l.first_mu[b]);

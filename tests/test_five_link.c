@@ -21,6 +21,7 @@
  * - the gait's ground forces push (normal force > 0, friction ratio < 1),
  *   and `stridemap fixed --json` prints both maps' multipliers. */
 #include "cli_run.h"
+#include "hzd_checks.h"
 #include "seed004.h"
 #include "src_path.h"
 #include "../src/body/body_model.h"
@@ -63,35 +64,6 @@ static void seed_rows(const seed004 *s, double c[5][5], double foot[5])
     memcpy(c, rows, sizeof rows);
     const double f[5] = {s->l1, s->l2, 0, -s->l4, -L5};
     memcpy(foot, f, sizeof f);
-}
-
-static const sm_model *open_file(const char *path)
-{
-    const sm_model *m = NULL;
-    char why[1024] = "";
-    const sm_status st = sm_registry_open(path, &m, why, sizeof why);
-    if (st != SM_OK) fail_msg("%s: %s", path, why);
-    return m;
-}
-
-static sm_workspace *workspace(const sm_model *m, double rtol)
-{
-    sm_solver_options o;
-    sm_solver_options_default(&o);
-    o.rtol = o.atol = rtol;
-    o.method = SM_METHOD_BDF;
-    sm_workspace *ws = NULL;
-    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
-    return ws;
-}
-
-static double urand(double lo, double hi) { return lo + (hi - lo) * (double)rand() / RAND_MAX; }
-
-static void close_to(double got, double want, double scale, const char *what, int i, int j)
-{
-    if (!(fabs(got - want) <= 1e-12 * scale))
-        fail_msg("%s(%d,%d): %.17g, want %.17g (diff %.3g, scale %.3g)", what, i + 1, j + 1, got, want,
-                 got - want, scale);
 }
 
 /* The file's state x = (hip_x, hip_z, torso, thigh_a, shank_a, thigh_b,
@@ -139,21 +111,16 @@ static double momentum_about(const seed004 *s, const double th[5], const double 
 static void test_dynamics_is_seed_004(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     const sm_rigid_model *rm = body_model_rigid(m);
-    assert_non_null(rm);
-    assert_int_equal(sm_rigid_nv(rm), 7);
-    assert_true(sm_rigid_is_planar(rm));
+    int foot;
+    sm_rigid_data *d = seed004_rigid_data(rm, &foot);
     const seed004 s = rabbit();
-    sm_rigid_data *d = sm_rigid_data_create(rm);
-    assert_non_null(d);
-    const int foot = sm_rigid_site_index(rm, "foot_a");
-    assert_true(foot >= 0);
     srand(13);
     double worst = 0;
     for (int n = 0; n < 200; n++) {
         double th[5], thd[5];
-        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
+        for (int k = 0; k < 5; k++) th[k] = seed004_urand(-1.5, 1.5), thd[k] = seed004_urand(-3, 3);
         double Phi[7][5] = {{0}};
         Phi[0][0] = s.l1 * cos(th[0]), Phi[0][1] = s.l2 * cos(th[1]);
         Phi[1][0] = -s.l1 * sin(th[0]), Phi[1][1] = -s.l2 * sin(th[1]);
@@ -164,59 +131,11 @@ static void test_dynamics_is_seed_004(void **state)
         Phi[6][4] = 1, Phi[6][3] = -1;
         const double q[7] = {s.l1 * sin(th[0]) + s.l2 * sin(th[1]), s.l1 * cos(th[0]) + s.l2 * cos(th[1]), th[2],
                              th[1], th[0] - th[1], th[3], th[4] - th[3]};
-        double v[7] = {0}, pdd[7] = {0}, zero[7] = {0};
-        for (int i = 0; i < 7; i++)
-            for (int k = 0; k < 5; k++) v[i] += Phi[i][k] * thd[k];
-        pdd[0] = -s.l1 * sin(th[0]) * thd[0] * thd[0] - s.l2 * sin(th[1]) * thd[1] * thd[1];
-        pdd[1] = -s.l1 * cos(th[0]) * thd[0] * thd[0] - s.l2 * cos(th[1]) * thd[1] * thd[1];
-
-        double Mq[49], G[7], bias[7], pos[3];
-        assert_int_equal(sm_rigid_forward(rm, d, q, zero), SM_OK);
-        sm_rigid_bias(rm, d, G);
-        sm_rigid_site_pos(rm, d, (size_t)foot, pos);
-        assert_true(fabs(pos[0]) < 1e-14 && fabs(pos[2]) < 1e-14);
-        assert_int_equal(sm_rigid_forward(rm, d, q, v), SM_OK);
-        sm_rigid_mass(rm, d, Mq);
-        sm_rigid_bias(rm, d, bias);
-
-        double I[5][5], B[5][5], MG[5];
-        seed004_appendix(&s, th, I, B, MG);
-        for (int i = 0; i < 5; i++) {
-            double h = 0, g = 0, Bt = 0;
-            for (int a = 0; a < 7; a++) {
-                double Mpdd = 0;
-                for (int b = 0; b < 7; b++) Mpdd += Mq[a * 7 + b] * pdd[b];
-                h += Phi[a][i] * (bias[a] - G[a] + Mpdd);
-                g += Phi[a][i] * G[a];
-            }
-            for (int k = 0; k < 5; k++) {
-                double Iik = 0;
-                for (int a = 0; a < 7; a++)
-                    for (int b = 0; b < 7; b++) Iik += Phi[a][i] * Mq[a * 7 + b] * Phi[b][k];
-                close_to(Iik, I[i][k], 10, "I", i, k);
-                worst = fmax(worst, fabs(Iik - I[i][k]) / 10);
-                Bt += B[i][k] * thd[k] * thd[k];
-            }
-            close_to(h, Bt, 100, "B theta'^2", i, 0);
-            close_to(g, MG[i], 100, "M_G", i, 0);
-            worst = fmax(worst, fmax(fabs(h - Bt), fabs(g - MG[i])) / 100);
-        }
+        worst = fmax(worst, seed004_rigid_is_appendix(rm, d, foot, &s, th, thd, Phi, q, 10, 100));
     }
     print_message("five_link vs seed 004 at RABBIT's numbers: largest difference %.3g of the scale\n", worst);
     /* and the appendix, so read, is the seed's Lagrangian at these numbers */
-    for (int n = 0; n < 50; n++) {
-        double th[5], thd[5], I[5][5], B[5][5], MG[5], IL[5][5], h[5], dV[5];
-        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
-        seed004_appendix(&s, th, I, B, MG);
-        seed004_lagrangian(&s, th, thd, IL, h, dV);
-        for (int i = 0; i < 5; i++) {
-            double Bt = 0;
-            for (int k = 0; k < 5; k++) Bt += B[i][k] * thd[k] * thd[k];
-            for (int k = 0; k < 5; k++) close_to(I[i][k], IL[i][k], 10, "I", i, k);
-            close_to(Bt, h[i], 100, "B theta'^2", i, 0);
-            close_to(MG[i], dV[i], 100, "M_G", i, 0);
-        }
-    }
+    seed004_appendix_is_lagrangian(&s, 50, 10, 100);
     sm_rigid_data_free(d);
     sm_registry_close(m);
 }
@@ -284,7 +203,7 @@ static void check_impact(const seed004 *s, const double *xm, const double *xp, d
     double lands[2] = {pd2[0], pd2[1]};
     for (int k = 0; k < 5; k++) {
         const double gen = foot[k] * cos(th[k]) * Lx - foot[k] * sin(th[k]) * Lz;
-        close_to(dP[2 + k], gen, scale, "dP", k, 0);
+        seed004_close_to(dP[2 + k], gen, scale, "dP", k, 0);
         *worst = fmax(*worst, fabs(dP[2 + k] - gen) / scale);
         lands[0] += foot[k] * cos(th[k]) * thd2[k];
         lands[1] -= foot[k] * sin(th[k]) * thd2[k];
@@ -297,18 +216,18 @@ static void check_impact(const seed004 *s, const double *xm, const double *xp, d
     for (int k = 0; k < 5; k++) o[0] += foot[k] * sin(th[k]), o[1] += foot[k] * cos(th[k]);
     assert_true(fabs(o[1]) < 1e-9); /* on the ground */
     const double before = momentum_about(s, th, thd, p, pd, o), after = momentum_about(s, th2, thd2, p2, pd2, o);
-    close_to(after, before, fabs(before), "sigma about the new foot", 0, 0);
+    seed004_close_to(after, before, fabs(before), "sigma about the new foot", 0, 0);
     *worst = fmax(*worst, fabs(after - before) / fabs(before));
 }
 
 static void test_impact_is_the_momentum_jump(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     const seed004 s = rabbit();
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE], worst = 0;
     sm_model_default_params(m, p);
-    sm_workspace *ws = workspace(m, 1e-10);
+    sm_workspace *ws = hzd_workspace(m, 1e-10, SM_METHOD_BDF);
     for (int n = 0; n < 3; n++) {
         m->guess(x, p, m->data);
         x[9] += 0.1 * n;  /* torso_dot */
@@ -391,11 +310,11 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
 static void test_outputs_stay_zero_on_the_zero_dynamics(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
     sm_model_default_params(m, p);
     zero_dynamics_state(m, p, 0.8, x);
-    sm_workspace *ws = workspace(m, 1e-12);
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_BDF);
     y_watch w = {.m = m, .p = p};
     on_sample(&w, 0, 0, x);
     assert_true(w.max_y < 1e-14);
@@ -412,52 +331,17 @@ static void test_outputs_stay_zero_on_the_zero_dynamics(void **state)
     sm_registry_close(m);
 }
 
-/* E(T) − E(0) − ∫ u·Bᵀv dt over T by classical RK4 at step h on the
- * phase's equations (CVODE plays no part), as tests/test_three_link_hzd.c. */
-static double energy_balance(const sm_model *m, const double *p, const double *x0, double T, double h, double *moved)
-{
-    const size_t n = m->n_state;
-    const body_model *bm = m->data;
-    const body_file *f = body_model_file(m);
-    double x[SM_MAX_STATE], k[4][SM_MAX_STATE + 1], s[SM_MAX_STATE + 1];
-    memcpy(x, x0, n * sizeof *x);
-    double W = 0.0;
-    const double E0 = m->kinetic_energy(x, p, m->data) + m->potential_energy(x, p, m->data);
-    BODY_EVAL_MEM(mem, bm);
-    body_eval e;
-    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
-    const int steps = (int)lround(T / h);
-    for (int it = 0; it < steps; it++) {
-        for (int st = 0; st < 4; st++) {
-            const double c = st == 0 ? 0.0 : st == 3 ? 1.0 : 0.5;
-            for (size_t i = 0; i < n; i++) s[i] = x[i] + (st ? c * h * k[st - 1][i] : 0.0);
-            assert_int_equal(m->phases[0].rhs(0.0, s, k[st], p, m->data), 0);
-            double u[BODY_MAX_ACT] = {0};
-            assert_status(body_control_torques(&e, 0, s, u), SM_OK);
-            k[st][n] = body_control_power(f, u, s + bm->nq);
-        }
-        for (size_t i = 0; i <= n; i++) {
-            const double dx = h / 6 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
-            if (i < n) x[i] += dx;
-            else W += dx;
-        }
-    }
-    const double E1 = m->kinetic_energy(x, p, m->data) + m->potential_energy(x, p, m->data);
-    *moved = E1 - E0;
-    return E1 - E0 - W;
-}
-
 static void test_energy_and_the_torques_work(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], moved;
     sm_model_default_params(m, p);
     /* off the zero dynamics (the swing leg's and the torso's rates: the
      * stance foot stays at rest), so that every torque works */
     zero_dynamics_state(m, p, 0.8, x);
     x[9] -= 0.3, x[12] += 0.4, x[13] -= 0.5;
-    const double miss = energy_balance(m, p, x, 0.3, 1e-4, &moved);
+    const double miss = hzd_energy_balance(m, p, x, 0.3, 1e-4, &moved);
     assert_true(fabs(moved) > 1.0);
     if (!(fabs(miss) < 1e-8)) fail_msg("E(T) - E(0) - work = %g (energy moved by %g)", miss, moved);
     print_message("five_link: energy moved %.4g J, missed by the torques' work %.3g J\n", moved, miss);
@@ -470,7 +354,7 @@ static void test_energy_and_the_torques_work(void **state)
 static void test_gait_is_the_restricted_maps(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     assert_true(sm_hzd_applies(m));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
     sm_model_default_params(m, p);
@@ -483,7 +367,7 @@ static void test_gait_is_the_restricted_maps(void **state)
     assert_true(rm.multiplier > 0 && rm.multiplier < 1);
 
     m->guess(x, p, m->data);
-    sm_workspace *ws = workspace(m, 1e-12);
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_BDF);
     sm_newton_options no;
     sm_newton_options_default(&no);
     no.tol = 1e-11;

@@ -54,6 +54,18 @@ static const sm_model *open_ok(const char *path)
     return m;
 }
 
+/* p2 the 2-D file's defaults; p3 garcia3d's with the 2-D file's spring and
+ * damper, its point-mass legs, no spacing. */
+static void planar_params(const sm_model *m2, double *p2, const sm_model *m3, double *p3)
+{
+    sm_model_default_params(m2, p2);
+    sm_model_default_params(m3, p3);
+    set_param(m3, p3, "forces.hip_spring.stiffness", p2[sm_model_param_index(m2, "forces.hip_spring.stiffness")]);
+    set_param(m3, p3, "forces.hip_spring.damping", p2[sm_model_param_index(m2, "forces.hip_spring.damping")]);
+    set_param(m3, p3, "leg_iyy", 0.0);
+    set_param(m3, p3, "hip_width", 0.0);
+}
+
 static void newton_tight(sm_newton_options *no)
 {
     sm_newton_options_default(no);
@@ -103,13 +115,7 @@ static void planar_reduction(void **state_)
     const sm_model *m2 = open_ok(src_path("models/compass_round_spring.yaml"));
     const sm_model *m3 = open_ok(src_path("models/garcia3d.yaml"));
     double p2[SM_MAX_PARAMS], p3[SM_MAX_PARAMS], x2[SM_MAX_STATE], x3[SM_MAX_STATE] = {0};
-    sm_model_default_params(m2, p2);
-    sm_model_default_params(m3, p3);
-    /* the 2-D file's spring and damper, its point-mass legs, no spacing */
-    set_param(m3, p3, "forces.hip_spring.stiffness", p2[sm_model_param_index(m2, "forces.hip_spring.stiffness")]);
-    set_param(m3, p3, "forces.hip_spring.damping", p2[sm_model_param_index(m2, "forces.hip_spring.damping")]);
-    set_param(m3, p3, "leg_iyy", 0.0);
-    set_param(m3, p3, "hip_width", 0.0);
+    planar_params(m2, p2, m3, p3);
     assert_close(p3[sm_model_param_index(m3, "foot_radius")], p2[sm_model_param_index(m2, "contacts.disk_a.radius")],
                  0.0);
     assert_close(p3[sm_model_param_index(m3, "slope")], p2[sm_model_param_index(m2, "slope")], 0.0);
@@ -349,12 +355,7 @@ static void heading_family(void **state_)
     remove(path);
     assert_non_null(m3->family_condition);
     double p2[SM_MAX_PARAMS], p3[SM_MAX_PARAMS], x2[SM_MAX_STATE], x3[SM_MAX_STATE] = {0};
-    sm_model_default_params(m2, p2);
-    sm_model_default_params(m3, p3);
-    set_param(m3, p3, "forces.hip_spring.stiffness", p2[sm_model_param_index(m2, "forces.hip_spring.stiffness")]);
-    set_param(m3, p3, "forces.hip_spring.damping", p2[sm_model_param_index(m2, "forces.hip_spring.damping")]);
-    set_param(m3, p3, "leg_iyy", 0.0);
-    set_param(m3, p3, "hip_width", 0.0);
+    planar_params(m2, p2, m3, p3);
     const double b = 0.2, gamma = p3[sm_model_param_index(m3, "slope")];
     set_param(m3, p3, "section.family.hip_yaw", b);
 

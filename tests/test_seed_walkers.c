@@ -61,15 +61,6 @@ static seed004 seed_of_file(const sm_model *m)
     return s;
 }
 
-static double urand(double lo, double hi) { return lo + (hi - lo) * (double)rand() / RAND_MAX; }
-
-static void close_to(double got, double want, double scale, const char *what, int i, int j)
-{
-    if (!(fabs(got - want) <= 1e-12 * scale))
-        fail_msg("%s(%d,%d): %.17g, want %.17g (diff %.3g, scale %.3g)", what, i + 1, j + 1, got, want,
-                 got - want, scale);
-}
-
 /* The appendix (as read) is the seed's own Lagrangian. */
 static void test_appendix_is_the_lagrangian(void **state)
 {
@@ -77,19 +68,7 @@ static void test_appendix_is_the_lagrangian(void **state)
     const sm_model *m = open_ok("models/five_link_trunk.yaml");
     const seed004 s = seed_of_file(m);
     srand(4);
-    for (int n = 0; n < 100; n++) {
-        double th[5], thd[5], I[5][5], B[5][5], MG[5], IL[5][5], h[5], dV[5];
-        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
-        seed004_appendix(&s, th, I, B, MG);
-        seed004_lagrangian(&s, th, thd, IL, h, dV);
-        for (int i = 0; i < 5; i++) {
-            double Bt = 0;
-            for (int k = 0; k < 5; k++) Bt += B[i][k] * thd[k] * thd[k];
-            for (int k = 0; k < 5; k++) close_to(I[i][k], IL[i][k], 100, "I", i, k);
-            close_to(Bt, h[i], 1000, "B theta'^2", i, 0);
-            close_to(MG[i], dV[i], 1000, "M_G", i, 0);
-        }
-    }
+    seed004_appendix_is_lagrangian(&s, 100, 100, 1000);
     sm_registry_close(m);
 }
 
@@ -104,19 +83,14 @@ static void test_five_link_is_seed_004(void **state)
     (void)state;
     const sm_model *m = open_ok("models/five_link_trunk.yaml");
     const sm_rigid_model *rm = body_model_rigid(m);
-    assert_non_null(rm);
-    assert_int_equal(sm_rigid_nv(rm), 7);
-    assert_true(sm_rigid_is_planar(rm));
+    int foot;
+    sm_rigid_data *d = seed004_rigid_data(rm, &foot);
     const seed004 s = seed_of_file(m);
-    sm_rigid_data *d = sm_rigid_data_create(rm);
-    assert_non_null(d);
-    const int foot = sm_rigid_site_index(rm, "foot_a");
-    assert_true(foot >= 0);
     srand(40);
     double worst = 0;
     for (int n = 0; n < 100; n++) {
         double th[5], thd[5];
-        for (int k = 0; k < 5; k++) th[k] = urand(-1.5, 1.5), thd[k] = urand(-3, 3);
+        for (int k = 0; k < 5; k++) th[k] = seed004_urand(-1.5, 1.5), thd[k] = seed004_urand(-3, 3);
         /* q = (trunk.x, trunk.z, trunk, thigh_a, shank_a, thigh_b, shank_b) */
         double Phi[7][5] = {{0}};
         Phi[0][0] = s.l1 * cos(th[0]), Phi[0][1] = s.l2 * cos(th[1]);
@@ -128,44 +102,7 @@ static void test_five_link_is_seed_004(void **state)
         Phi[6][4] = 1, Phi[6][3] = -1;
         const double q[7] = {s.l1 * sin(th[0]) + s.l2 * sin(th[1]), s.l1 * cos(th[0]) + s.l2 * cos(th[1]), th[2],
                              th[1] - th[2], th[0] - th[1], th[3] - th[2], th[4] - th[3]};
-        double v[7] = {0}, pdd[7] = {0}, zero[7] = {0};
-        for (int i = 0; i < 7; i++)
-            for (int k = 0; k < 5; k++) v[i] += Phi[i][k] * thd[k];
-        pdd[0] = -s.l1 * sin(th[0]) * thd[0] * thd[0] - s.l2 * sin(th[1]) * thd[1] * thd[1];
-        pdd[1] = -s.l1 * cos(th[0]) * thd[0] * thd[0] - s.l2 * cos(th[1]) * thd[1] * thd[1];
-
-        double Mq[49], G[7], bias[7];
-        assert_int_equal(sm_rigid_forward(rm, d, q, zero), SM_OK);
-        sm_rigid_bias(rm, d, G);
-        double pos[3];
-        sm_rigid_site_pos(rm, d, (size_t)foot, pos);
-        assert_true(fabs(pos[0]) < 1e-14 && fabs(pos[2]) < 1e-14); /* the pinned foot is at the origin */
-        assert_int_equal(sm_rigid_forward(rm, d, q, v), SM_OK);
-        sm_rigid_mass(rm, d, Mq);
-        sm_rigid_bias(rm, d, bias);
-
-        double I[5][5], B[5][5], MG[5];
-        seed004_appendix(&s, th, I, B, MG);
-        for (int i = 0; i < 5; i++) {
-            double h = 0, g = 0, Bt = 0;
-            for (int a = 0; a < 7; a++) {
-                double Mpdd = 0;
-                for (int b = 0; b < 7; b++) Mpdd += Mq[a * 7 + b] * pdd[b];
-                h += Phi[a][i] * (bias[a] - G[a] + Mpdd);
-                g += Phi[a][i] * G[a];
-            }
-            for (int k = 0; k < 5; k++) {
-                double Iik = 0;
-                for (int a = 0; a < 7; a++)
-                    for (int b = 0; b < 7; b++) Iik += Phi[a][i] * Mq[a * 7 + b] * Phi[b][k];
-                close_to(Iik, I[i][k], 100, "I", i, k);
-                worst = fmax(worst, fabs(Iik - I[i][k]) / 100);
-                Bt += B[i][k] * thd[k] * thd[k];
-            }
-            close_to(h, Bt, 1000, "B theta'^2", i, 0);
-            close_to(g, MG[i], 1000, "M_G", i, 0);
-            worst = fmax(worst, fmax(fabs(h - Bt), fabs(g - MG[i])) / 1000);
-        }
+        worst = fmax(worst, seed004_rigid_is_appendix(rm, d, foot, &s, th, thd, Phi, q, 100, 1000));
     }
     print_message("five-link vs seed 004: largest difference %.3g of the scale\n", worst);
     sm_rigid_data_free(d);

@@ -6,6 +6,7 @@
  * definitions refused at their line, at run time with their statuses; the
  * program's exit codes; continuation in a controller coefficient. */
 #include "cli_run.h"
+#include "hzd_checks.h"
 #include "src_path.h"
 #include "../src/body/body_model.h"
 #include "stridemap/fixedpoint.h"
@@ -14,15 +15,6 @@
 #include "stridemap/stride.h"
 
 #define MODEL "models/three_link_hzd.yaml"
-
-static const sm_model *open_file(const char *path)
-{
-    const sm_model *m = NULL;
-    char why[1024] = "";
-    const sm_status st = sm_registry_open(path, &m, why, sizeof why);
-    if (st != SM_OK) fail_msg("%s: %s", path, why);
-    return m;
-}
 
 /* A copy of the model file at path with every `from` replaced by `to`
  * (each must occur). */
@@ -46,16 +38,6 @@ static const char *variant(const char *name, const char *const *from, const char
     fputs(text, f);
     fclose(f);
     return path[k];
-}
-
-static sm_workspace *workspace(const sm_model *m, double rtol)
-{
-    sm_solver_options o;
-    sm_solver_options_default(&o);
-    o.rtol = o.atol = rtol;
-    sm_workspace *ws = NULL;
-    assert_status(sm_workspace_create(m, &o, &ws), SM_OK);
-    return ws;
 }
 
 /* A state on the zero dynamics at the step's start: theta1 = start, the
@@ -117,11 +99,11 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
 static void test_outputs_stay_zero_on_the_zero_dynamics(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
     sm_model_default_params(m, p);
     zero_dynamics_state(m, p, 1.2, x);
-    sm_workspace *ws = workspace(m, 1e-12);
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_ADAMS);
     y_watch w = {.m = m, .p = p};
     watch_y(&w, x);
     assert_true(w.max_y < 1e-15);
@@ -141,55 +123,17 @@ static void test_outputs_stay_zero_on_the_zero_dynamics(void **state)
     sm_registry_close(m);
 }
 
-/* E(T) − E(0) − ∫ u·Bᵀv dt over T by classical RK4 at step h on the
- * phase's equations (CVODE plays no part). */
-static double energy_balance(const sm_model *m, const double *p, const double *x0, double T, double h, double *moved)
-{
-    const size_t n = m->n_state;
-    const body_model *bm = m->data;
-    const body_file *f = body_model_file(m);
-    double x[SM_MAX_STATE], k[4][SM_MAX_STATE + 1], s[SM_MAX_STATE + 1];
-    memcpy(x, x0, n * sizeof *x);
-    double W = 0.0;
-    const double E0 = m->kinetic_energy(x, p, m->data) + m->potential_energy(x, p, m->data);
-    BODY_EVAL_MEM(mem, bm);
-    body_eval e;
-    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
-    const int steps = (int)lround(T / h);
-    for (int it = 0; it < steps; it++) {
-        for (int st = 0; st < 4; st++) {
-            const double c = st == 0 ? 0.0 : st == 3 ? 1.0 : 0.5;
-            for (size_t i = 0; i < n; i++) s[i] = x[i] + (st ? c * h * k[st - 1][i] : 0.0);
-            assert_int_equal(m->phases[0].rhs(0.0, s, k[st], p, m->data), 0);
-            double u[BODY_MAX_ACT] = {0};
-            k[st][n] = 0.0;
-            if (f->ctrl.kind != BODY_CTRL_NONE) {
-                assert_status(body_control_torques(&e, 0, s, u), SM_OK);
-                k[st][n] = body_control_power(f, u, s + bm->nq);
-            }
-        }
-        for (size_t i = 0; i <= n; i++) {
-            const double dx = h / 6 * (k[0][i] + 2 * k[1][i] + 2 * k[2][i] + k[3][i]);
-            if (i < n) x[i] += dx;
-            else W += dx;
-        }
-    }
-    const double E1 = m->kinetic_energy(x, p, m->data) + m->potential_energy(x, p, m->data);
-    *moved = E1 - E0;
-    return E1 - E0 - W;
-}
-
 static void test_energy_and_the_torques_work(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE], moved;
     sm_model_default_params(m, p);
     /* off the zero dynamics, so that the torques work hard */
     zero_dynamics_state(m, p, 0.93, x);
     x[4] += 0.05;
     x[9] -= 0.3;
-    const double miss = energy_balance(m, p, x, 0.5, 1e-4, &moved);
+    const double miss = hzd_energy_balance(m, p, x, 0.5, 1e-4, &moved);
     assert_true(fabs(moved) > 1.0); /* the torques do move the energy */
     if (!(fabs(miss) < 1e-8)) fail_msg("E(T) - E(0) - work = %g (energy moved by %g)", miss, moved);
     sm_registry_close(m);
@@ -197,9 +141,9 @@ static void test_energy_and_the_torques_work(void **state)
     /* PD with zero gains: no torque, the energy stays */
     const char *from[] = {"kind: io_linearisation", "gains: {kp: 1, kd: 2, epsilon: epsilon}"};
     const char *to[] = {"kind: pd", "gains: {kp: 0, kd: 0}"};
-    m = open_file(variant("passive", from, to, 2));
+    m = hzd_open_file(variant("passive", from, to, 2));
     sm_model_default_params(m, p);
-    const double miss0 = energy_balance(m, p, x, 0.5, 1e-4, &moved);
+    const double miss0 = hzd_energy_balance(m, p, x, 0.5, 1e-4, &moved);
     if (!(fabs(miss0) < 1e-8) || !(fabs(moved) < 1e-8)) fail_msg("passive: energy moved by %g (miss %g)", moved, miss0);
     sm_registry_close(m);
 }
@@ -207,11 +151,11 @@ static void test_energy_and_the_torques_work(void **state)
 static void test_gait_and_torque_peaks(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
     sm_model_default_params(m, p);
     m->guess(x, p, m->data);
-    sm_workspace *ws = workspace(m, 1e-10);
+    sm_workspace *ws = hzd_workspace(m, 1e-10, SM_METHOD_ADAMS);
     sm_newton_options no;
     sm_newton_options_default(&no);
     sm_fixed_result r;
@@ -239,7 +183,7 @@ static void test_gait_and_torque_peaks(void **state)
      * grow: at kp = 1e4 a stable gait whose multiplier is near IO's */
     const char *from[] = {"kind: io_linearisation", "gains: {kp: 1, kd: 2, epsilon: epsilon}"};
     const char *to[] = {"kind: pd", "gains: {kp: 10000, kd: 300}"};
-    m = open_file(variant("pd", from, to, 2));
+    m = hzd_open_file(variant("pd", from, to, 2));
     sm_model_default_params(m, p);
     m->guess(x, p, m->data);
     sm_solver_options o;
@@ -393,7 +337,7 @@ static void three_link_zd(const sm_model *m, const double *p, double th, double 
 static void test_restricted_map_by_hand(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
     sm_model_default_params(m, p);
     const three_link k = three_link_at(m, p);
@@ -437,7 +381,7 @@ static void test_restricted_map_by_hand(void **state)
 static void test_restricted_map_is_the_full_maps_restriction(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     assert_true(sm_hzd_applies(m));
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
@@ -469,7 +413,7 @@ static void test_restricted_map_is_the_full_maps_restriction(void **state)
 
     double x[SM_MAX_STATE];
     m->guess(x, p, m->data);
-    sm_workspace *ws = workspace(m, 1e-12);
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_ADAMS);
     sm_newton_options no;
     sm_newton_options_default(&no);
     no.tol = 1e-11;
@@ -499,7 +443,7 @@ static void test_restricted_map_is_the_full_maps_restriction(void **state)
 
 static sm_status stride_from(const sm_model *m, const double *p, const double *x0)
 {
-    sm_workspace *ws = workspace(m, 1e-10);
+    sm_workspace *ws = hzd_workspace(m, 1e-10, SM_METHOD_ADAMS);
     double y[SM_MAX_STATE];
     const sm_status st = sm_stride(ws, p, x0, y, NULL, NULL);
     sm_workspace_free(ws);
@@ -509,7 +453,7 @@ static sm_status stride_from(const sm_model *m, const double *p, const double *x
 static void test_run_time_statuses(void **state)
 {
     (void)state;
-    const sm_model *m = open_file(src_path(MODEL));
+    const sm_model *m = hzd_open_file(src_path(MODEL));
     double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
     sm_model_default_params(m, p);
     /* too slow to carry the stance leg past vertical: theta1 turns back */
@@ -519,16 +463,16 @@ static void test_run_time_statuses(void **state)
     /* the gait needs about 50 N m: a limit of 20 fails, or saturates */
     const char *from[] = {"  gains: {kp: 1, kd: 2, epsilon: epsilon}\n"};
     const char *fail[] = {"  gains: {kp: 1, kd: 2, epsilon: epsilon}\n  torque_limit: {value: 20, on_exceed: fail}\n"};
-    m = open_file(variant("limit", from, fail, 1));
+    m = hzd_open_file(variant("limit", from, fail, 1));
     sm_model_default_params(m, p);
     m->guess(x, p, m->data);
     assert_status(stride_from(m, p, x), SM_TORQUE_LIMIT);
     sm_registry_close(m);
     const char *sat[] = {"  gains: {kp: 1, kd: 2, epsilon: epsilon}\n  torque_limit: {value: 45, on_exceed: saturate}\n"};
-    m = open_file(variant("saturate", from, sat, 1));
+    m = hzd_open_file(variant("saturate", from, sat, 1));
     sm_model_default_params(m, p);
     m->guess(x, p, m->data);
-    sm_workspace *ws = workspace(m, 1e-10);
+    sm_workspace *ws = hzd_workspace(m, 1e-10, SM_METHOD_ADAMS);
     sm_gait g = {.period = 1, .n_state = m->n_state, .n_free = m->n_free};
     memcpy(g.x, x, m->n_state * sizeof *x);
     double values[SM_MAX_EXTRA];
