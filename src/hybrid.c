@@ -40,8 +40,7 @@ struct sm_workspace {
     const double *p;
     const sm_phase *phase;
     size_t rooted_phase;       /* phase whose events CVODE currently watches */
-    sm_status cb_status;       /* why a callback failed, if one did */
-    bool cb_fatal;             /* an rhs returned < 0 in this flow */
+    sm_phase_failure fail;     /* why a callback failed in this flow, if one did */
 
     sm_counters counters;
     char detail[256];
@@ -135,43 +134,16 @@ sm_status sm_solver_options_check(const sm_solver_options *o, char *why, size_t 
 static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
     sm_workspace *ws = user;
-    /* A fatal model error stays fatal for the rest of the flow: CVODE's
-     * fixed-point solver treats a failed RHS as a convergence failure and
-     * would otherwise creep up to the failure point with ever smaller steps. */
-    if (ws->cb_fatal) return -1;
-    ws->counters.rhs_evals++;
-    double *d = N_VGetArrayPointer(ydot);
-    int r = ws->phase->rhs(t, N_VGetArrayPointer(y), d, ws->p, ws->model->data);
-    if (r < 0) {
-        ws->cb_status = sm_callback_status(r);
-        ws->cb_fatal = true;
-        return -1;
-    }
-    if (r > 0) return 1;
-    for (size_t i = 0; i < ws->model->n_state; i++)
-        if (!isfinite(d[i])) {
-            /* Recoverable: a smaller step may keep the state finite; if it
-             * does not, CVODE gives up and cb_status says why. */
-            ws->cb_status = SM_NONFINITE;
-            return 1;
-        }
-    return 0;
+    if (!ws->fail.fatal) ws->counters.rhs_evals++;
+    return sm_phase_rhs(ws->model, ws->phase, ws->p, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), &ws->fail);
 }
 
 static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
 {
     sm_workspace *ws = user;
-    const double *x = N_VGetArrayPointer(y);
-    const sm_phase *P = ws->phase;
-    if (P->events_all) P->events_all(t, x, ws->p, ws->model->data, g);
-    for (size_t e = 0; e < P->n_events; e++) {
-        if (!P->events_all) g[e] = P->events[e].value(t, x, ws->p, ws->model->data);
-        if (!isfinite(g[e])) {
-            ws->cb_status = SM_NONFINITE;
-            return -1;
-        }
-    }
-    return 0;
+    if (sm_phase_events(ws->model, ws->phase, ws->p, t, N_VGetArrayPointer(y), g)) return 0;
+    ws->fail.status = SM_NONFINITE;
+    return -1;
 }
 
 static void error_cb(int code, const char *module, const char *function, char *msg, void *user)
@@ -330,13 +302,13 @@ static sm_status failure_status(sm_workspace *ws, int flag)
     case CV_REPTD_RHSFUNC_ERR:
     case CV_UNREC_RHSFUNC_ERR:
     case CV_RTFUNC_FAIL:
-        return ws->cb_status != SM_OK ? ws->cb_status : SM_RHS_FAILED;
+        return ws->fail.status != SM_OK ? ws->fail.status : SM_RHS_FAILED;
     case CV_MEM_FAIL:
         return SM_NO_MEMORY;
     default:
         /* A model failure that CVODE met inside its nonlinear solver ends as
          * a convergence or error-test failure; the callback knows why. */
-        return ws->cb_status != SM_OK ? ws->cb_status : SM_INTEGRATOR_FAILED;
+        return ws->fail.status != SM_OK ? ws->fail.status : SM_INTEGRATOR_FAILED;
     }
 }
 
@@ -369,7 +341,7 @@ static int sens_rhs_cb(int ns, sunrealtype t, N_Vector y, N_Vector ydot, N_Vecto
 {
     (void)ydot;
     sm_workspace *ws = user;
-    if (ws->cb_fatal) return -1;
+    if (ws->fail.fatal) return -1;
     const size_t n = ws->model->n_state;
     const double *x = N_VGetArrayPointer(y);
     const sm_phase *P = ws->phase;
@@ -462,8 +434,8 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
 
     ws->p = p;
     ws->phase = P;
-    ws->cb_status = SM_OK;
-    ws->cb_fatal = false;
+    ws->fail.status = SM_OK;
+    ws->fail.fatal = false;
     ws->detail[0] = '\0';
     double *y = N_VGetArrayPointer(ws->y);
     memcpy(y, x, m->n_state * sizeof *y);
@@ -495,10 +467,7 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
         if (flag == CV_ROOT_RETURN) {
             if (sampling) t_sample -= obs->dt; /* the sample at tout is still due */
             CVodeGetRootInfo(ws->cvode, rootsfound);
-            size_t e = 0;
-            while (e < P->n_events &&
-                   !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tret, y, p, m->data))))
-                e++;
+            const size_t e = sm_phase_counting_event(m, P, p, tret, y, rootsfound);
             if (e == P->n_events) {
                 /* A crossing that does not count (the start of a step, a
                  * scuff).  Restart CVODE there: its initial root check then
@@ -534,7 +503,7 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
             long nst = 0, ncfn = 0;
             CVodeGetNumSteps(ws->cvode, &nst);
             CVodeGetNumNonlinSolvConvFails(ws->cvode, &ncfn);
-            if (10 * ncfn >= nst && ws->cb_status == SM_OK) {
+            if (10 * ncfn >= nst && ws->fail.status == SM_OK) {
                 st = SM_STIFF;
                 *t = tret;
                 break;

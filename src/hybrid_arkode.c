@@ -38,8 +38,7 @@ struct sm_arkode {
     const double *p;
     const sm_phase *phase;
     size_t rooted_phase, dense_rooted_phase;
-    sm_status cb_status;
-    bool cb_fatal;
+    sm_phase_failure fail;
     sm_counters *counters;
     char *detail;
     size_t detail_len;
@@ -58,33 +57,13 @@ static ARKODE_ERKTableID table_of(sm_method m)
 static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 {
     sm_arkode *a = user;
-    if (a->cb_fatal) return -1;
-    a->counters->rhs_evals++;
-    double *d = N_VGetArrayPointer(ydot);
-    int r = a->phase->rhs(t, N_VGetArrayPointer(y), d, a->p, a->model->data);
-    if (r < 0) {
-        a->cb_status = sm_callback_status(r);
-        a->cb_fatal = true;
-        return -1;
-    }
-    if (r > 0) return 1;
-    for (size_t i = 0; i < a->model->n_state; i++)
-        if (!isfinite(d[i])) {
-            a->cb_status = SM_NONFINITE;
-            return 1;
-        }
-    return 0;
+    if (!a->fail.fatal) a->counters->rhs_evals++;
+    return sm_phase_rhs(a->model, a->phase, a->p, t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), &a->fail);
 }
 
 static int events_at(const sm_arkode *a, double t, const double *x, double *g)
 {
-    const sm_phase *P = a->phase;
-    if (P->events_all) P->events_all(t, x, a->p, a->model->data, g);
-    for (size_t e = 0; e < P->n_events; e++) {
-        if (!P->events_all) g[e] = P->events[e].value(t, x, a->p, a->model->data);
-        if (!isfinite(g[e])) return -1;
-    }
-    return 0;
+    return sm_phase_events(a->model, a->phase, a->p, t, x, g) ? 0 : -1;
 }
 
 static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
@@ -92,7 +71,7 @@ static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
     sm_arkode *a = user;
     a->counters->root_evals++;
     if (events_at(a, t, N_VGetArrayPointer(y), g) != 0) {
-        a->cb_status = SM_NONFINITE;
+        a->fail.status = SM_NONFINITE;
         return -1;
     }
     return 0;
@@ -192,7 +171,7 @@ static sm_status failure_status(const sm_arkode *a, int flag)
     default:
         /* A model failure ends as an RHS, root or error-test failure; the
          * callback knows why. */
-        if (a->cb_status != SM_OK) return a->cb_status;
+        if (a->fail.status != SM_OK) return a->fail.status;
         return flag == ARK_RHSFUNC_FAIL || flag == ARK_UNREC_RHSFUNC_ERR || flag == ARK_RTFUNC_FAIL ||
                        flag == ARK_FIRST_RHSFUNC_ERR || flag == ARK_REPTD_RHSFUNC_ERR
                    ? SM_RHS_FAILED
@@ -244,7 +223,7 @@ static sm_status refine_root(sm_arkode *a, size_t e, double t0, double t1, doubl
     const size_t n = a->model->n_state;
     const double h = t1 - t0, tiny = 8 * DBL_EPSILON * (fabs(t1) + h);
     double ta = *t, ga;
-    if (step_to(a, e, t0, ta, &ga) != 0) return a->cb_status != SM_OK ? a->cb_status : SM_INTEGRATOR_FAILED;
+    if (step_to(a, e, t0, ta, &ga) != 0) return a->fail.status != SM_OK ? a->fail.status : SM_INTEGRATOR_FAILED;
     /* The slope from the dense output, a central difference over 1e-6 of the step. */
     double eps = 1e-6 * h, gp[SM_ARK_MAX_EVENTS], gm[SM_ARK_MAX_EVENTS];
     double tp = fmin(ta + eps, t1), tm = fmax(ta - eps, t0);
@@ -258,7 +237,7 @@ static sm_status refine_root(sm_arkode *a, size_t e, double t0, double t1, doubl
     double tb = ta - ga / slope, gb = ga;
     for (int it = 0; it < 8; it++) {
         if (!(tb >= t0 - h && tb <= t1 + h)) return SM_OK; /* not converging near the step: keep ARKODE's */
-        if (step_to(a, e, t0, tb, &gb) != 0) return a->cb_status != SM_OK ? a->cb_status : SM_INTEGRATOR_FAILED;
+        if (step_to(a, e, t0, tb, &gb) != 0) return a->fail.status != SM_OK ? a->fail.status : SM_INTEGRATOR_FAILED;
         if (fabs(tb - ta) <= tiny || gb == 0 || gb == ga) break;
         double tc = tb - gb * (tb - ta) / (gb - ga);
         /* A correction below round-off of t: tb is the crossing, no
@@ -282,8 +261,8 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
 
     a->p = p;
     a->phase = P;
-    a->cb_status = SM_OK;
-    a->cb_fatal = false;
+    a->fail.status = SM_OK;
+    a->fail.fatal = false;
     a->detail[0] = '\0';
     double *y = N_VGetArrayPointer(a->y);
     double *y0 = N_VGetArrayPointer(a->y0);
@@ -318,10 +297,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
         }
         if (flag == ARK_ROOT_RETURN) {
             ERKStepGetRootInfo(a->mem, rootsfound);
-            size_t e = 0;
-            while (e < P->n_events &&
-                   !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tret, y, p, m->data))))
-                e++;
+            const size_t e = sm_phase_counting_event(m, P, p, tret, y, rootsfound);
             /* A crossing that does not count (a scuff): ARKODE's own state
              * is still at the end of the step, so step on from there. */
             if (e == P->n_events) continue;
@@ -347,7 +323,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
              * 1e-12.  Stop in milliseconds, not seconds. */
             long fails = 0;
             ERKStepGetNumErrTestFails(a->mem, &fails);
-            if (100 * (fails - fails_seen) >= SM_ARK_STIFF_CHECK_STEPS && a->cb_status == SM_OK) {
+            if (100 * (fails - fails_seen) >= SM_ARK_STIFF_CHECK_STEPS && a->fail.status == SM_OK) {
                 st = SM_STIFF;
                 break;
             }

@@ -1,14 +1,76 @@
-/* The ARKODE explicit Runge-Kutta path behind sm_hybrid_flow (src/hybrid_arkode.c).
- * A workspace whose method is an ERK pair owns one of these; hybrid.c keeps
- * CVODE and dispatches.  Private to the library. */
+/* The model's phase callbacks as both integrators call them (the return
+ * convention, the statuses a failure leaves, which crossing counts), and
+ * the ARKODE explicit Runge-Kutta path behind sm_hybrid_flow
+ * (src/hybrid_arkode.c). A workspace whose method is an ERK pair owns one of
+ * these; hybrid.c keeps CVODE and dispatches.  Private to the library. */
 #ifndef STRIDEMAP_HYBRID_INTERNAL_H
 #define STRIDEMAP_HYBRID_INTERNAL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sundials/sundials_context.h>
 
 #include "stridemap/hybrid.h"
+
+/* Why a phase's callbacks failed, for the flow to report: the status of
+ * the last failure, and whether it was fatal (a negative return, after
+ * which the right-hand side is not called again in this flow). */
+typedef struct {
+    sm_status status;
+    bool fatal;
+} sm_phase_failure;
+
+/* The phase's right-hand side at (t, x) in SUNDIALS' convention: 0 ok, 1
+ * recoverable (the model asked for a smaller step, or xdot is not finite),
+ * -1 fatal; f records why.  Inline: it is on every step's path. */
+static inline int sm_phase_rhs(const sm_model *m, const sm_phase *P, const double *p, double t, const double *x,
+                               double *xdot, sm_phase_failure *f)
+{
+    /* A fatal model error stays fatal for the rest of the flow: CVODE's
+     * fixed-point solver treats a failed RHS as a convergence failure and
+     * would otherwise creep up to the failure point with ever smaller steps. */
+    if (f->fatal) return -1;
+    const int r = P->rhs(t, x, xdot, p, m->data);
+    if (r < 0) {
+        f->status = sm_callback_status(r);
+        f->fatal = true;
+        return -1;
+    }
+    if (r > 0) return 1;
+    for (size_t i = 0; i < m->n_state; i++)
+        if (!isfinite(xdot[i])) {
+            /* Recoverable: a smaller step may keep the state finite; if it
+             * does not, the integrator gives up and the status says why. */
+            f->status = SM_NONFINITE;
+            return 1;
+        }
+    return 0;
+}
+
+/* g[n_events] = every event function of the phase at (t, x), through its
+ * events_all hook where it has one; false when one is not finite. */
+static inline bool sm_phase_events(const sm_model *m, const sm_phase *P, const double *p, double t, const double *x,
+                                   double *g)
+{
+    if (P->events_all) P->events_all(t, x, p, m->data, g);
+    for (size_t e = 0; e < P->n_events; e++) {
+        if (!P->events_all) g[e] = P->events[e].value(t, x, p, m->data);
+        if (!isfinite(g[e])) return false;
+    }
+    return true;
+}
+
+/* The first event whose root was found (rootsfound[e] != 0) and whose guard
+ * passes at (t, x); n_events when none counts (a scuff, a step's start). */
+static inline size_t sm_phase_counting_event(const sm_model *m, const sm_phase *P, const double *p, double t,
+                                             const double *x, const int *rootsfound)
+{
+    size_t e = 0;
+    while (e < P->n_events && !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(t, x, p, m->data))))
+        e++;
+    return e;
+}
 
 typedef struct sm_arkode sm_arkode;
 
