@@ -6,14 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dl_library.h"
+
 #define HINT "install the Debian package libopenmpi3 (libopenmpi-dev brings it)"
 
 /* Everything but MPI_Get_library_version, which is looked up first to tell
  * OpenMPI from another MPI before its own symbol names are asked for. */
-static const struct {
-    const char *name;
-    size_t at;
-} symbols[] = {
+static const sm_dl_symbol symbols[] = {
 #define SYM(field, name) {#name, offsetof(mpi_dl, field)}
     SYM(Init_thread, MPI_Init_thread), SYM(Finalize, MPI_Finalize),   SYM(Comm_rank, MPI_Comm_rank),
     SYM(Comm_size, MPI_Comm_size),     SYM(Send, MPI_Send),           SYM(Recv, MPI_Recv),
@@ -29,47 +28,28 @@ _Static_assert(sizeof(MPI_Comm) == sizeof(void *) && sizeof(MPI_Datatype) == siz
                    sizeof(MPI_Op) == sizeof(void *),
                "an MPI whose handles are not pointers (MPICH's are int): mpi_dl reads OpenMPI's ABI");
 
-static void *find(void *handle, const char *name, const char **error)
+/* RTLD_GLOBAL: OpenMPI's components (openmpi3/mca_*.so, which it opens
+ * itself) are not linked against libmpi and find its symbols in the global
+ * scope. */
+static const sm_dl_library library = {
+    "MPI", MPI_DL_ENV, MPI_DL_SONAME, "libmpi.so",
+    HINT, "set " MPI_DL_ENV " to the path of OpenMPI's " MPI_DL_SONAME ", or unset it", RTLD_NOW | RTLD_GLOBAL};
+
+static const sm_dl_symbol version_symbol[] = {{"MPI_Get_library_version", offsetof(mpi_dl, Get_library_version)}};
+
+static bool fail(mpi_dl *m)
 {
-    dlerror();
-    void *p = dlsym(handle, name);
-    if (!p) {
-        *error = dlerror();
-        if (!*error) *error = name;
-    }
-    return p;
+    dlclose(m->handle);
+    memset(m, 0, sizeof *m);
+    return false;
 }
 
 bool mpi_dl_open(mpi_dl *m, char *why, size_t why_len)
 {
     memset(m, 0, sizeof *m);
-    const char *env = getenv(MPI_DL_ENV);
-    const bool chosen = env && *env;
-    const char *file = chosen ? env : MPI_DL_SONAME,
-               *hint = chosen ? "set " MPI_DL_ENV " to the path of OpenMPI's " MPI_DL_SONAME ", or unset it" : HINT;
-    /* RTLD_GLOBAL: OpenMPI's components (openmpi3/mca_*.so, which it opens
-     * itself) are not linked against libmpi and find its symbols in the
-     * global scope. */
-    m->handle = dlopen(file, RTLD_NOW | RTLD_GLOBAL);
-    if (!m->handle) {
-        const char *e = dlerror();
-        char said[512];
-        snprintf(said, sizeof said, "%s", e ? e : file);
-        if (!chosen && (m->handle = dlopen("libmpi.so", RTLD_NOW | RTLD_GLOBAL))) file = "libmpi.so";
-        if (!m->handle) {
-            if (why && why_len) snprintf(why, why_len, "cannot load MPI: %s; %s", said, hint);
-            return false;
-        }
-    }
-    const char *e = NULL;
-    void *p = find(m->handle, "MPI_Get_library_version", &e);
-    if (!p) {
-        if (why && why_len) snprintf(why, why_len, "cannot load MPI from %s: %s; %s", file, e, hint);
-        dlclose(m->handle);
-        memset(m, 0, sizeof *m);
-        return false;
-    }
-    memcpy(&m->Get_library_version, &p, sizeof p);
+    const char *file, *hint;
+    if (!(m->handle = sm_dl_open(&library, &file, &hint, why, why_len))) return false;
+    if (!sm_dl_resolve(m->handle, version_symbol, 1, m, library.what, file, hint, why, why_len)) return fail(m);
     /* MPI-3 allows this call before MPI_Init. */
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int len = 0;
@@ -81,20 +61,11 @@ bool mpi_dl_open(mpi_dl *m, char *why, size_t why_len)
         if (why && why_len)
             snprintf(why, why_len, "cannot use MPI from %s: it is \"%.80s\", and this build speaks OpenMPI's ABI; %s",
                      file, version, hint);
-        dlclose(m->handle);
-        memset(m, 0, sizeof *m);
-        return false;
+        return fail(m);
     }
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        if (!(p = find(m->handle, symbols[i].name, &e))) {
-            if (why && why_len) snprintf(why, why_len, "cannot load MPI from %s: %s; %s", file, e, hint);
-            dlclose(m->handle);
-            memset(m, 0, sizeof *m);
-            return false;
-        }
-        /* POSIX: a function's address from dlsym fits a void *; the handles
-         * are pointers in OpenMPI */
-        memcpy((char *)m + symbols[i].at, &p, sizeof p);
-    }
+    /* the handles are pointers in OpenMPI */
+    if (!sm_dl_resolve(m->handle, symbols, sizeof symbols / sizeof symbols[0], m, library.what, file, hint, why,
+                       why_len))
+        return fail(m);
     return true;
 }

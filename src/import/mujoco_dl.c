@@ -6,12 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../dl_library.h"
+
 #define HINT "install the Debian package libmujoco2.2.2 (libmujoco-dev brings it)"
 
-static const struct {
-    const char *name;
-    size_t at;
-} symbols[] = {
+static const sm_dl_symbol symbols[] = {
 #define SYM(field, name) {#name, offsetof(mujoco_dl, field)}
     SYM(version, mj_version),         SYM(loadXML, mj_loadXML),       SYM(deleteModel, mj_deleteModel),
     SYM(id2name, mj_id2name),         SYM(name2id, mj_name2id),       SYM(zero3, mju_zero3),
@@ -23,38 +22,20 @@ static const struct {
 #undef SYM
 };
 
+static const sm_dl_library library = {
+    "MuJoCo", MUJOCO_DL_ENV, MUJOCO_DL_SONAME,
+    "libmujoco.so", /* the name libmujoco-dev links to, should the soname be another */
+    HINT, "set " MUJOCO_DL_ENV " to the path of " MUJOCO_DL_SONAME ", or unset it", RTLD_NOW | RTLD_LOCAL};
+
 bool mujoco_dl_open(mujoco_dl *mj, char *why, size_t why_len)
 {
     memset(mj, 0, sizeof *mj);
-    const char *env = getenv(MUJOCO_DL_ENV);
-    const bool chosen = env && *env;
-    const char *file = chosen ? env : MUJOCO_DL_SONAME,
-               *hint = chosen ? "set " MUJOCO_DL_ENV " to the path of " MUJOCO_DL_SONAME ", or unset it" : HINT;
-    mj->handle = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-    if (!mj->handle) {
-        const char *e = dlerror();
-        char said[512];
-        snprintf(said, sizeof said, "%s", e ? e : file);
-        /* the name libmujoco-dev links to, should the soname be another */
-        if (!chosen && (mj->handle = dlopen("libmujoco.so", RTLD_NOW | RTLD_LOCAL))) file = "libmujoco.so";
-        if (!mj->handle) {
-            if (why && why_len)
-                snprintf(why, why_len, "cannot load MuJoCo: %s; %s", said, hint);
-            return false;
-        }
-    }
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        dlerror();
-        void *p = dlsym(mj->handle, symbols[i].name);
-        if (!p) {
-            const char *e = dlerror();
-            if (why && why_len)
-                snprintf(why, why_len, "cannot load MuJoCo from %s: %s; %s", file, e ? e : symbols[i].name, hint);
-            mujoco_dl_close(mj);
-            return false;
-        }
-        /* POSIX: a function's address from dlsym fits a void * */
-        memcpy((char *)mj + symbols[i].at, &p, sizeof p);
+    const char *file, *hint;
+    if (!(mj->handle = sm_dl_open(&library, &file, &hint, why, why_len))) return false;
+    if (!sm_dl_resolve(mj->handle, symbols, sizeof symbols / sizeof symbols[0], mj, library.what, file, hint, why,
+                       why_len)) {
+        mujoco_dl_close(mj);
+        return false;
     }
     /* mjModel's layout is the header's: another version's would be misread */
     const int v = mj->version();
