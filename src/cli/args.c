@@ -50,6 +50,8 @@ static const struct {
     {"sm_search_options.starts", "--starts"},
     {"sm_search_options.max_starts", "--max-starts"},
     {"sm_sweep_config.jobs", "--jobs"},
+    {"sm_inverse_options.half_window", "--half-window"},
+    {"sm_inverse_options.degree", "--degree"},
 };
 
 static bool ident_char(char c)

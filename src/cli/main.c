@@ -63,6 +63,7 @@ static const char usage[] =
     "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
     "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
     "  import FILE.xml        an MJCF or URDF body tree as a body-walker model file (MuJoCo)\n"
+    "  inverse MODEL DATA.csv joint moments and ground forces from a motion (inverse dynamics)\n"
     "  --version              this version, and the SUNDIALS and OpenBLAS it runs with\n"
     "\n"
     "Each command takes --help.  Example:\n"
@@ -100,6 +101,7 @@ int main(int argc, char **argv)
         {"sweep", cmd_sweep},
         {"merge", cmd_merge},
         {"import", cmd_import},
+        {"inverse", cmd_inverse},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0) {

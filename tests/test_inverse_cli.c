@@ -1,0 +1,160 @@
+/* stridemap inverse as users meet it (models/human_hu9.yaml): a 75 kg
+ * human standing still on both feet (ds1) is held by 735.75 N of vertical
+ * ground force at g = 9.81 (issue 15's check; Newton's law for the whole
+ * body, whichever moments double support picks) and no horizontal force;
+ * a simulated walk goes through with its phase column and --forward; bad
+ * data (a missing column, a time that does not increase, NaN, too few
+ * samples for the differentiator, an unknown phase) is one line and exit
+ * 65, a missing file 66, a missing contact case 64. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_run.h"
+#include "csv_read.h"
+#include "src_path.h"
+
+static char dir[64];
+
+static const char *tmp(const char *name)
+{
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static const char *const coords[] = {"hat.x", "hat.z", "hat", "thigh_a", "shank_a", "foot_a",
+                                     "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"};
+
+/* A file of rows samples of one standing pose; drop: a coordinate left out,
+ * bad_row: a row whose time or value is spoiled by what. */
+static const char *standing(const char *name, size_t rows, const char *drop, size_t bad_row, const char *what)
+{
+    const char *path = tmp(name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    static const double pose[] = {-0.2, 0.88, 0.02, -0.25, 0.05, 0.2, 0.0, 0.25, 0.05, -0.25, 0.0};
+    fputs("time,phase", f);
+    for (size_t k = 0; k < 11; k++)
+        if (!drop || strcmp(drop, coords[k]) != 0) fprintf(f, ",%s", coords[k]);
+    fputc('\n', f);
+    for (size_t i = 0; i < rows; i++) {
+        double t = 0.01 * (double)i;
+        if (i == bad_row && what && strcmp(what, "time") == 0) t = 0.0;
+        fprintf(f, "%g,%s", t, i == bad_row && what && strcmp(what, "phase") == 0 ? "ds9" : "ds1");
+        for (size_t k = 0; k < 11; k++) {
+            if (drop && strcmp(drop, coords[k]) == 0) continue;
+            if (i == bad_row && what && strcmp(what, "nan") == 0 && k == 3) fputs(",nan", f);
+            else fprintf(f, ",%.17g", pose[k]);
+        }
+        fputc('\n', f);
+    }
+    fclose(f);
+    return path;
+}
+
+static void test_standing_weight(void **state)
+{
+    (void)state;
+    const char *in = standing("stand.csv", 9, NULL, 99, NULL);
+    cli_result *r = cli_run("inverse", src_path("models/human_hu9.yaml"), in, NULL);
+    if (r->status != 0) print_error("%s", r->err);
+    assert_int_equal(r->status, 0);
+    char f[64][64];
+    const char *s = r->out, *end;
+    const size_t nh = rfc4180_record(s, f, 64, &end);
+    const int tz = column(f, nh, "tip_a.fz"), hz = column(f, nh, "heel_b.fz"), tx = column(f, nh, "tip_a.fx"),
+              hx = column(f, nh, "heel_b.fx"), res = column(f, nh, "residual");
+    assert_true(tz >= 0 && hz >= 0 && tx >= 0 && hx >= 0 && res >= 0);
+    assert_true(column(f, nh, "tau0") >= 0 && column(f, nh, "thigh_a.torque") >= 0);
+    size_t rows = 0;
+    for (s = end; *s; s = end, rows++) {
+        char g[64][64];
+        assert_int_equal(rfc4180_record(s, g, 64, &end), nh);
+        assert_close(atof(g[tz]) + atof(g[hz]), 75.0 * 9.81, 1e-6);
+        assert_close(atof(g[tx]) + atof(g[hx]), 0.0, 1e-6);
+        assert_true(atof(g[res]) < 1e-9);
+    }
+    assert_int_equal(rows, 9);
+}
+
+static void test_walk_with_forward(void **state)
+{
+    (void)state;
+    const char *walk = tmp("walk.csv"), *out = tmp("inv.csv");
+    cli_result *r = cli_run("simulate", src_path("models/human_hu9.yaml"), "--steps", "1", "--dt", "0.002", "--out",
+                            walk, NULL);
+    assert_int_equal(r->status, 0);
+    r = cli_run("inverse", src_path("models/human_hu9.yaml"), walk, "--half-window", "2", "--forward", "-o", out,
+                NULL);
+    if (r->status != 0) print_error("%s", r->err);
+    assert_int_equal(r->status, 0);
+    static char text[1 << 20];
+    cli_slurp(out, text, sizeof text);
+    char f[128][64];
+    const char *end;
+    const size_t nh = rfc4180_record(text, f, 128, &end);
+    const int ph = column(f, nh, "phase"), q = column(f, nh, "thigh_a"), fq = column(f, nh, "fwd.thigh_a");
+    assert_true(ph >= 0 && q >= 0 && fq >= 0);
+    bool ss1 = false, ds1 = false;
+    for (const char *s = end; *s; s = end) {
+        char g[128][64];
+        assert_int_equal(rfc4180_record(s, g, 128, &end), nh);
+        ss1 |= strcmp(g[ph], "ss1") == 0;
+        ds1 |= strcmp(g[ph], "ds1") == 0;
+    }
+    assert_true(ss1 && ds1);
+    /* the first row of a run starts the forward simulation on the data */
+    char g[128][64];
+    rfc4180_record(strchr(text, '\n') + 1, g, 128, &end);
+    assert_close(atof(g[fq]), atof(g[q]), 1e-6);
+}
+
+static void test_bad_data(void **state)
+{
+    (void)state;
+    const char *model = src_path("models/human_hu9.yaml");
+    cli_expect_error(cli_run("inverse", model, standing("drop.csv", 9, "shank_b", 99, NULL), NULL), 65,
+                     "no column 'shank_b'");
+    cli_expect_error(cli_run("inverse", model, standing("time.csv", 9, NULL, 4, "time"), NULL), 65,
+                     "line 6: time 0 does not come after");
+    cli_expect_error(cli_run("inverse", model, standing("nan.csv", 9, NULL, 2, "nan"), NULL), 65,
+                     "line 4: thigh_a 'nan' is not a number");
+    cli_expect_error(cli_run("inverse", model, standing("few.csv", 6, NULL, 99, NULL), NULL), 65,
+                     "6 samples of phase ds1, fewer than the 7");
+    cli_expect_error(cli_run("inverse", model, standing("few9.csv", 9, NULL, 99, NULL), "--half-window", "5", NULL),
+                     65, "fewer than the 11");
+    cli_expect_error(cli_run("inverse", model, standing("phase.csv", 9, NULL, 3, "phase"), NULL), 65,
+                     "'ds9' is not a phase");
+    cli_expect_error(cli_run("inverse", model, tmp("missing.csv"), NULL), 66, "cannot read");
+    cli_expect_error(cli_run("inverse", model, NULL), 64, "which motion?");
+    cli_expect_error(cli_run("inverse", model, standing("ok.csv", 9, NULL, 99, NULL), "--phase", "fly", NULL), 64,
+                     "--phase fly is not a phase");
+    cli_expect_error(cli_run("inverse", "simplest", standing("ok.csv", 9, NULL, 99, NULL), NULL), 65,
+                     "needs a model file");
+    cli_expect_error(cli_run("inverse", model, standing("ok.csv", 9, NULL, 99, NULL), "--degree", "1", NULL), 64,
+                     "--degree takes");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s STRIDEMAP\n", argv[0]);
+        return 2;
+    }
+    cli_exe = argv[1];
+    snprintf(dir, sizeof dir, "/tmp/sm_inverse_XXXXXX");
+    if (!mkdtemp(dir)) return 2;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_standing_weight),
+        cmocka_unit_test(test_walk_with_forward),
+        cmocka_unit_test(test_bad_data),
+    };
+    const int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+    return failed;
+}
