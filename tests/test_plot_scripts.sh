@@ -95,5 +95,26 @@ fi
 expect 65 "$scripts/plot_walker3d.py" --eigen "$dir/gait3d.json" "$dir/e3.png" --min-modulus 1e9
 expect 73 "$scripts/plot_walker3d.py" "$dir/walk3d.csv" /nonexistent-dir/w3.png
 
+# plot_inverse.py: stridemap inverse's CSV (a standing pose in double support, with --forward)
+for bad in empty other; do
+    expect 65 "$scripts/plot_inverse.py" "$dir/$bad.csv" "$dir/i.png"
+done
+printf 'time,phase,residual,thigh_a.torque\n0,ss1,0,x\n' >"$dir/inv_nan.csv"
+expect 65 "$scripts/plot_inverse.py" "$dir/inv_nan.csv" "$dir/i.png"
+expect 66 "$scripts/plot_inverse.py" "$dir/missing.csv" "$dir/i.png"
+modelhu=$(dirname "$scripts")/models/human_hu9.yaml
+{
+    echo "time,phase,hat.x,hat.z,hat,thigh_a,shank_a,foot_a,toe_a,thigh_b,shank_b,foot_b,toe_b"
+    for i in 0 1 2 3 4 5 6 7 8; do echo "0.0$i,ds1,-0.2,0.88,0.02,-0.25,0.05,0.2,0,0.25,0.05,-0.25,0"; done
+} >"$dir/stand.csv"
+if "$stridemap" inverse "$modelhu" "$dir/stand.csv" --forward -o "$dir/inv.csv" >/dev/null 2>&1 &&
+    "$py" "$scripts/plot_inverse.py" "$dir/inv.csv" "$dir/inv.png" && [ -s "$dir/inv.png" ]; then
+    echo "ok: plot_inverse draws a stridemap inverse CSV"
+else
+    echo "FAIL: plot_inverse on a good stridemap inverse CSV"
+    failed=$((failed + 1))
+fi
+expect 73 "$scripts/plot_inverse.py" "$dir/inv.csv" /nonexistent-dir/i.png
+
 echo "plot scripts: $failed failed"
 [ "$failed" -eq 0 ]
