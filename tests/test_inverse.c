@@ -367,6 +367,55 @@ static void test_round_trip_without_gravity(void **state)
     sm_registry_close(m);
 }
 
+/* sm_inverse_run refuses what the differentiator or the solve cannot use,
+ * naming the sample (and the struct field for the window). */
+static void test_run_refuses(void **state)
+{
+    (void)state;
+    const sm_model *m = open_hu9();
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    sm_inverse_options o;
+    sm_inverse_options_default(&o);
+    sm_inverse *inv = NULL;
+    char why[256];
+    assert_status(sm_inverse_create(m, &o, &inv, why, sizeof why), SM_OK);
+    enum { N = 10 };
+    double t[N], q[N * 11] = {0}, v[N * 11], a[N * 11], tau[N * 16], F[N * 64], res[N];
+    size_t ph[N];
+    for (size_t i = 0; i < N; i++) {
+        t[i] = 0.01 * (double)i;
+        ph[i] = 0;
+        q[i * 11 + 1] = 0.9;
+    }
+    ph[8] = ph[9] = 1; /* a run of two samples */
+    assert_status(sm_inverse_run(inv, p, N, t, q, ph, v, a, tau, F, res, why, sizeof why), SM_BAD_DATA);
+    assert_non_null(strstr(why, "samples 8 to 9"));
+    assert_non_null(strstr(why, "sm_inverse_options.half_window"));
+    ph[8] = ph[9] = 0;
+    t[5] = t[4];
+    assert_status(sm_inverse_run(inv, p, N, t, q, ph, v, a, tau, F, res, why, sizeof why), SM_BAD_DATA);
+    assert_non_null(strstr(why, "sample 5: time"));
+    t[5] = 0.05;
+    q[3 * 11 + 4] = NAN;
+    assert_status(sm_inverse_run(inv, p, N, t, q, ph, v, a, tau, F, res, why, sizeof why), SM_BAD_DATA);
+    assert_non_null(strstr(why, "sample 3: coordinate shank_a"));
+    q[3 * 11 + 4] = 0;
+    ph[2] = 99;
+    assert_status(sm_inverse_run(inv, p, N, t, q, ph, v, a, tau, F, res, why, sizeof why), SM_BAD_DATA);
+    assert_non_null(strstr(why, "sample 2: phase 99"));
+    ph[2] = 0;
+    assert_status(sm_inverse_run(inv, p, N, t, q, ph, v, a, tau, F, res, why, sizeof why), SM_OK);
+    sm_inverse_free(inv);
+    /* a closed-form walker has no bodies to invert */
+    const sm_model *simplest = NULL;
+    assert_status(sm_registry_open("simplest", &simplest, why, sizeof why), SM_OK);
+    assert_status(sm_inverse_create(simplest, &o, &inv, why, sizeof why), SM_BAD_MODEL_FILE);
+    assert_null(inv);
+    sm_registry_close(simplest);
+    sm_registry_close(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_differentiator_refuses),
         cmocka_unit_test(test_inverse_returns_the_springs),
         cmocka_unit_test(test_round_trip_without_gravity),
+        cmocka_unit_test(test_run_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include "stridemap/gait.h"
 #include "stridemap/hybrid.h"
 #include "stridemap/hzd.h"
+#include "stridemap/inverse.h"
 #include "stridemap/model.h"
 #include "stridemap/orbit.h"
 #include "stridemap/registry.h"

@@ -326,10 +326,13 @@ sm_status sm_inverse_run(const sm_inverse *inv, const double *p, size_t n, const
     const size_t nq = inv->nq, nv = inv->nv, w = 2 * (size_t)inv->o.half_window + 1;
     const body_file *f = inv->bm->f;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(t[i]) || (i > 0 && !(t[i] > t[i - 1]))) {
-            snprintf(why, why_len, "sample %zu: time %g does not come after the previous sample's %g", i, t[i],
-                     i > 0 ? t[i - 1] : NAN);
-            if (!isfinite(t[i])) snprintf(why, why_len, "sample %zu: the time is not a number", i);
+        if (!isfinite(t[i])) {
+            snprintf(why, why_len, "sample %zu: the time is not a number", i);
+            return SM_BAD_DATA;
+        }
+        if (i > 0 && !(t[i] > t[i - 1])) {
+            snprintf(why, why_len, "sample %zu: time %.17g does not come after the previous sample's %.17g", i,
+                     t[i], t[i - 1]);
             return SM_BAD_DATA;
         }
         if (phase[i] >= f->n_phases) {
