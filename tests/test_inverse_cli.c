@@ -2,7 +2,8 @@
  * human standing still on both feet (ds1) is held by 735.75 N of vertical
  * ground force at g = 9.81 (issue 15's check; Newton's law for the whole
  * body, whichever moments double support picks) and no horizontal force;
- * a simulated walk goes through with its phase column and --forward; bad
+ * a simulated walk goes through with its phase column and --forward (a run
+ * too short to simulate is a warning and NaN columns); bad
  * data (a missing column, a time that does not increase, NaN, too few
  * samples for the differentiator, an unknown phase) is one line and exit
  * 65, a missing file 66, a missing contact case 64. */
@@ -112,6 +113,19 @@ static void test_walk_with_forward(void **state)
     assert_close(atof(g[fq]), atof(g[q]), 1e-6);
 }
 
+/* A run too short to simulate forward is a warning, its columns NaN. */
+static void test_forward_too_short(void **state)
+{
+    (void)state;
+    cli_result *r = cli_run("inverse", src_path("models/human_hu9.yaml"), standing("three.csv", 3, NULL, 99, NULL),
+                            "--half-window", "1", "--degree", "2", "--forward", NULL);
+    assert_int_equal(r->status, 0);
+    assert_int_equal(cli_count_lines(r->err), 1);
+    assert_non_null(strstr(r->err, "too few to simulate forward"));
+    assert_int_equal(cli_count_lines(r->out), 4);
+    assert_non_null(strstr(r->out, ",nan"));
+}
+
 static void test_bad_data(void **state)
 {
     (void)state;
@@ -150,6 +164,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standing_weight),
         cmocka_unit_test(test_walk_with_forward),
+        cmocka_unit_test(test_forward_too_short),
         cmocka_unit_test(test_bad_data),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -276,6 +276,13 @@ static void forward_runs(const cli_run *run, const sm_inverse *inv, const motion
         for (size_t i = s; i < e; i++)
             for (size_t k = 0; k < nq; k++) out->fwd[i * nq + k] = NAN;
         if (!x) continue;
+        if (e - s < 4) {
+            fprintf(stderr,
+                    "stridemap inverse: warning: lines %ld to %ld (phase %s) are %zu samples, too few to simulate "
+                    "forward (the moments' spline needs 4)\n",
+                    d->line[s], d->line[e - 1], sm_inverse_phase_name(inv, d->phase[s]), e - s);
+            continue;
+        }
         double x0[SM_MAX_STATE];
         memcpy(x0, d->q + s * nq, nq * sizeof *x0);
         memcpy(x0 + nq, out->v + s * nv, nv * sizeof *x0);
