@@ -210,6 +210,13 @@ static void branches(void **state)
     sm_ffi_close(h);
 }
 
+/* The command that removes dir, in buf. */
+static char *cmd_rm(char *buf, size_t len, const char *dir)
+{
+    snprintf(buf, len, "rm -rf '%s'", dir);
+    return buf;
+}
+
 static void a_sweep(void **state)
 {
     (void)state;
@@ -234,14 +241,28 @@ static void a_sweep(void **state)
     while (fgets(line, sizeof line, f)) lines++;
     fclose(f);
     assert_int_equal(lines, 1 + 8);
+    /* Stopped at once: no merged table, and resume finishes the grid. */
+    char dir2[] = "/tmp/stridemap-test-ffi-XXXXXX";
+    assert_non_null(mkdtemp(dir2));
+    assert_status(sm_ffi_sweep_start(h, 2, grid, dir2, NULL, 1, 0, &s), SM_OK);
+    sm_ffi_sweep_stop(s);
+    assert_status(sm_ffi_sweep_finish(s, &complete), SM_OK);
+    if (!complete) {
+        snprintf(path, sizeof path, "%s/sweep.csv", dir2);
+        assert_int_not_equal(access(path, F_OK), 0);
+        assert_status(sm_ffi_sweep_start(h, 2, grid, dir2, NULL, 1, 1, &s), SM_OK);
+        while (!sm_ffi_sweep_poll(s, &done, &total)) usleep(10000);
+        assert_status(sm_ffi_sweep_finish(s, &complete), SM_OK);
+    }
+    assert_int_equal(complete, 1);
+    assert_int_equal(system(cmd_rm(path, sizeof path, dir2)), 0);
     /* The same directory again, without resume: refused, nothing started. */
     assert_int_not_equal(sm_ffi_sweep_start(h, 2, grid, dir, NULL, 1, 0, &s), SM_OK);
     assert_null(s);
     assert_true(sm_ffi_message(h)[0] != '\0');
     sm_ffi_close(h);
     char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(system(cmd_rm(cmd, sizeof cmd, dir)), 0);
 }
 
 int main(void)

@@ -58,3 +58,26 @@ def test_every_error_is_a_stridemap_error():
     for cls in (stridemap.UsageError, stridemap.DataError, stridemap.InputFileError, stridemap.SolverError,
                 stridemap.OutOfMemory, stridemap.LibraryNotFound):
         assert issubclass(cls, stridemap.Error)
+
+
+def test_a_library_that_cannot_be_loaded_says_what_to_set(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from conftest import SOURCE
+    code = ("import stridemap\n"
+            "try:\n    stridemap.fixed('simplest')\n"
+            "except stridemap.LibraryNotFound as e:\n    print(e.status, '|', e.message)\n")
+    env = {**os.environ, "STRIDEMAP_LIBRARY": str(tmp_path / "libstridemap.so"),
+           "PYTHONPATH": str(SOURCE / "python")}
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("unavailable |") and "STRIDEMAP_LIBRARY" in p.stdout
+    assert str(tmp_path / "libstridemap.so") in p.stdout
+
+
+def test_a_closed_model_refuses_work():
+    m = stridemap.Model("simplest")
+    m.close()
+    with pytest.raises(stridemap.UsageError):
+        m.fixed()
