@@ -13,6 +13,7 @@ packages=(
   libmujoco-dev              # tests/test_rigid_mujoco.c, an independent check of src/rigid/ (optional)
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
   python3-scipy              # scripts/design_hzd.py (least squares for models/five_link.yaml)
+  python3-numpy python3-pytest python3-pandas  # the Python bindings (python/) and their tests (tests/python)
   libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
 )
 
