@@ -8,7 +8,6 @@
  * point and each multiplier at 17 significant digits.  Exit status 0 for a
  * gait, 1 for none, 2 when the library is not the one compiled against. */
 #include <stdio.h>
-#include <string.h>
 
 #include <stridemap/stridemap.h>
 
@@ -43,14 +42,14 @@ int main(void)
     if (sm_workspace_create(m, &so, &ws) != SM_OK) return 1;
     static sm_fixed_result r; /* large: SM_MAX_STATE^2 Jacobians */
     sm_fixed_point(ws, p, x0, &no, &r);
-    sm_workspace_free(ws);
-    sm_registry_close(m);
-    if (!r.converged) {
+    if (r.converged) {
+        for (size_t i = 0; i < m->n_state; i++) printf("%s %.17g\n", m->state_names[i], r.x[i]);
+        for (size_t k = 0; k < r.n_free; k++) printf("eigenvalue %.17g %.17g\n", r.eig_re[k], r.eig_im[k]);
+        printf("stable %s\n", r.stable ? "yes" : "no");
+    } else {
         fprintf(stderr, "no gait: %s\n", sm_strerror(r.status));
-        return 1;
     }
-    for (size_t i = 0; i < m->n_state; i++) printf("%s %.17g\n", m->state_names[i], r.x[i]);
-    for (size_t k = 0; k < r.n_free; k++) printf("eigenvalue %.17g %.17g\n", r.eig_re[k], r.eig_im[k]);
-    printf("stable %s\n", r.stable ? "yes" : "no");
-    return 0;
+    sm_workspace_free(ws);
+    sm_registry_close(m); /* a model file's walker is freed: m is no more */
+    return r.converged ? 0 : 1;
 }
