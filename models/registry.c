@@ -5,9 +5,14 @@
 
 #include "../src/body/open.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "models.h"
 
@@ -41,6 +46,35 @@ static sm_status open_file(const char *path, const sm_model **out, char *why, si
     return body_open(path, out, why, why_len);
 }
 
+/* The installed model directory found from where this code was loaded:
+ * the program in bindir, or libstridemap.so in libdir, of a tree installed
+ * with DESTDIR or moved since (meson.build's SM_MODELDIR_FROM_*).  NULL
+ * where there is none, or it is STRIDEMAP_MODELDIR itself. */
+static const char *relocated_dir(char *buf, size_t len)
+{
+    static const char anchor = 0;
+    Dl_info info;
+    struct link_map *lm = NULL;
+    char obj[PATH_MAX], here[PATH_MAX], installed[PATH_MAX];
+    if (!dladdr1(&anchor, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm) return NULL;
+    const bool program = lm->l_name[0] == '\0'; /* the main program has no name of its own */
+    if (program) {
+        const ssize_t n = readlink("/proc/self/exe", obj, sizeof obj - 1);
+        if (n <= 0) return NULL;
+        obj[n] = '\0';
+    } else {
+        snprintf(obj, sizeof obj, "%s", lm->l_name);
+    }
+    const char *rel = program ? SM_MODELDIR_FROM_BINDIR : SM_MODELDIR_FROM_LIBDIR;
+    char *slash = strrchr(obj, '/');
+    if (!slash || !rel[0]) return NULL;
+    *slash = '\0';
+    snprintf(buf, len, "%s/%s", obj, rel);
+    if (!realpath(buf, here)) return NULL;
+    if (realpath(STRIDEMAP_MODELDIR, installed) && strcmp(here, installed) == 0) return NULL;
+    return buf;
+}
+
 const char *sm_registry_model_dir(size_t i, char *buf, size_t len)
 {
     const char *env = getenv("STRIDEMAP_MODEL_PATH");
@@ -53,9 +87,11 @@ const char *sm_registry_model_dir(size_t i, char *buf, size_t len)
         }
     }
     const char *fixed[] = {"models", STRIDEMAP_MODELDIR};
-    if (i >= sizeof fixed / sizeof *fixed) return NULL;
-    snprintf(buf, len, "%s", fixed[i]);
-    return buf;
+    if (i < sizeof fixed / sizeof *fixed) {
+        snprintf(buf, len, "%s", fixed[i]);
+        return buf;
+    }
+    return i == sizeof fixed / sizeof *fixed ? relocated_dir(buf, len) : NULL;
 }
 
 sm_status sm_registry_open(const char *name, const sm_model **out, char *why, size_t why_len)

@@ -43,4 +43,10 @@ elif [ ${#want[@]} -gt 0 ]; then
     meson configure "$dir" "${want[@]}" >/dev/null
   fi
 fi
+# stridemap.pc relative to its own place (a default since the library was
+# installable): a directory configured before follows.
+if [ "$(meson introspect --buildoptions "$dir" | python3 -c \
+    'import json, sys; print(next((o["value"] for o in json.load(sys.stdin) if o["name"] == "pkgconfig.relocatable"), True))')" = False ]; then
+  meson configure "$dir" -Dpkgconfig.relocatable=true >/dev/null
+fi
 ninja -C "$dir" >/dev/null

@@ -17,8 +17,10 @@ const sm_model *sm_registry_find(const char *name);
 
 /* The directories searched for model files NAME.yaml, in order: each of
  * $STRIDEMAP_MODEL_PATH (colon-separated), ./models, and the installed
- * share/stridemap/models.  dir(i) writes the i-th into buf and returns it,
- * or returns NULL past the last. */
+ * share/stridemap/models; then, for a tree installed with DESTDIR or moved,
+ * its share/stridemap/models beside the program's bin/ or the library's
+ * lib/.  dir(i) writes the i-th into buf and returns it, or returns NULL
+ * past the last. */
 const char *sm_registry_model_dir(size_t i, char *buf, size_t len);
 
 /* Opens a model by name: a built-in walker, or a model file (a path ending

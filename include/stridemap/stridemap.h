@@ -17,7 +17,6 @@
 #include "stridemap/status.h"
 #include "stridemap/stride.h"
 #include "stridemap/sweep.h"
-
-#define STRIDEMAP_VERSION "0.1.0"
+#include "stridemap/version.h"
 
 #endif

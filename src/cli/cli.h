@@ -52,6 +52,14 @@ int cli_finish(cli_run *run, int argc, char **argv);
 /* The output vocabulary (json.c): one builder per object, one key per
  * meaning. */
 
+/* The version of docs/output-schema.md every JSON output follows: it
+ * changes when a documented key or column is removed, renamed or changes
+ * meaning, not when one is added. */
+#define CLI_OUTPUT_SCHEMA "stridemap-output/1"
+
+/* Sets "schema": CLI_OUTPUT_SCHEMA in doc. */
+void cli_json_schema(json_t *doc);
+
 /* A JSON number, or null for NaN and infinities (JSON has neither). */
 json_t *cli_json_number(double v);
 

@@ -422,6 +422,7 @@ int cmd_continue(int argc, char **argv)
         json_object_set_new(json_object_get(doc, "continuation"), "newton_update",
                             json_string(o->update == SM_NEWTON_FULL ? "full" : "broyden"));
         json_object_set_new(doc, "solver", cli_solver_json(&run.solver));
+        cli_json_schema(doc);
         json_object_set_new(doc, "state_names", json_array());
         for (size_t i = 0; i < m->n_state; i++)
             json_array_append_new(json_object_get(doc, "state_names"), json_string(m->state_names[i]));

@@ -159,6 +159,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     for (size_t i = 0; have_eig && i < r->n_free; i++)
         json_array_append_new(jac, vector(&r->jacobian[i * r->n_free], r->n_free));
     json_t *doc = json_object();
+    cli_json_schema(doc);
     json_object_set_new(doc, "model", json_string(m->name));
     json_object_set_new(doc, "params", params);
     json_object_set_new(doc, "period", json_integer(run->newton.period));

@@ -246,6 +246,7 @@ int cmd_orbit(int argc, char **argv)
         json_object_set_new(doc, "solver_failures", json_integer(failures));
         json_object_set_new(doc, "first_fall", isfinite(first_fall) ? json_real(first_fall) : json_null());
         json_object_set_new(doc, "solver", cli_solver_json(&run.solver));
+        cli_json_schema(doc);
         int bad = json_dump_file(doc, sidecar, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) != 0;
         json_decref(doc);
         if (bad) return cli_fail(&run, EX_CANTCREAT, "cannot write the sidecar '%s'", sidecar);

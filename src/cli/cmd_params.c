@@ -64,6 +64,7 @@ int cmd_params(int argc, char **argv)
         }
         for (size_t i = 0; i < m->n_state; i++) json_array_append_new(states, json_string(m->state_names[i]));
         json_t *doc = json_pack("{s:s, s:o, s:o}", "model", m->name, "params", params, "state_names", states);
+        cli_json_schema(doc);
         json_dumpf(doc, stdout, JSON_INDENT(2));
         fputc('\n', stdout);
         json_decref(doc);

@@ -258,6 +258,7 @@ int cmd_search(int argc, char **argv)
                                 (json_int_t)set.opt.max_starts, "starts_without_gait", (json_int_t)res.failed,
                                 "gaits_dropped", res.full, "state_names", names, "gaits", list, "version",
                                 STRIDEMAP_VERSION);
+        cli_json_schema(doc);
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
         fputc('\n', stdout);
         json_decref(doc);

@@ -8,6 +8,8 @@
 
 #include "cli.h"
 
+void cli_json_schema(json_t *doc) { json_object_set_new(doc, "schema", json_string(CLI_OUTPUT_SCHEMA)); }
+
 json_t *cli_json_number(double v) { return isfinite(v) ? json_real(v) : json_null(); }
 
 json_t *cli_solver_json(const sm_solver_options *o)

@@ -76,6 +76,7 @@ json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, ch
     json_object_set_new(part, "slurm", slurm);
     json_object_set_new(doc, "run", part);
     json_object_set_new(doc, "version", json_string(STRIDEMAP_VERSION));
+    cli_json_schema(doc); /* after the signature: not a setting that decides rows */
     return doc;
 }
 
@@ -239,6 +240,7 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
         parts = NULL;
         json_object_set_new(merged, "rows", json_integer(rows));
         json_object_set_new(merged, "missing", json_integer(missing));
+        cli_json_schema(merged); /* this stridemap's, whichever wrote the parts */
         snprintf(out, sizeof out, "%s/sweep.json", dir);
         rc = write_json(run, out, merged, NULL, 0);
     }
