@@ -16,6 +16,7 @@
 #include "stridemap/status.h"
 #include "stridemap/stride.h"
 #include "stridemap/sweep.h"
+#include "stridemap/basin.h"
 
 #define STRIDEMAP_VERSION "0.1.0"
 

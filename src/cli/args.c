@@ -50,6 +50,10 @@ static const struct {
     {"sm_search_options.starts", "--starts"},
     {"sm_search_options.max_starts", "--max-starts"},
     {"sm_sweep_config.jobs", "--jobs"},
+    {"sm_basin_config.plane", "--plane"},
+    {"sm_basin_config.fix", "--fix"},
+    {"sm_basin_config.max_strides", "--max-strides"},
+    {"sm_basin_config.tol", "--return-tol"},
 };
 
 static bool ident_char(char c)
