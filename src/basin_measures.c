@@ -38,18 +38,24 @@ void sm_basin_measure(const sm_sweep_grid *plane, const unsigned char *outcome, 
     m->gait_cell = gi[0] + a[0].n * gi[1];
     const long stride[2] = {1, a[0].n};
     for (size_t k = 0; k < 2; k++) {
+        /* Along the gait cell's line: below, the cells whose centres are at or
+         * below the gait, nearest first; above, those at or above it. */
         const long base = m->gait_cell - gi[k] * stride[k];
         m->reach_below[k] = m->reach_above[k] = INFINITY;
-        for (long i = gi[k]; i >= 0; i--)
-            if (outcome[base + i * stride[k]] != SM_BASIN_CONVERGED) {
-                m->reach_below[k] = gait[k] - sm_sweep_axis_value(&a[k], i);
+        for (long i = a[k].n - 1; i >= 0; i--) {
+            const double v = sm_sweep_axis_value(&a[k], i);
+            if (v <= gait[k] && outcome[base + i * stride[k]] != SM_BASIN_CONVERGED) {
+                m->reach_below[k] = gait[k] - v;
                 break;
             }
-        for (long i = gi[k]; i < a[k].n; i++)
-            if (outcome[base + i * stride[k]] != SM_BASIN_CONVERGED) {
-                m->reach_above[k] = sm_sweep_axis_value(&a[k], i) - gait[k];
+        }
+        for (long i = 0; i < a[k].n; i++) {
+            const double v = sm_sweep_axis_value(&a[k], i);
+            if (v >= gait[k] && outcome[base + i * stride[k]] != SM_BASIN_CONVERGED) {
+                m->reach_above[k] = v - gait[k];
                 break;
             }
+        }
     }
 }
 

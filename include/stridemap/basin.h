@@ -123,9 +123,10 @@ typedef struct {
     bool gait_inside;       /* the gait's cell lies on the plane (else no distances) */
     long gait_cell;         /* the cell nearest the gait, or -1 */
     /* From the gait along axis k, below and above: the distance to the centre of
-     * the nearest cell on the gait cell's line that does not converge; INFINITY
-     * when every cell up to the plane's edge converges (the basin reaches past
-     * it), NaN without the gait inside. */
+     * the nearest cell on the gait cell's line (the cells sharing the gait
+     * cell's other index) whose centre lies at or below (above) the gait and
+     * that does not converge; INFINITY when every such cell up to the plane's
+     * edge converges (the basin reaches past it), NaN without the gait inside. */
     double reach_below[2], reach_above[2];
 } sm_basin_measures;
 
