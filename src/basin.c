@@ -398,7 +398,7 @@ static bool task_load_row(void *ctx, const char *line, size_t len, long *index)
         }
         p = q + 1;
     }
-    if (n != 10 || memchr(f[9], ',', fl[9])) return false;
+    if (n != 10 || f[9] + fl[9] != line + len) return false;
     char num[32];
     char *e;
     if (fl[0] == 0 || fl[0] >= sizeof num || fl[5] == 0 || fl[5] >= sizeof num) return false;

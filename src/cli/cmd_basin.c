@@ -167,7 +167,7 @@ int basin_measures_json(const cli_run *run, const char *csv_path, json_t *doc)
 static void print_reach(FILE *f, const json_t *v)
 {
     if (json_is_string(v))
-        fputs("beyond the plane", f);
+        fputs("past the edge", f);
     else if (json_is_number(v))
         fprintf(f, "%.6g", json_number_value(v));
     else
@@ -201,12 +201,13 @@ void basin_print(FILE *f, const json_t *doc)
         fputs("reach        the gait is not on the plane\n", f);
         return;
     }
-    fputs("reach        to the nearest cell that does not converge, from the gait:", f);
+    fputs("reach        from the gait to the nearest cell that does not converge:", f);
     for (size_t k = 0; k < 2; k++) {
-        fprintf(f, "%s %s -", k ? ";" : "", json_string_value(json_array_get(json_object_get(ms, "axes"), k)));
+        fprintf(f, "%s %s ", k ? ";" : "", json_string_value(json_array_get(json_object_get(ms, "axes"), k)));
         print_reach(f, json_array_get(json_object_get(ms, "reach_below"), k));
-        fputs(" / +", f);
+        fputs(" below, ", f);
         print_reach(f, json_array_get(json_object_get(ms, "reach_above"), k));
+        fputs(" above", f);
     }
     fputc('\n', f);
 }
