@@ -1,6 +1,7 @@
 /* Basins of attraction: a cell's walk, cell mapping within a unit of work,
  * and the sweep task that makes a basin a sweep (basin.h). */
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,30 @@
 
 #define BASIN_MAX_N 100000000L
 
+/* Cells that one unit's walks may mark: at most half the slots, so that a
+ * probe always ends (one table per worker, 2 MB). */
+#define MEMO_SLOTS (1L << 16)
+
+/* One mark: a walk passed through cell, to_go strides before its end. */
+typedef struct {
+    long gen;    /* the unit it belongs to (a slot of another generation is empty) */
+    long cell;
+    long to_go;
+    long source; /* the cell whose walk it was */
+    signed char outcome;
+    short status;
+} memo_slot;
+
+/* A worker's memory of the unit it is walking (cell mapping). */
+typedef struct {
+    const sm_workspace *ws; /* the worker's: one memo per workspace */
+    long gen;
+    long unit_first, next;  /* the unit, and the next of its cells to walk */
+    long n_marked;
+    memo_slot *slot;        /* [MEMO_SLOTS] */
+    long *path;             /* [max_strides + 1]: the cell entered at each stride, -1 off the plane */
+} walk_memo;
+
 struct sm_basin {
     sm_basin_config c;
     const sm_model *m;
@@ -22,12 +47,9 @@ struct sm_basin {
     double z_base[SM_MAX_STATE];
     long cells;
     bool map_used;
-    /* What each decided cell came to, for cell mapping: written by the one
-     * worker that owns the cell's unit (or on loading, before any worker),
-     * read only by that worker for later cells of the same unit. */
-    signed char *memo_outcome; /* [cells]: -1 not known */
-    int *memo_status;          /* [cells] */
-    long *memo_strides;        /* [cells] */
+    pthread_mutex_t memo_mu;  /* guards the list of memos, not their contents */
+    walk_memo **memos;        /* each its own allocation: a worker keeps its pointer */
+    size_t n_memos, cap_memos;
     sm_sweep_task task;
 };
 
@@ -196,16 +218,13 @@ sm_status sm_basin_create(const sm_basin_config *c, const sm_gait *g, sm_workspa
     b->map_used = c->cell_map && m->n_free == 2;
     double *orbit = malloc((size_t)g->period * b->ns * sizeof *orbit);
     b->orbit_z = malloc((size_t)g->period * b->nf * sizeof *b->orbit_z);
-    b->memo_outcome = malloc((size_t)b->cells);
-    b->memo_status = malloc((size_t)b->cells * sizeof *b->memo_status);
-    b->memo_strides = malloc((size_t)b->cells * sizeof *b->memo_strides);
-    if (!orbit || !b->orbit_z || !b->memo_outcome || !b->memo_status || !b->memo_strides) {
+    pthread_mutex_init(&b->memo_mu, NULL);
+    if (!orbit || !b->orbit_z) {
         free(orbit);
         sm_basin_free(b);
-        snprintf(why, why_len, "out of memory for a plane of %ld cells", c->plane.axis[0].n * c->plane.axis[1].n);
+        snprintf(why, why_len, "out of memory for a gait of period %d", g->period);
         return SM_NO_MEMORY;
     }
-    memset(b->memo_outcome, -1, (size_t)b->cells);
     const int got = sm_gait_orbit(ws, c->params, g->x, g->period, orbit);
     if (got != g->period) {
         free(orbit);
@@ -225,9 +244,13 @@ void sm_basin_free(sm_basin *b)
 {
     if (!b) return;
     free(b->orbit_z);
-    free(b->memo_outcome);
-    free(b->memo_status);
-    free(b->memo_strides);
+    for (size_t i = 0; i < b->n_memos; i++) {
+        free(b->memos[i]->slot);
+        free(b->memos[i]->path);
+        free(b->memos[i]);
+    }
+    free(b->memos);
+    pthread_mutex_destroy(&b->memo_mu);
     free(b);
 }
 
@@ -283,9 +306,75 @@ static long cell_of(const sm_basin *b, const double *z)
     return idx;
 }
 
-/* The walk from z; with map_first <= map_end, cells map_first .. map_end-1
- * are the decided cells it may map onto. */
-static void walk(const sm_basin *b, sm_workspace *ws, const double *z0, long map_first, long map_end,
+/* ---- cell mapping: what the unit's walks passed through ---- */
+
+/* ws's memo (made on first use; NULL if there is no memory for one). */
+static walk_memo *memo_for(sm_basin *b, const sm_workspace *ws)
+{
+    walk_memo *w = NULL;
+    pthread_mutex_lock(&b->memo_mu);
+    for (size_t i = 0; i < b->n_memos && !w; i++)
+        if (b->memos[i]->ws == ws) w = b->memos[i];
+    if (!w && b->n_memos == b->cap_memos) {
+        const size_t cap = b->cap_memos ? 2 * b->cap_memos : 8;
+        walk_memo **nm = realloc(b->memos, cap * sizeof *nm);
+        if (nm) {
+            b->memos = nm;
+            b->cap_memos = cap;
+        }
+    }
+    if (!w && b->n_memos < b->cap_memos) {
+        w = malloc(sizeof *w);
+        if (w) {
+            *w = (walk_memo){ws, 0, -1, 0, 0, calloc(MEMO_SLOTS, sizeof(memo_slot)),
+                             malloc((size_t)(b->c.max_strides + 1) * sizeof(long))};
+            /* generation 0 is never a unit's: every slot starts empty */
+        }
+        if (w && w->slot && w->path) {
+            b->memos[b->n_memos++] = w;
+        } else {
+            if (w) {
+                free(w->slot);
+                free(w->path);
+            }
+            free(w);
+            w = NULL;
+        }
+    }
+    pthread_mutex_unlock(&b->memo_mu);
+    return w;
+}
+
+static memo_slot *memo_probe(walk_memo *w, long cell)
+{
+    size_t h = (size_t)((unsigned long long)cell * 0x9E3779B97F4A7C15ULL >> 48) & (MEMO_SLOTS - 1);
+    for (;; h = (h + 1) & (MEMO_SLOTS - 1))
+        if (w->slot[h].gen != w->gen || w->slot[h].cell == cell) return &w->slot[h];
+}
+
+static const memo_slot *memo_find(walk_memo *w, long cell)
+{
+    const memo_slot *sl = memo_probe(w, cell);
+    return sl->gen == w->gen ? sl : NULL;
+}
+
+/* Marks the cells of a decided walk's path, the first mark of a cell kept. */
+static void memo_mark(walk_memo *w, long n_path, const sm_basin_cell *cell, long self)
+{
+    for (long k = 0; k < n_path && w->n_marked < MEMO_SLOTS / 2; k++) {
+        if (w->path[k] < 0) continue;
+        memo_slot *sl = memo_probe(w, w->path[k]);
+        if (sl->gen == w->gen) continue;
+        *sl = (memo_slot){w->gen, w->path[k], cell->strides - k, cell->mapped_from >= 0 ? cell->mapped_from : self,
+                          (signed char)cell->outcome, (short)cell->status};
+        w->n_marked++;
+    }
+}
+
+/* The walk from z0; with a memo, it stops in a cell an earlier walk of the
+ * unit passed through on its way to an end (converged or fell), and its own
+ * path is marked once it ends so. */
+static void walk(const sm_basin *b, sm_workspace *ws, const double *z0, walk_memo *memo, long self,
                  sm_basin_cell *out)
 {
     const sm_model *m = b->m;
@@ -293,6 +382,7 @@ static void walk(const sm_basin *b, sm_workspace *ws, const double *z0, long map
     *out = (sm_basin_cell){SM_BASIN_UNDECIDED, SM_OK, 0, -1, -1, NAN};
     memcpy(z, z0, b->nf * sizeof *z);
     sm_model_lift(m, b->c.params, z, x);
+    long n_path = 0;
     for (long s = 0;; s++) {
         int which;
         const double d = orbit_distance(b, z, &which);
@@ -301,51 +391,58 @@ static void walk(const sm_basin *b, sm_workspace *ws, const double *z0, long map
         if (d <= b->c.tol) {
             out->outcome = SM_BASIN_CONVERGED;
             out->orbit_point = which;
-            return;
+            break;
         }
-        if (s > 0 && map_first < map_end) {
+        if (memo) {
             const long j = cell_of(b, z);
-            if (j >= map_first && j < map_end && b->memo_outcome[j] >= 0 &&
-                (b->memo_outcome[j] == SM_BASIN_CONVERGED || b->memo_outcome[j] == SM_BASIN_FELL) &&
-                s + b->memo_strides[j] <= b->c.max_strides) {
-                out->outcome = (sm_basin_outcome)b->memo_outcome[j];
-                out->status = (sm_status)b->memo_status[j];
-                out->strides = s + b->memo_strides[j];
-                out->mapped_from = j;
-                return;
+            const memo_slot *sl = j >= 0 ? memo_find(memo, j) : NULL;
+            if (sl && s + sl->to_go <= b->c.max_strides) {
+                out->outcome = (sm_basin_outcome)sl->outcome;
+                out->status = (sm_status)sl->status;
+                out->strides = s + sl->to_go;
+                out->mapped_from = sl->source;
+                break;
             }
+            memo->path[n_path++] = j;
         }
-        if (s == b->c.max_strides) return; /* undecided */
+        if (s == b->c.max_strides) return; /* undecided: nothing to remember */
         const sm_status st = sm_stride(ws, b->c.params, x, x_next, NULL, NULL);
         if (st != SM_OK) {
             out->status = st;
             out->outcome = sm_status_kind(st) == SM_KIND_WALKER ? SM_BASIN_FELL : SM_BASIN_FAILED;
             out->distance = NAN;
-            return;
+            if (out->outcome == SM_BASIN_FAILED) return;
+            break;
         }
         memcpy(x, x_next, b->ns * sizeof *x);
         sm_model_free(m, x, z);
     }
+    if (memo) memo_mark(memo, n_path, out, self);
 }
 
 void sm_basin_walk(const sm_basin *b, sm_workspace *ws, const double *z, sm_basin_cell *out)
 {
-    walk(b, ws, z, 0, 0, out);
-}
-
-static void memo_store(sm_basin *b, long idx, const sm_basin_cell *cell)
-{
-    b->memo_outcome[idx] = (signed char)cell->outcome;
-    b->memo_status[idx] = (int)cell->status;
-    b->memo_strides[idx] = cell->strides;
+    walk(b, ws, z, NULL, -1, out);
 }
 
 void sm_basin_cell_run(sm_basin *b, sm_workspace *ws, long idx, long unit_first, sm_basin_cell *out)
 {
     double z[SM_MAX_STATE];
+    walk_memo *w = b->map_used ? memo_for(b, ws) : NULL;
+    if (w && (w->unit_first != unit_first || w->next > idx)) {
+        w->gen++;
+        w->unit_first = w->next = unit_first;
+        w->n_marked = 0;
+    }
+    /* Cells of the unit this worker has not walked (read back on resume) are
+     * walked first, so the memo is the one an unbroken run had here. */
+    for (; w && w->next < idx; w->next++) {
+        sm_basin_cell_state(b, w->next, z);
+        walk(b, ws, z, w, w->next, out);
+    }
     sm_basin_cell_state(b, idx, z);
-    walk(b, ws, z, unit_first, b->map_used ? idx : unit_first, out);
-    memo_store(b, idx, out);
+    walk(b, ws, z, w, idx, out);
+    if (w) w->next = idx + 1;
 }
 
 const sm_sweep_task *sm_basin_task(sm_basin *b) { return &b->task; }
@@ -415,9 +512,6 @@ static bool task_load_row(void *ctx, const char *line, size_t len, long *index)
         if (strlen(outcome_names[k]) == fl[3] && strncmp(outcome_names[k], f[3], fl[3]) == 0) outcome = k;
     if (outcome < 0 || !status_named(f[4], fl[4], &status)) return false;
     *index = idx;
-    b->memo_outcome[idx] = (signed char)outcome;
-    b->memo_status[idx] = status;
-    b->memo_strides[idx] = strides;
     return true;
 }
 

@@ -115,10 +115,12 @@ static void a_stance_leg_swinging_uphill_falls_backward_in_the_first_stride(void
     sm_workspace_free(f.ws);
 }
 
-/* Cell mapping takes an earlier cell's outcome; walking every cell to its end
- * is the reference.  The documented difference: a mapped cell may differ only
- * where its walk ran within a cell of the basin's edge, so on a plane whose
- * cells all lie well inside or well outside it nothing may change. */
+/* Cell mapping takes the fate of an earlier walk of the same line that passed
+ * through the cell; walking every cell to its end is the reference.  The
+ * documented difference: a mapped cell may differ where another state of its
+ * cell has another fate (near the basin's edge), and its stride count by the
+ * strides between the two states.  Asserted: only mapped cells differ, at
+ * most 1 % of them, and their stride counts by at most 8. */
 static void cell_mapping_gives_the_outcomes_of_walking_every_cell(void **state)
 {
     (void)state;
@@ -131,30 +133,65 @@ static void cell_mapping_gives_the_outcomes_of_walking_every_cell(void **state)
     sm_basin_cell *a = calloc((size_t)(n * n), sizeof *a), *c = calloc((size_t)(n * n), sizeof *c);
     run_all(walked, &f, a, n);
     run_all(mapped, &f, c, n);
-    long n_mapped = 0, n_conv = 0, n_fell = 0;
+    long n_mapped = 0, n_conv = 0, n_fell = 0, n_diff = 0;
     for (long i = 0; i < n * n; i++) {
-        assert_int_equal(c[i].outcome, a[i].outcome);
-        if (a[i].outcome == SM_BASIN_FELL) assert_status(c[i].status, a[i].status);
         n_conv += a[i].outcome == SM_BASIN_CONVERGED;
         n_fell += a[i].outcome == SM_BASIN_FELL;
         assert_int_equal(a[i].mapped_from, -1);
-        if (c[i].mapped_from >= 0) {
-            n_mapped++;
-            /* an earlier cell of its own line */
-            assert_true(c[i].mapped_from < i && c[i].mapped_from >= i - i % n);
-            /* one cell of difference in the state is a few strides of difference in the count */
-            assert_true(labs(c[i].strides - a[i].strides) <= 6);
-        } else {
+        if (c[i].mapped_from < 0) {
+            /* walked to its end: the same walk */
+            assert_int_equal(c[i].outcome, a[i].outcome);
             assert_int_equal(c[i].strides, a[i].strides);
+            assert_status(c[i].status, a[i].status);
+            continue;
         }
+        n_mapped++;
+        /* an earlier cell of its own line */
+        assert_true(c[i].mapped_from < i && c[i].mapped_from >= i - i % n);
+        if (c[i].outcome != a[i].outcome) {
+            n_diff++;
+            continue;
+        }
+        if (a[i].outcome == SM_BASIN_FELL) assert_status(c[i].status, a[i].status);
+        assert_true(labs(c[i].strides - a[i].strides) <= 8);
     }
     /* The plane holds both outcomes, and mapping was used. */
     assert_true(n_conv > 0 && n_fell > 0);
-    assert_true(n_mapped > 0);
+    assert_true(n_mapped >= 5);
+    assert_true(n_diff <= n * n / 100);
     free(a);
     free(c);
     sm_basin_free(walked);
     sm_basin_free(mapped);
+    sm_workspace_free(f.ws);
+}
+
+/* A worker that meets a unit part-way (a resume) walks its earlier cells
+ * first: the same marks, the same fate as going through the unit in order. */
+static void a_unit_resumed_part_way_maps_as_an_unbroken_one(void **state)
+{
+    (void)state;
+    gait_fixture f;
+    find_gait(&f, 0.009, 1);
+    const long n = 15;
+    sm_basin *whole = plane_about(&f, 0.03, n, true, 100), *resumed = plane_about(&f, 0.03, n, true, 100);
+    sm_basin_cell *a = calloc((size_t)(n * n), sizeof *a);
+    run_all(whole, &f, a, n);
+    long checked = 0;
+    for (long i = 0; i < n * n; i++) {
+        if (a[i].mapped_from < 0 || a[i].mapped_from == i - i % n) continue;
+        /* start the unit at the cell after the one whose walk made the mark */
+        sm_basin_cell c;
+        sm_basin_cell_run(resumed, f.ws, i, i - i % n, &c);
+        assert_int_equal(c.mapped_from, a[i].mapped_from);
+        assert_int_equal(c.outcome, a[i].outcome);
+        assert_int_equal(c.strides, a[i].strides);
+        checked++;
+    }
+    assert_true(checked > 0);
+    free(a);
+    sm_basin_free(whole);
+    sm_basin_free(resumed);
     sm_workspace_free(f.ws);
 }
 
@@ -287,6 +324,7 @@ int main(void)
         cmocka_unit_test(the_gait_cell_converges_at_once_and_its_neighbours_by_the_multipliers),
         cmocka_unit_test(a_stance_leg_swinging_uphill_falls_backward_in_the_first_stride),
         cmocka_unit_test(cell_mapping_gives_the_outcomes_of_walking_every_cell),
+        cmocka_unit_test(a_unit_resumed_part_way_maps_as_an_unbroken_one),
         cmocka_unit_test(a_period_two_orbit_is_reached_at_either_point),
         cmocka_unit_test(measures_of_a_plus_sign),
         cmocka_unit_test(measures_from_a_gait_between_centres),

@@ -13,18 +13,19 @@
  * shards, MPI ranks, resume and merge are the sweep's, and so is the rule
  * that rows do not depend on how it is run.
  *
- * Cell mapping (Hsu's simple cell mapping, restricted): a trajectory that,
- * after a stride, lies in the cell of an earlier point of its own unit of
- * work (grid line or segment) whose outcome is converged or fell takes that
- * outcome, with strides = its own + that cell's.  Only the unit's own cells
- * are used, decided before it by the same worker or read back on resume, so
- * the rows stay the same for any number of threads, shards or ranks.  The
- * error it may bring: the state is somewhere in the cell, not at its centre,
- * so a cell whose trajectory passes within half a cell of the basin's edge
- * may get its neighbour's outcome, and a stride count that differs by the
- * strides between the state and the centre.  It is used only when the plane
- * spans every free coordinate (a state off a plane through a larger section
- * is in no cell). */
+ * Cell mapping (after Hsu's simple cell mapping): the cells a walk passes
+ * through on its way to converging or falling are marked with that end and
+ * the strides left to it; a later walk of the same unit of work (grid line
+ * or segment) that enters a marked cell stops there and takes the mark's
+ * outcome, with strides = its own + the strides left.  Only the unit's own
+ * walks mark, in the unit's order, and a worker that resumes a unit part-way
+ * walks its finished cells again first, so the rows stay the same for any
+ * number of threads, shards or ranks and across resumes.  The error it may
+ * bring: a state is not the centre of its cell, so a walk that enters a cell
+ * near the basin's edge may take the fate of another state in that cell,
+ * and the stride count can differ by the strides between the two states.
+ * It is used only when the plane spans every free coordinate (a state off a
+ * plane through a larger section is in no cell). */
 #ifndef STRIDEMAP_BASIN_H
 #define STRIDEMAP_BASIN_H
 
@@ -79,7 +80,7 @@ typedef struct {
     sm_basin_outcome outcome;
     sm_status status;  /* the stride status that ended it (SM_OK for converged and undecided) */
     long strides;      /* strides completed: to converge, before the fall, or max_strides */
-    long mapped_from;  /* the cell whose outcome it took by cell mapping, or -1 */
+    long mapped_from;  /* the cell whose walk it met by cell mapping, or -1 */
     int orbit_point;   /* converged: the point of the orbit it came to (0 .. N-1); else -1 */
     double distance;   /* max-norm distance from the nearest orbit point at the last section
                           state reached (NaN after a fall or failure) */
@@ -108,9 +109,10 @@ void sm_basin_cell_state(const sm_basin *b, long idx, double *z);
 void sm_basin_walk(const sm_basin *b, sm_workspace *ws, const double *z, sm_basin_cell *out);
 
 /* Cell idx of the unit of work that starts at unit_first: walks from its
- * centre, mapping onto decided cells unit_first .. idx-1 (cell mapping),
- * and records the outcome for the cells after it.  The sweep task calls
- * this; a caller of its own goes through a unit's cells in order. */
+ * centre with cell mapping (the marks of the unit's earlier walks, which ws
+ * makes first if it has not: cells unit_first .. idx-1 are walked again),
+ * and marks its own path for the cells after it.  The sweep task calls this;
+ * a caller of its own goes through a unit's cells in order. */
 void sm_basin_cell_run(sm_basin *b, sm_workspace *ws, long idx, long unit_first, sm_basin_cell *out);
 
 /* The sweep task whose points are the cells (its grid: c->plane). */
