@@ -4,9 +4,12 @@ and checks them against a second run at a tenfold tighter tolerance.
 
 Each basin of BASINS runs at both tolerances of RUNS (rtol = atol and
 Newton's --tol; the return tolerance, 1e-6, and --max-strides, 100, are the
-same in both).  The tighter run's basin.csv, basin.json and basin.png go to
-results/basins/NAME/, the looser run's to results/basins/NAME/loose/ (not in
-git).  The script prints, for each basin, the gait, the cells by outcome,
+same in both), every cell walked to its end (--no-cell-map).  The tighter
+run's basin.csv, basin.json and basin.png go to results/basins/NAME/, the
+looser run's to results/basins/NAME/loose/ (not in git).  A third run, at
+the tighter tolerance with cell mapping (the default), goes to
+results/basins/NAME/mapped/ (not in git): the script counts the cells whose
+outcome it changes and the CPU it saves.  The script prints, for each basin, the gait, the cells by outcome,
 the area fraction and the reach of the basin from the gait along each axis,
 each to the digits both runs share; the cells whose outcome differs between
 the runs are counted (a basin's edge is where a change of tolerance can move
@@ -18,6 +21,7 @@ Run from the top of the repository after building:
 """
 import argparse
 import csv
+import resource
 import glob
 import json
 import os
@@ -46,6 +50,11 @@ BASINS = {
 }
 
 
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def basin(exe, spec, tol, out, jobs):
     os.makedirs(out, exist_ok=True)
     # A directory holding another run is refused: start from an empty one.
@@ -53,15 +62,16 @@ def basin(exe, spec, tol, out, jobs):
         os.remove(f)
     cmd = [exe, "basin"] + spec + tol + ["--jobs", str(jobs), "-q", "--out", out]
     print("+ stridemap " + " ".join(cmd[1:]), file=sys.stderr)
-    t0 = time.time()
+    t0, c0 = time.time(), cpu_children()
     subprocess.run(cmd, check=True, stdout=sys.stderr)
+    cpu = cpu_children() - c0
     for f in glob.glob(out + "/part-*"):
         os.remove(f)
     with open(out + "/basin.csv") as f:
         rows = list(csv.DictReader(f))
     with open(out + "/basin.json") as f:
         doc = json.load(f)
-    return rows, doc, time.time() - t0, "stridemap " + " ".join(cmd[1:-3] + ["--out", out])
+    return rows, doc, time.time() - t0, "stridemap " + " ".join(cmd[1:-3] + ["--out", out]), cpu
 
 
 def reach(v):
@@ -118,15 +128,26 @@ def main():
         if a.only not in (None, name):
             continue
         top = "results/basins/" + name
-        loose, dl, t_loose, _ = basin(a.exe, spec, RUNS[0][1], top + "/loose", a.jobs)
-        tight, dt, t_tight, cmd = basin(a.exe, spec, RUNS[1][1], top, a.jobs)
+        walked = spec + ["--no-cell-map"]
+        loose, dl, t_loose, _, _ = basin(a.exe, walked, RUNS[0][1], top + "/loose", a.jobs)
+        tight, dt, t_tight, cmd, cpu_walked = basin(a.exe, walked, RUNS[1][1], top, a.jobs)
+        mapped, _, _, _, cpu_mapped = basin(a.exe, spec, RUNS[1][1], top + "/mapped", a.jobs)
         with open(top + "/.gitignore", "w") as f:
-            f.write("# The looser of the two runs scripts/reproduce_basins.py compares.\nloose/\n")
+            f.write("# The looser of the two runs scripts/reproduce_basins.py compares, and the one with cell mapping.\n"
+                    "loose/\nmapped/\n")
         subprocess.run(["/usr/bin/python3", os.path.join(HERE, "plot_basin.py"), top + "/basin.csv",
                         top + "/basin.png"], check=True, stdout=sys.stderr)
         print("### %s\n\n`%s` (data and picture); checked against %s.  %.0f s and %.0f s with --jobs %d.\n" % (
             name, cmd, RUNS[0][0], t_loose, t_tight, a.jobs))
-        print("\n".join(table(ck, name, loose, tight, dl, dt)) + "\n")
+        lines = table(ck, name, loose, tight, dl, dt)
+        n_map = sum(1 for r in mapped if r["mapped_from"] != "-1")
+        diff = [r for r, w in zip(mapped, tight) if r["outcome"] != w["outcome"]]
+        conv = sum(1 for r in mapped if r["outcome"] == "converged")
+        lines.append("With cell mapping (the default, %s): %d cells mapped, %d with another outcome than walked to "
+                     "their end (%d converged instead of %d), %.2f of the CPU." % (
+                         RUNS[1][0], n_map, len(diff), conv, sum(1 for r in tight if r["outcome"] == "converged"),
+                         cpu_mapped / cpu_walked if cpu_walked > 0 else float("nan")))
+        print("\n".join(lines) + "\n")
         sys.stdout.flush()
     return ck.finish()
 
