@@ -61,7 +61,7 @@ rate "kneed_mcgeer, 9 x 9 about the gait" "$t"
 if [ "${1:-}" = "--big" ]; then
   REPEAT=1
   BIG=(simplest --set gamma=0.009 --plane theta=0:0.4:500,theta_dot=-0.6:0:500)
-  t=$(best_of "$BIN" basin "${BIG[@]}" --jobs 2)
-  rate "simplest, 500 x 500, 2 threads" "$t"
+  t=$(best_of "$BIN" basin "${BIG[@]}" --no-cell-map --jobs 2)
+  rate "simplest, 500 x 500, 2 threads, no mapping" "$t"
   /usr/bin/python3 bench/sweep_schedule.py "$tmp/out/basin.csv" 1 2 16 32 64 128
 fi
