@@ -11,7 +11,8 @@ be solved once the first point of the same segment on line l-1 is known
 (and, on line 0, the first point of the segment before), and the worker of
 the unit solves it.
 Prints, per W, the makespan, the speed-up over one worker and the
-efficiency (work / (W x makespan)).  What it leaves out: time spent outside
+efficiency (work / (W x makespan)).  A basin's table ('stridemap basin',
+told by its mapped_from column) has no seeds: its units wait for nothing.  What it leaves out: time spent outside
 points (start-up, writing rows, about 0.1 ms per row) and contention between
 workers for memory bandwidth, both small next to a point's milliseconds.
 """
@@ -46,6 +47,7 @@ def main():
             first = l * n0 + k * S
             end = min(first + S, (l + 1) * n0)
             units.append((l, k, sum(point[first:end]), point[first]))
+    independent = "mapped_from" in cols
     work = sum(point)
     print(f"{path}: {len(rows)} points, {lines} lines of {n0}, {len(units)} units of {S}, {work:.1f} s of work "
           f"({1000 * work / len(rows):.2f} ms per point)")
@@ -55,6 +57,8 @@ def main():
         for l, k, cost, first in units:
             w = min(range(W), key=lambda j: free[j])
             dep = ready.get((k, l - 1), 0.0) if l > 0 else (ready.get((k - 1, 0), 0.0) if k > 0 else 0.0)
+            if independent:
+                dep = 0.0
             start = max(free[w], dep)
             ready[(k, l)] = start + first
             free[w] = start + cost

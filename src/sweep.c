@@ -379,8 +379,28 @@ bool sm_sweep_unit_done(const sm_sweep *s, long u)
     return true;
 }
 
+/* A task's unit: its points in order, each on its own (sm_sweep_task). */
+static void process_task_unit(sm_sweep *s, sm_workspace *ws, long u, char *row)
+{
+    const sm_sweep_task *t = s->c.task;
+    long first, end;
+    unit_span(s, u, &first, &end);
+    for (long idx = first; idx < end; idx++) {
+        if (s->loaded[idx]) continue;
+        if (stop_requested(s)) return;
+        bool failed = false;
+        size_t n = t->point(t->ctx, ws, idx, first, row, SWEEP_ROW_MAX, &failed);
+        if (n == 0) set_error(s, SM_IO_ERROR, "a row did not fit the row buffer");
+        if (n == 0 || !write_row(s, row, n, failed)) return;
+    }
+}
+
 static void process_unit(sm_sweep *s, sm_workspace *ws, long u, sm_sweep_point *pt, char *row, sweep_seed *carry)
 {
+    if (s->c.task) {
+        process_task_unit(s, ws, u, row);
+        return;
+    }
     const long l = u / s->n_seg, seg = u % s->n_seg;
     if (!ensure_chain(s, ws, seg, l, pt, row)) return;
     const size_t c = (size_t)(seg * s->lines + l);
@@ -533,11 +553,14 @@ static sm_status load_part(sm_sweep *s, const char *path, const char *header, si
             if (!e) break;
             long idx;
             bool conv;
-            if (sweep_csv_parse_row(&s->lay, s->ns, p, (size_t)(e - p), &idx, &conv, x) && idx < s->total &&
-                !s->loaded[idx]) {
+            const sm_sweep_task *t = s->c.task;
+            conv = false;
+            if (t ? t->load_row(t->ctx, p, (size_t)(e - p), &idx) && idx >= 0 && idx < s->total && !s->loaded[idx]
+                  : sweep_csv_parse_row(&s->lay, s->ns, p, (size_t)(e - p), &idx, &conv, x) && idx < s->total &&
+                        !s->loaded[idx]) {
                 s->loaded[idx] = 1;
                 s->loaded_conv[idx] = conv;
-                memcpy(&s->loaded_x[(size_t)idx * s->ns], x, s->ns * sizeof *x);
+                if (!t) memcpy(&s->loaded_x[(size_t)idx * s->ns], x, s->ns * sizeof *x);
             }
             p = e + 1;
             good = (size_t)(p - buf);
@@ -598,7 +621,8 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     s->q_cap = (size_t)s->units + 1;
     s->queue = calloc(s->q_cap, sizeof(long));
     char header[SWEEP_ROW_MAX];
-    size_t header_len = sm_sweep_csv_header(c->model, &c->grid, header, sizeof header);
+    size_t header_len = c->task ? c->task->header(c->task->ctx, header, sizeof header)
+                                : sm_sweep_csv_header(c->model, &c->grid, header, sizeof header);
     if (!s->loaded || !s->loaded_conv || !s->loaded_x || !s->chain_mu || !s->chain_n || !s->spine_have ||
         !s->spine_x || !s->spine_row || !s->spine_J_state || !s->spine_J_idx || !s->spine_J || !s->seed_scratch ||
         !s->queue || header_len == 0) {

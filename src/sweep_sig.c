@@ -19,7 +19,7 @@ size_t sweep_signature(const sm_sweep_config *c, char *buf, size_t len)
     sweep_put(&o, "model\t%s\n", m->name);
     for (size_t i = 0; i < m->n_params; i++) {
         bool swept = false;
-        for (size_t k = 0; k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
+        for (size_t k = 0; !c->task && k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
         if (!swept) sweep_put(&o, "params[%s]\t%.17g\n", m->params[i].name, c->params[i]);
     }
     for (size_t k = 0; k < c->grid.n_axes; k++) {
@@ -40,6 +40,11 @@ size_t sweep_signature(const sm_sweep_config *c, char *buf, size_t len)
     sweep_put(&o, "newton.update\t%d\n", (int)n->update);
     /* only when not the default, so that sweeps begun before it resume */
     if (n->jacobian != SM_JACOBIAN_FD) sweep_put(&o, "newton.jacobian\t%d\n", (int)n->jacobian);
+    if (c->task && o.ok) {
+        const size_t t = c->task->signature(c->task->ctx, buf + o.pos, len - o.pos);
+        o.ok = t > 0;
+        o.pos += t;
+    }
     return o.ok ? o.pos : 0;
 }
 

@@ -116,5 +116,22 @@ else
 fi
 expect 73 "$scripts/plot_inverse.py" "$dir/inv.csv" /nonexistent-dir/i.png
 
+# Basins: bad files, then a small basin drawn with its gait.
+printf 'index,theta,theta_dot,outcome,status,strides\n0,0.1,-0.1,maybe,ok,3\n' >"$dir/basin_bad.csv"
+printf 'index,theta,outcome,status,strides\n0,0.1,fell,fell_forward,0\n' >"$dir/basin_1d.csv"
+for bad in empty other basin_bad basin_1d; do
+    expect 65 "$scripts/plot_basin.py" "$dir/$bad.csv" "$dir/basin.png"
+done
+expect 66 "$scripts/plot_basin.py" "$dir/missing.csv" "$dir/basin.png"
+if "$stridemap" basin simplest --plane theta=0.17:0.23:5,theta_dot=-0.23:-0.17:5 --rtol 1e-9 --atol 1e-9 --tol 1e-8 \
+        --out "$dir/basin" -q >/dev/null 2>&1 &&
+    "$py" "$scripts/plot_basin.py" "$dir/basin/basin.csv" "$dir/basin.png" >/dev/null && [ -s "$dir/basin.png" ]; then
+    echo "ok: plot_basin draws a basin"
+else
+    echo "FAIL: plot_basin on a good basin"
+    failed=$((failed + 1))
+fi
+expect 73 "$scripts/plot_basin.py" "$dir/basin/basin.csv" /nonexistent-dir/basin.png
+
 echo "plot scripts: $failed failed"
 [ "$failed" -eq 0 ]

@@ -17,6 +17,7 @@
 #include "stridemap/status.h"
 #include "stridemap/stride.h"
 #include "stridemap/sweep.h"
+#include "stridemap/basin.h"
 #include "stridemap/version.h"
 
 #endif

@@ -101,6 +101,31 @@ size_t sm_sweep_csv_header(const sm_model *m, const sm_sweep_grid *g, char *buf,
 size_t sm_sweep_csv_row(const sm_model *m, const sm_sweep_grid *g, const sm_sweep_point *pt, char *buf,
                         size_t len);
 
+/* What a sweep computes at a point.  Without one (sm_sweep_config.task
+ * NULL) it is the gait and its stability at the point's parameters, seeded
+ * from its neighbours as above; a task puts its own computation and row in
+ * its place (a basin cell: basin.h) and keeps the rest of the machinery:
+ * threads, shards, MPI units, resume, merge.  A task's point may use what
+ * the points before it in its own unit of work decided (computed by the
+ * same worker just before, or read back from DIR when resuming), never
+ * another unit's, so that its rows do not depend on how the sweep is run.
+ * The axes of a task's grid are its own (axis.param is the task's index,
+ * not a model parameter's).  point() runs on several worker threads at
+ * once, each with its own workspace. */
+typedef struct {
+    void *ctx;
+    /* The CSV header line with its '\n' into buf: its length, 0 if it does not fit. */
+    size_t (*header)(void *ctx, char *buf, size_t len);
+    /* The task's settings as signature lines "field\tvalue\n": their length, 0 if they do not fit. */
+    size_t (*signature)(void *ctx, char *buf, size_t len);
+    /* A complete row found in DIR (without its '\n'), before the workers start: its index in
+     * *index; false if it is not a row of this task. */
+    bool (*load_row)(void *ctx, const char *line, size_t len, long *index);
+    /* Computes point idx of the unit that starts at unit_first and writes its row (with '\n')
+     * into buf: its length, 0 if it does not fit; *failed counts it as a point without a result. */
+    size_t (*point)(void *ctx, sm_workspace *ws, long idx, long unit_first, char *buf, size_t len, bool *failed);
+} sm_sweep_task;
+
 /* Everything a sweep needs. */
 typedef struct {
     const sm_model *model;
@@ -116,6 +141,7 @@ typedef struct {
     bool external_lines;           /* units come from sm_sweep_push_unit (MPI), not the shard rule */
     long stop_after;               /* testing aid: stop after this many new rows (0: never) */
     volatile sig_atomic_t *stop;   /* non-zero: finish the current points and stop (may be NULL) */
+    const sm_sweep_task *task;     /* NULL: the gait at every point; else what the task computes */
 } sm_sweep_config;
 
 /* Fills defaults: one job, one shard, default solver and Newton options. */

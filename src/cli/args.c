@@ -52,6 +52,10 @@ static const struct {
     {"sm_sweep_config.jobs", "--jobs"},
     {"sm_inverse_options.half_window", "--half-window"},
     {"sm_inverse_options.degree", "--degree"},
+    {"sm_basin_config.plane", "--plane"},
+    {"sm_basin_config.fix", "--fix"},
+    {"sm_basin_config.max_strides", "--max-strides"},
+    {"sm_basin_config.tol", "--return-tol"},
 };
 
 static bool ident_char(char c)

@@ -173,5 +173,6 @@ int cmd_sweep(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_inverse(int argc, char **argv);
+int cmd_basin(int argc, char **argv);
 
 #endif

@@ -62,6 +62,7 @@ static const char usage[] =
     "  search MODEL           find every gait in a box of starting states, no guess needed\n"
     "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
     "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
+    "  basin MODEL            a gait's basin of attraction on a plane of the section (as a sweep)\n"
     "  import FILE.xml        an MJCF or URDF body tree as a body-walker model file (MuJoCo)\n"
     "  inverse MODEL DATA.csv joint moments and ground forces from a motion (inverse dynamics)\n"
     "  --version              this version, and the SUNDIALS and OpenBLAS it runs with\n"
@@ -102,6 +103,7 @@ int main(int argc, char **argv)
         {"merge", cmd_merge},
         {"import", cmd_import},
         {"inverse", cmd_inverse},
+        {"basin", cmd_basin},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0) {

@@ -15,7 +15,7 @@ static json_t *signature(const cli_run *run, const sm_sweep_config *c)
     json_t *params = json_object(), *grid = json_array();
     for (size_t i = 0; i < m->n_params; i++) {
         bool swept = false;
-        for (size_t k = 0; k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
+        for (size_t k = 0; !c->task && k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
         if (!swept) json_object_set_new(params, m->params[i].name, cli_json_number(c->params[i]));
     }
     for (size_t k = 0; k < c->grid.n_axes; k++) {
@@ -38,9 +38,10 @@ static json_t *signature(const cli_run *run, const sm_sweep_config *c)
 }
 
 json_t *sweep_sidecar(const cli_run *run, const sm_sweep_config *c, int argc, char **argv, const char *tag,
-                      bool resume)
+                      bool resume, json_t *extra)
 {
     json_t *doc = signature(run, c);
+    if (extra) json_object_update(doc, extra);
     if (c->segment > 0 && c->segment < c->grid.axis[0].n) /* only a real cut changes the rows */
         json_object_set_new(doc, "segment", json_integer(c->segment));
     char *sig = json_dumps(doc, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -212,6 +213,7 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
             json_object_del(merged, "run");
             json_object_del(merged, "rows_written");
             json_object_del(merged, "rows_without_gait");
+            json_object_del(merged, "rows_not_converged");
             json_object_del(merged, "seconds");
             json_object_del(merged, "complete");
             sig = json_string_value(json_object_get(merged, "signature"));
@@ -220,38 +222,50 @@ int cli_merge_dir(const cli_run *run, const char *dir, bool quiet)
         }
         json_t *part = json_deep_copy(json_object_get(doc, "run"));
         if (!part) part = json_object();
-        static const char *const keys[] = {"rows_written", "rows_without_gait", "seconds", "complete"};
-        for (size_t k = 0; k < 4; k++)
+        static const char *const keys[] = {"rows_written", "rows_without_gait", "seconds", "complete",
+                                           "rows_not_converged"};
+        for (size_t k = 0; k < 5; k++)
             if (json_object_get(doc, keys[k])) json_object_set(part, keys[k], json_object_get(doc, keys[k]));
         json_array_append_new(parts, part);
         json_decref(doc);
     }
     sm_sweep_free_list(names, n);
     long total = merged ? (long)json_integer_value(json_object_get(merged, "points")) : 0;
+    /* A basin is a sweep of cells (cmd_basin.c): its own file names, and its measures. */
+    const char *kind = json_string_value(json_object_get(merged, "kind"));
+    const bool basin = kind && strcmp(kind, "basin") == 0;
+    const char *base = basin ? "basin" : "sweep";
     long rows = 0, missing = 0;
     char out[4096], why[1024];
-    snprintf(out, sizeof out, "%s/sweep.csv", dir);
+    snprintf(out, sizeof out, "%s/%s.csv", dir, base);
     if (!rc) {
         sm_status st = sm_sweep_merge(dir, out, total, &rows, &missing, why, sizeof why);
         if (st != SM_OK) rc = cli_fail(run, cli_exit_code(st, EX_IOERR), "%s", why);
     }
+    if (!rc && basin && missing == 0) rc = basin_measures_json(run, out, merged);
     if (!rc) {
         json_object_set_new(merged, "parts", parts);
         parts = NULL;
         json_object_set_new(merged, "rows", json_integer(rows));
         json_object_set_new(merged, "missing", json_integer(missing));
         cli_json_schema(merged); /* this stridemap's, whichever wrote the parts */
-        snprintf(out, sizeof out, "%s/sweep.json", dir);
+        snprintf(out, sizeof out, "%s/%s.json", dir, base);
         rc = write_json(run, out, merged, NULL, 0);
     }
     json_decref(parts);
-    json_decref(merged);
-    if (rc) return rc;
-    if (missing > 0)
+    if (rc) {
+        json_decref(merged);
+        return rc;
+    }
+    if (missing > 0) {
+        json_decref(merged);
         return cli_fail(run, CLI_EXIT_NO_GAIT,
-                        "%ld of %ld points have no row yet; %s/sweep.csv holds the other %ld (run the missing "
-                        "shards, or the sweep with --resume)",
-                        missing, total, dir, rows);
-    if (!quiet) fprintf(stderr, "stridemap %s: %ld rows in %s/sweep.csv\n", run->cmd, rows, dir);
+                        "%ld of %ld points have no row yet; %s/%s.csv holds the other %ld (run the missing "
+                        "shards, or the %s with --resume)",
+                        missing, total, dir, base, rows, base);
+    }
+    if (!quiet) fprintf(stderr, "stridemap %s: %ld rows in %s/%s.csv\n", run->cmd, rows, dir, base);
+    if (!quiet && basin) basin_print(stdout, merged);
+    json_decref(merged);
     return 0;
 }
