@@ -11,8 +11,8 @@ number is printed to the digits on which the two runs agree
 (scripts/stable_digits.py); one that agrees to fewer digits than its table
 needs is named on stderr with exit 1.  garcia3d's strides cost about 10 ms,
 so the continuation runs one decade looser than the gaits, and the lateral
-multiplier along the branch is sampled at a dozen points: about 3 minutes
-on an idle 2-core machine.
+multiplier along the branch is sampled at about 15 points: about 4 minutes
+on the shared 2-core machine (under a minute of CPU).
 
 Writes results/walkers3d/: the tighter runs' branch CSVs and sidecars, the
 gait's JSON, a walk's CSV, the pictures and summary.json (both runs'
@@ -24,7 +24,6 @@ Run from the top of the repository after building:
     /usr/bin/python3 scripts/reproduce_walkers3d.py [--exe build/src/cli/stridemap]
 """
 import argparse
-import cmath
 import csv
 import json
 import math
@@ -307,7 +306,7 @@ def plot_branch(rows, samples, sidecar, path):
             label="largest sagittal |λ|")
     for s in sidecar["branches"][0]["special"]:
         ax.axvline(s["value"], color="0.6", lw=0.8, ls=":")
-        ax.annotate(s["type"], (s["value"], ax.get_ylim()[1] if False else 1.0), textcoords="offset points",
+        ax.annotate(s["type"], (s["value"], 1.0), textcoords="offset points",
                     xytext=(3, 3), fontsize=8, color="0.3")
     ax.axhline(1.0, color="tab:green", lw=0.8)
     ax.set_yscale("log")
@@ -393,7 +392,7 @@ def main():
         plot_branch(rows, samples, runs[-1]["sidecar"], OUT + "/hip_width.png")
     sections["rimless3d"] = rimless(a.exe, ck, rec)
     pictures(a.exe, rec)
-    rec["commands"] = LOG
+    rec["commands"] = [c.replace(loose, "LOOSE") for c in LOG]  # the looser runs' files: a temporary directory
     rec["unstable"] = ck.unstable
     with open(OUT + "/summary.json", "w") as f:
         json.dump(rec, f, indent=1, default=lambda z: [z.real, z.imag] if isinstance(z, complex) else str(z))
