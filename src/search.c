@@ -111,10 +111,10 @@ static size_t planned_starts(const sm_search_options *o, size_t last_new)
 }
 
 /* Newton on P^N from x, and where that fails on P^d for each d dividing
- * N, shortest first: a fixed point of P^d is one of P^N, and a very
- * unstable gait (garcia3d's one-step multiplier -26 is 679 over two steps)
- * has a basin for P^d's Newton as many times wider as its multipliers'
- * powers are smaller, where P^N's strides from a start in the box fall. */
+ * N, shortest first: a fixed point of P^d is one of P^N, and for a very
+ * unstable gait Newton's basin on P^d is far wider (garcia3d's one-step
+ * multiplier -26 is 679 over two steps: from most starts of its box P^2's
+ * strides fall before Newton can take a step). */
 static bool solve_from(sm_workspace *ws, const double *p, const double *x, const sm_newton_options *newton,
                        sm_fixed_result *r)
 {
@@ -142,7 +142,7 @@ sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *
     st = sm_newton_options_check(newton, why, sizeof why);
     if (st != SM_OK) return st;
     const int unit = o->period_unit > 1 ? o->period_unit : 1;
-    if (o->period_unit < 0 || newton->period % unit != 0) return SM_BAD_OPTION;
+    if (newton->period % unit != 0) return SM_BAD_OPTION; /* a power of P^unit is searched */
 
     const double same = fmax(o->same, 1e3 * newton->tol);
     double x[SM_MAX_STATE];

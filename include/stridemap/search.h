@@ -64,9 +64,10 @@ sm_status sm_search_options_check(const sm_model *m, const sm_search_options *o,
  * fewer than the starts it took to find it (so a gait first hit at start k
  * keeps the search going to 2k).  A start from which Newton on P^N fails
  * is tried on P^d for each d dividing N, shortest first (a very unstable
- * gait's basin is much wider for P than for P^N).  A period-N gait whose orbit is a shorter
- * cycle is reported at its shortest period d (minimal_period), its
- * multipliers those of P^lcm(d, period_unit) (found[i].period). */
+ * gait's basin is much wider for P than for P^N).  A period-N gait whose
+ * orbit is a shorter cycle is reported at its shortest period d
+ * (minimal_period), its multipliers those of P^lcm(d, period_unit)
+ * (found[i].period); SM_BAD_OPTION if period_unit does not divide N. */
 sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *newton,
                     const sm_search_options *o, sm_search_result *res);
 
