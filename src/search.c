@@ -41,6 +41,10 @@ sm_status sm_search_options_check(const sm_model *m, const sm_search_options *o,
                      m->state_names[m->free_index[k]], o->lo[k], o->hi[k]);
             return SM_BAD_OPTION;
         }
+    if (o->period_unit < 0 || o->period_unit > 1024) {
+        snprintf(why, why_len, "sm_search_options.period_unit must be from 0 to 1024, not %d", o->period_unit);
+        return SM_BAD_OPTION;
+    }
     if (!(o->same > 0)) {
         snprintf(why, why_len, "the duplicate distance must be positive");
         return SM_BAD_OPTION;
@@ -84,6 +88,17 @@ static int shortest_period(sm_workspace *ws, const double *p, const double *x, i
     return period;
 }
 
+static int lcm(int a, int b)
+{
+    int x = a, y = b;
+    while (y) {
+        const int t = x % y;
+        x = y;
+        y = t;
+    }
+    return a / x * b;
+}
+
 /* The starts a search runs if nothing new turns up after start last_new:
  * whole batches, until as many starts have found nothing new as it took to
  * find the last gait. */
@@ -93,6 +108,24 @@ static size_t planned_starts(const sm_search_options *o, size_t last_new)
     size_t want = 2 * last_new > batch ? 2 * last_new : batch;
     want = (want + batch - 1) / batch * batch;
     return want < max ? want : max;
+}
+
+/* Newton on P^N from x, and where that fails on P^d for each d dividing
+ * N, shortest first: a fixed point of P^d is one of P^N, and for a very
+ * unstable gait Newton's basin on P^d is far wider (garcia3d's one-step
+ * multiplier -26 is 679 over two steps: from most starts of its box P^2's
+ * strides fall before Newton can take a step). */
+static bool solve_from(sm_workspace *ws, const double *p, const double *x, const sm_newton_options *newton,
+                       sm_fixed_result *r)
+{
+    if (sm_fixed_point(ws, p, x, newton, r) == SM_OK && r->converged) return true;
+    for (int d = 1; d < newton->period; d++) {
+        if (newton->period % d != 0) continue;
+        sm_newton_options shorter = *newton;
+        shorter.period = d;
+        if (sm_fixed_point(ws, p, x, &shorter, r) == SM_OK && r->converged) return true;
+    }
+    return false;
 }
 
 sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *newton,
@@ -108,6 +141,8 @@ sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *
     if (st != SM_OK) return st;
     st = sm_newton_options_check(newton, why, sizeof why);
     if (st != SM_OK) return st;
+    const int unit = o->period_unit > 1 ? o->period_unit : 1;
+    if (newton->period % unit != 0) return SM_BAD_OPTION; /* a power of P^unit is searched */
 
     const double same = fmax(o->same, 1e3 * newton->tol);
     double x[SM_MAX_STATE];
@@ -119,7 +154,7 @@ sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *
         for (size_t k = 0; k < m->n_free; k++) z[k] = o->lo[k] + (o->hi[k] - o->lo[k]) * radical_inverse(i, primes[k]);
         sm_model_lift(m, p, z, x);
         res->starts_run = i;
-        if (sm_fixed_point(ws, p, x, newton, &r) != SM_OK || !r.converged) {
+        if (!solve_from(ws, p, x, newton, &r)) {
             res->failed++;
         } else {
             const int d = shortest_period(ws, p, r.x, newton->period, same, res->scratch);
@@ -135,10 +170,12 @@ sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *
             } else if (res->n_found == res->cap) {
                 res->full = true;
             } else {
-                if (d < newton->period) {
-                    /* A shorter cycle: its stability is that of P^d, not P^N. */
+                const int power = lcm(d, unit);
+                if (power != r.period) {
+                    /* A shorter cycle: its stability is that of the searched
+                     * map's least power it is a fixed point of, not P^N. */
                     sm_newton_options shorter = *newton;
-                    shorter.period = d;
+                    shorter.period = power;
                     sm_fixed_result rd;
                     if (sm_fixed_point(ws, p, r.x, &shorter, &rd) == SM_OK) r = rd;
                 }

@@ -444,6 +444,11 @@ static void rimless_wheel(void **state_)
     assert_true(r->trivial_index >= 0);
     assert_close(r->eig_re[r->trivial_index], 1.0, 1e-6);
     assert_close(r->eig_im[r->trivial_index], 0.0, 1e-6);
+    /* the step is the chord between two tips on the slope, the landing one
+     * ahead (the generic measure once took a tip in the air, -0.54 m) */
+    const double l = p[sm_model_param_index(m, "spoke_length")], chord = 2 * l * sin(M_PI / 8);
+    print_message("rimless: step %.12g, 2 l sin(pi/8) %.12g\n", r->metrics.step_length, chord);
+    assert_close(r->metrics.step_length, chord, 1e-10);
 
     /* another member of the family */
     const double b = 0.3;
@@ -454,6 +459,8 @@ static void rimless_wheel(void **state_)
     assert_close(state(m, r->x, "hub_roll"), -atan(tan(gamma) * sin(b)), 1e-9);
     assert_close(state(m, r->x, "hub_dot"), -wheel_spin(m, p, asin(sin(gamma) * cos(b)), &eta), 1e-9);
     assert_close(r->eig_re[r->trivial_index], 1.0, 1e-6);
+    /* the chord lies along the heading, in the slope's plane */
+    assert_close(r->metrics.step_length, chord * cos(b), 1e-10);
     free(r);
     sm_workspace_free(ws);
     m->release(m);

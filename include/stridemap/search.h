@@ -27,6 +27,13 @@ typedef struct {
     double lo[SM_MAX_STATE];  /* box of the free coordinates */
     double hi[SM_MAX_STATE];
     double same;              /* two gaits closer than this (max norm, free coords) are one (default 1e-6) */
+    /* Strides of the map searched, whose powers newton->period counts in
+     * (a multiple of it): 2 for Coleman's two-step map of a mirrored walker,
+     * 0 or 1 for the stride map.  A gait whose shortest period d is shorter
+     * is reported as a fixed point of the searched map's smallest power
+     * that it is one of, P^lcm(d, period_unit): its multipliers are that
+     * map's, as a search of the two-step map promises. */
+    int period_unit;
     /* Called after every start, may be NULL; a nonzero return ends the
      * search there (what was found is kept). */
     int (*progress)(void *ctx, const sm_search_progress *pr);
@@ -55,8 +62,12 @@ sm_status sm_search_options_check(const sm_model *m, const sm_search_options *o,
 /* Runs o->starts starts; then, while o->max_starts allows, goes on in
  * batches of o->starts for as long as the starts since the last new gait are
  * fewer than the starts it took to find it (so a gait first hit at start k
- * keeps the search going to 2k).  A period-N gait whose orbit is a shorter
- * cycle is reported at its shortest period. */
+ * keeps the search going to 2k).  A start from which Newton on P^N fails
+ * is tried on P^d for each d dividing N, shortest first (a very unstable
+ * gait's basin is much wider for P than for P^N).  A period-N gait whose
+ * orbit is a shorter cycle is reported at its shortest period d
+ * (minimal_period), its multipliers those of P^lcm(d, period_unit)
+ * (found[i].period); SM_BAD_OPTION if period_unit does not divide N. */
 sm_status sm_search(sm_workspace *ws, const double *p, const sm_newton_options *newton,
                     const sm_search_options *o, sm_search_result *res);
 

@@ -36,19 +36,32 @@ static double contact_point_x(const body_eval *e, const double *q, int k)
     return point[0];
 }
 
-/* Just before the section event: the touching ground contact that is not
- * the origin (a touching lock is a joint, not a foot), measured from the
- * origin. */
+/* Just before the section event, named as after it: the origin (the new
+ * stance contact, the one that landed) less the touching ground contact
+ * that is not the origin (a touching lock is a joint, not a foot).  The
+ * section event's relabel renames and does not move the walker, so after
+ * it the touching contacts are the feet that are on the ground, whereas
+ * before it another site may be: a wheel's shift makes the landing spoke
+ * (spoke_b before it) the origin and the stance spoke the trailing one
+ * (spoke_c), and the trailing site before it is a tip in the air.  For a
+ * relabel that swaps the legs this is the landing foot less the stance
+ * foot, the same value either way. */
 static double step_length(const double *x, const double *p, const void *data)
 {
     const body_model *bm = data;
     BODY_FULL(bm, p, x, return NAN);
     const body_file *f = bm->f;
+    double renamed[SM_MAX_STATE];
+    if (f->has_relabel && f->section_event_phase >= 0 &&
+        f->phases[f->section_event_phase].events[f->section_event].relabel) {
+        body_relabel(bm, x, renamed);
+        x = renamed;
+    }
     BODY_EVAL_AT(e, bm, p, return NAN);
     if (f->origin < 0 || sm_rigid_forward(e.m, e.d, x, x + bm->nq) != SM_OK) return NAN;
     for (size_t i = 0; i < f->n_touching; i++)
         if (f->touching[i] != f->origin && f->contacts[f->touching[i]].kind != SM_CONTACT_LOCK)
-            return contact_point_x(&e, x, f->touching[i]) - contact_point_x(&e, x, f->origin);
+            return contact_point_x(&e, x, f->origin) - contact_point_x(&e, x, f->touching[i]);
     return NAN;
 }
 

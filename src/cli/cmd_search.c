@@ -30,11 +30,19 @@ static const char help[] =
     "  -q, --quiet     no progress line\n"
     "  --jacobian KIND Newton's Jacobian, 'fd' (default) or 'exact', as in 'stridemap fixed'\n"
     "  --two-step      Coleman's two-step map instead of the mirrored one-step map\n"
-    "                  (as in 'stridemap fixed'): doubles the period\n"
+    "                  (as in 'stridemap fixed'): doubles the period; a gait is then a\n"
+    "                  fixed point of two steps (period 2, also when one mirrored step\n"
+    "                  repeats it, as 'minimal_period' 1 says), with the two-step\n"
+    "                  map's multipliers\n"
     "\n"
-    "A search that could take more than 1e7 strides (starts x period x strides\n"
-    "per Newton run, which grows with --max-iter) is refused: lower --starts,\n"
-    "--period or --max-iter.  The default --max-starts is cut to that bound.\n"
+    "A start from which Newton fails on P^N is tried again on P^d for each d\n"
+    "dividing N, shortest first: a gait of P^d is one of P^N, and a very\n"
+    "unstable one is found from much farther off by the shorter map.\n"
+    "\n"
+    "A search that could take more than 1e7 strides (starts x strides per start:\n"
+    "the Newton runs on P^N and each P^d, which grow with --max-iter) is refused:\n"
+    "lower --starts, --period or --max-iter.  The default --max-starts is cut to\n"
+    "that bound.\n"
     "\n"
     "exit status: 0 at least one gait found, 1 none, 64 bad usage, 65 bad values.\n"
     "\n"
@@ -102,13 +110,18 @@ static int parse_box(cli_run *run, const char *text, sm_search_options *o)
     return 0;
 }
 
-/* Strides one Newton run may take at most: each iteration evaluates P^N at
+/* Strides one start may take at most: each Newton iteration evaluates P^N at
  * the iterate and once per free coordinate for the Jacobian; a converged run
- * adds a measured stride and a central-difference Jacobian. */
+ * adds a measured stride and a central-difference Jacobian; a start that
+ * fails on P^N is tried on P^d for every d dividing N (sm_search), so the
+ * periods add up to the sum of N's divisors. */
 static double strides_per_start(const cli_run *run)
 {
-    const double n = (double)run->model->n_free, period = run->newton.period;
-    return period * ((double)run->newton.max_iter * (n + 1) + 2 * n + 1);
+    const double n = (double)run->model->n_free;
+    double periods = 0;
+    for (int d = 1; d <= run->newton.period; d++)
+        if (run->newton.period % d == 0) periods += d;
+    return periods * ((double)run->newton.max_iter * (n + 1) + 2 * n + 1);
 }
 
 typedef struct {
@@ -147,7 +160,8 @@ static json_t *gait_json(const cli_run *run, const sm_fixed_result *r, int perio
     const sm_model *m = run->model;
     json_t *x = json_array();
     for (size_t k = 0; k < m->n_state; k++) json_array_append_new(x, cli_json_number(r->x[k]));
-    json_t *g = json_pack("{s:i, s:o, s:o, s:o, s:b}", "period", period, "fixed_point", x, "eigenvalues",
+    json_t *g = json_pack("{s:i, s:i, s:o, s:o, s:o, s:b}", "period", r->period, "minimal_period", period,
+                          "fixed_point", x, "eigenvalues",
                           cli_eigenvalues_json(r->n_free, r->eig_re, r->eig_im), "max_abs_eigenvalue",
                           cli_json_number(r->max_abs_eig), "stable", r->stable);
     /* The table's first three: step_period, step_length, speed. */
@@ -188,6 +202,7 @@ int cmd_search(int argc, char **argv)
     if (rc) return rc == CLI_DONE ? 0 : rc;
     const sm_model *m = run.model;
     sm_search_options_default(m, run.params, &set.opt);
+    set.opt.period_unit = run.two_step ? 2 : 1;
     /* Longer cycles fall more often on the way: more starts by default. */
     const size_t by_period = 64 * (size_t)run.newton.period;
     set.opt.starts = set.starts ? (size_t)set.starts : by_period > set.opt.starts ? by_period : set.opt.starts;
@@ -252,8 +267,9 @@ int cmd_search(int argc, char **argv)
         for (size_t k = 0; k < m->n_state; k++) json_array_append_new(names, json_string(m->state_names[k]));
         for (size_t i = 0; i < m->n_params; i++)
             json_object_set_new(params, m->params[i].name, cli_json_number(run.params[i]));
-        json_t *doc = json_pack("{s:s, s:o, s:i, s:I, s:I, s:I, s:I, s:b, s:o, s:o, s:s}", "model", m->name,
-                                "params", params, "period", run.newton.period, "starts", (json_int_t)res.starts_run,
+        json_t *doc = json_pack("{s:s, s:o, s:i, s:b, s:I, s:I, s:I, s:I, s:b, s:o, s:o, s:s}", "model", m->name,
+                                "params", params, "period", run.newton.period, "two_step", run.two_step,
+                                "starts", (json_int_t)res.starts_run,
                                 "min_starts", (json_int_t)set.opt.starts, "max_starts",
                                 (json_int_t)set.opt.max_starts, "starts_without_gait", (json_int_t)res.failed,
                                 "gaits_dropped", res.full, "state_names", names, "gaits", list, "version",
@@ -269,9 +285,13 @@ int cmd_search(int argc, char **argv)
                res.failed);
         for (size_t i = 0; i < n; i++) {
             const sm_fixed_result *r = &res.found[i];
-            printf("gait %zu: period %d, %s (max |eigenvalue| %.6g), step period %.8g, length %.8g, speed %.8g, "
+            char shortest[48] = "";
+            if (res.minimal_period[i] != r->period)
+                snprintf(shortest, sizeof shortest, " (%d step%s mirrored)", res.minimal_period[i],
+                         res.minimal_period[i] == 1 ? "" : "s");
+            printf("gait %zu: period %d%s, %s (max |eigenvalue| %.6g), step period %.8g, length %.8g, speed %.8g, "
                    "found by %zu start%s\n  ",
-                   i + 1, res.minimal_period[i], r->stable ? "stable" : "unstable", r->max_abs_eig, r->metrics.period,
+                   i + 1, r->period, shortest, r->stable ? "stable" : "unstable", r->max_abs_eig, r->metrics.period,
                    r->metrics.step_length, r->metrics.speed, res.hits[i], res.hits[i] == 1 ? "" : "s");
             for (size_t k = 0; k < m->n_state; k++) printf(" %s=%.12g", m->state_names[k], r->x[k]);
             printf("\n");
