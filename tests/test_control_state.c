@@ -10,7 +10,9 @@
  *   and its gait tends to the continuous one as O(dt) (zero-order hold: a
  *   delay of dt/2), the ratio between halvings measured;
  * - the same sweep of a sampled walker gives the same rows on 1 and 2
- *   threads;
+ *   threads; the exact Jacobian of a sampled map agrees with central
+ *   differences; models/five_link_sampled.yaml's stride moves five_link's
+ *   gait by O(dt);
  * - spline and Fourier references read from the file against closed forms;
  * - bad definitions refused at their line, exit status 65. */
 #include "cli_run.h"
@@ -314,6 +316,49 @@ static void test_sampled_tends_to_continuous_as_dt(void **state)
     sm_registry_close(m0);
 }
 
+/* models/five_link_sampled.yaml is five_link.yaml sampled every dt: one
+ * stride from five_link's gait lands O(dt) from it, half as far at half
+ * the period, and the file names its held torques after the actuators. */
+static void test_five_link_sampled_file(void **state)
+{
+    (void)state;
+    const sm_model *mc, *ms;
+    sm_workspace *wc;
+    double pc[SM_MAX_PARAMS], ps[SM_MAX_PARAMS];
+    static sm_fixed_result rc;
+    gait_of(src_path("models/five_link.yaml"), &mc, &wc, pc, &rc);
+    ms = hzd_open_file(src_path("models/five_link_sampled.yaml"));
+    assert_int_equal(ms->n_state, mc->n_state + 4);
+    assert_int_equal(sm_model_state_index(ms, "hip_a.held"), (int)mc->n_state);
+    assert_int_equal(sm_model_state_index(ms, "knee_b.held"), (int)mc->n_state + 3);
+    assert_int_equal(ms->n_free, mc->n_free);
+    sm_model_default_params(ms, ps);
+    const int idt = sm_model_param_index(ms, "dt");
+    assert_true(idt >= 0);
+    sm_workspace *ws = hzd_workspace(ms, 1e-12, SM_METHOD_BDF);
+    double d[2];
+    for (int k = 0; k < 2; k++) {
+        ps[idt] = k == 0 ? 0.002 : 0.001;
+        double x[SM_MAX_STATE], xo[SM_MAX_STATE];
+        memcpy(x, rc.x, mc->n_state * sizeof *x);
+        sm_model_to_section(ms, ps, x, x);
+        assert_status(sm_stride(ws, ps, x, xo, NULL, NULL), SM_OK);
+        /* on the section's free coordinates (the hip's x moves on by the step) */
+        double z0[SM_MAX_STATE], z1[SM_MAX_STATE];
+        sm_model_free(ms, x, z0);
+        sm_model_free(ms, xo, z1);
+        d[k] = 0.0;
+        for (size_t i = 0; i < ms->n_free; i++) d[k] = fmax(d[k], fabs(z1[i] - z0[i]));
+    }
+    print_message("five_link_sampled: one stride from five_link's gait moves %.3e at 2 ms, %.3e at 1 ms\n", d[0], d[1]);
+    assert_true(d[0] < 0.05);
+    assert_in_range((long)lround(100 * d[0] / d[1]), 170, 230);
+    sm_workspace_free(ws);
+    sm_workspace_free(wc);
+    sm_registry_close(ms);
+    sm_registry_close(mc);
+}
+
 /* sweep.csv's rows without wall_s (the column before the last). */
 static char *rows_of(const char *d)
 {
@@ -496,6 +541,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_integrator_that_acts),
         cmocka_unit_test(test_sampled_tends_to_continuous_as_dt),
         cmocka_unit_test(test_sampled_sweep_same_on_one_and_two_threads),
+        cmocka_unit_test(test_five_link_sampled_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
