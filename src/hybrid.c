@@ -453,7 +453,6 @@ static sm_status clock_tick(sm_workspace *ws, const double *p, size_t phase, dou
     const size_t n = m->n_state;
     double *y = N_VGetArrayPointer(ws->y);
     double xp[SM_MAX_STATE];
-    add_steps(ws);
     if (sens) {
         double ts = t, DR[SM_MAX_STATE * SM_MAX_STATE], yy[SM_MAX_STATE], up[SM_MAX_STATE], dn[SM_MAX_STATE];
         if (CVodeGetSens(ws->cvode, &ts, ws->yS) != CV_SUCCESS) return SM_INTEGRATOR_FAILED;
@@ -483,6 +482,7 @@ static sm_status clock_tick(sm_workspace *ws, const double *p, size_t phase, dou
     for (size_t i = 0; i < n; i++)
         if (!isfinite(xp[i])) return SM_NONFINITE;
     memcpy(y, xp, n * sizeof *y);
+    add_steps(ws); /* CVodeReInit restarts CVODE's counters */
     if (CVodeReInit(ws->cvode, t, ws->y) != CV_SUCCESS || CVodeSetStopTime(ws->cvode, t_stop) != CV_SUCCESS ||
         (sens && CVodeSensReInit(ws->cvode, CV_STAGGERED, ws->yS) != CV_SUCCESS))
         return SM_INTEGRATOR_FAILED;
