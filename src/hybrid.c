@@ -216,6 +216,12 @@ sm_status sm_workspace_create_ex(const sm_model *m, const sm_solver_options *o, 
     else
         sm_solver_options_default(&opt);
     if (check_options(&opt, &field_names, why, why_len) != SM_OK) return SM_BAD_OPTION;
+    if (m->clock_period && sm_arkode_method(opt.method)) {
+        /* ARKODE's path finds no stop times of a clock (hybrid_arkode.c) */
+        snprintf(why, why_len, "model '%s' has a sampled controller, which sm_solver_options.method %s does not "
+                 "integrate: use adams or bdf", m->name, sm_method_name(opt.method));
+        return SM_BAD_OPTION;
+    }
 
     sm_workspace *ws = calloc(1, sizeof *ws);
     if (!ws) {
@@ -424,6 +430,65 @@ static sm_status sens_setup(sm_workspace *ws, size_t ncols)
     return bad ? SM_INTEGRATOR_FAILED : SM_OK;
 }
 
+/* The first tick of the model's clock (model.h, clock_period) after t,
+ * as its index k (the tick is k period, never summed up, so every stride
+ * ticks at the same instants); INFINITY without a clock. */
+static double next_tick(const sm_model *m, const double *p, double t, long *k)
+{
+    const double period = m->clock_period ? m->clock_period(p, m->data) : 0.0;
+    if (!(period > 0) || !isfinite(period)) return INFINITY;
+    *k = (long)floor(t / period) + 1;
+    while (!((double)*k * period > t)) (*k)++;
+    return (double)*k * period;
+}
+
+/* A tick at t: the state y replaced by the clock's reset, the
+ * sensitivities carried through the reset's Jacobian DR (central
+ * differences, as the saltation's where a model gives none: a tick's time
+ * does not move with the start, so S+ = DR S- with no time-shift term),
+ * CVODE restarted there with its stop time at t_stop. */
+static sm_status clock_tick(sm_workspace *ws, const double *p, size_t phase, double t, bool sens, double t_stop)
+{
+    const sm_model *m = ws->model;
+    const size_t n = m->n_state;
+    double *y = N_VGetArrayPointer(ws->y);
+    double xp[SM_MAX_STATE];
+    if (sens) {
+        double ts = t, DR[SM_MAX_STATE * SM_MAX_STATE], yy[SM_MAX_STATE], up[SM_MAX_STATE], dn[SM_MAX_STATE];
+        if (CVodeGetSens(ws->cvode, &ts, ws->yS) != CV_SUCCESS) return SM_INTEGRATOR_FAILED;
+        memcpy(yy, y, n * sizeof *yy);
+        for (size_t j = 0; j < n; j++) {
+            const double h = cbrt(DBL_EPSILON) * fmax(1.0, fabs(y[j]));
+            yy[j] = y[j] + h;
+            int r = m->clock_reset(phase, yy, up, p, m->data);
+            yy[j] = y[j] - h;
+            if (r == 0) r = m->clock_reset(phase, yy, dn, p, m->data);
+            yy[j] = y[j];
+            if (r != 0) return r < 0 ? sm_callback_status(r) : SM_RHS_FAILED;
+            for (size_t i = 0; i < n; i++) DR[i * n + j] = (up[i] - dn[i]) / (2 * h);
+        }
+        for (int k = 0; k < ws->sens_cols; k++) {
+            double *col = N_VGetArrayPointer(ws->yS[k]);
+            for (size_t i = 0; i < n; i++) {
+                double acc = 0.0;
+                for (size_t j = 0; j < n; j++) acc += DR[i * n + j] * col[j];
+                xp[i] = acc;
+            }
+            memcpy(col, xp, n * sizeof *col);
+        }
+    }
+    const int r = m->clock_reset(phase, y, xp, p, m->data);
+    if (r != 0) return r < 0 ? sm_callback_status(r) : SM_RHS_FAILED;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(xp[i])) return SM_NONFINITE;
+    memcpy(y, xp, n * sizeof *y);
+    add_steps(ws); /* CVodeReInit restarts CVODE's counters */
+    if (CVodeReInit(ws->cvode, t, ws->y) != CV_SUCCESS || CVodeSetStopTime(ws->cvode, t_stop) != CV_SUCCESS ||
+        (sens && CVodeSensReInit(ws->cvode, CV_STAGGERED, ws->yS) != CV_SUCCESS))
+        return SM_INTEGRATOR_FAILED;
+    return SM_OK;
+}
+
 static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x, double *S,
                       size_t ncols, double t_end, const sm_observer *obs, size_t *event)
 {
@@ -439,9 +504,12 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
     ws->detail[0] = '\0';
     double *y = N_VGetArrayPointer(ws->y);
     memcpy(y, x, m->n_state * sizeof *y);
+    long k_tick = 0;
+    double t_tick = next_tick(m, p, *t, &k_tick);
+    double t_stop = fmin(t_end, t_tick);
 
     if (CVodeReInit(ws->cvode, *t, ws->y) != CV_SUCCESS || watch_events_of(ws, phase) != SM_OK ||
-        CVodeSetStopTime(ws->cvode, t_end) != CV_SUCCESS)
+        CVodeSetStopTime(ws->cvode, t_stop) != CV_SUCCESS)
         return SM_INTEGRATOR_FAILED;
     if (S) {
         for (size_t j = 0; j < ncols; j++)
@@ -481,7 +549,7 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
                 double ts = tret;
                 if ((S && CVodeGetSens(ws->cvode, &ts, ws->yS) != CV_SUCCESS) ||
                     CVodeReInit(ws->cvode, tret, ws->y) != CV_SUCCESS ||
-                    CVodeSetStopTime(ws->cvode, t_end) != CV_SUCCESS ||
+                    CVodeSetStopTime(ws->cvode, t_stop) != CV_SUCCESS ||
                     (S && CVodeSensReInit(ws->cvode, CV_STAGGERED, ws->yS) != CV_SUCCESS)) {
                     st = SM_INTEGRATOR_FAILED;
                     *t = tret;
@@ -519,11 +587,27 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
             break;
         }
         *t = tret;
+        if (tret == t_tick && t_tick < t_end) {
+            /* a tick of the model's clock (its stop time), before any
+             * sample due there: the sample then sees the held torques it
+             * holds from now on, as at a phase's start */
+            t_tick = (double)++k_tick * m->clock_period(p, m->data);
+            t_stop = fmin(t_end, t_tick);
+            if ((st = clock_tick(ws, p, phase, tret, S != NULL, t_stop)) != SM_OK) break;
+            st = SM_NO_HEELSTRIKE;
+            /* the sample at tout is still due, unless it falls within
+             * round-off of the tick (CVODE cannot step that far): then
+             * it is taken here */
+            if (sampling && tout - tret > 64 * DBL_EPSILON * fmax(1.0, fabs(tret))) {
+                t_sample -= obs->dt;
+                continue;
+            }
+        }
         if (sampling && tret < t_end && obs->sample(obs->ctx, tret, phase, y) != 0) {
             st = SM_IO_ERROR;
             break;
         }
-        if (flag == CV_TSTOP_RETURN || tret >= t_end) {
+        if (tret >= t_end) {
             st = SM_NO_HEELSTRIKE;
             break;
         }

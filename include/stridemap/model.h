@@ -242,6 +242,17 @@ typedef struct sm_model {
      * stiff equations, for which a program should pick BDF unless told
      * otherwise (sm_solver_options.method). */
     bool stiff;
+
+    /* Optional: a sampled-data controller (zero-order hold).  The stride's
+     * clock starts at 0 on the section; at every t = k clock_period(p),
+     * k >= 1, before the stride ends, the engine stops the integration
+     * exactly there (a stop time, not a root) and replaces the state by
+     * clock_reset's (the held torques recomputed from the state), in the
+     * phase it is in, then goes on: no event is counted and the phase
+     * stays.  Its Jacobian, for the sensitivities, is by central
+     * differences.  NULL, or a period <= 0: no clock. */
+    double (*clock_period)(const double *p, const void *data);
+    int (*clock_reset)(size_t phase, const double *x_minus, double *x_plus, const double *p, const void *data);
 } sm_model;
 
 /* Index of the named parameter, or -1. */

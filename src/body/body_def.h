@@ -99,7 +99,7 @@ typedef struct {
     size_t phase_n;
     int phase_v[8];                  /* v indices */
     body_num phase_coef[8], theta_plus, theta_minus;
-    bool bezier;              /* h_d in s (Bezier) or in theta (power series) */
+    int basis;                /* sm_basis: h_d in theta (power series) or in s */
     size_t n_out;
     char *out_name[BODY_MAX_ACT];
     size_t out_n[BODY_MAX_ACT];
@@ -107,10 +107,28 @@ typedef struct {
     body_num out_coef[BODY_MAX_ACT][8];
     size_t degree[BODY_MAX_ACT];
     body_num a[BODY_MAX_ACT][BODY_MAX_COEF];
+    double knots[BODY_MAX_ACT][BODY_MAX_COEF]; /* spline: in s, increasing (plain numbers) */
+    body_num period[BODY_MAX_ACT];             /* fourier: in s */
     body_num kp, kd, epsilon;
     bool has_limit, saturate;
     body_num limit;
+    /* sampling: the torques recomputed every sample_period of the step's
+     * clock and held, one held torque per actuator in the state */
+    bool sampled;
+    body_num sample_period;
+    /* integrators: z_i' = y_{int_out[i]} − leak_i z_i, the law's integral
+     * term ki_i z_i on that output; at an impact kept or zeroed */
+    size_t n_int;
+    char *int_name[BODY_MAX_ACT];
+    int int_out[BODY_MAX_ACT];
+    body_num int_gain[BODY_MAX_ACT], int_leak[BODY_MAX_ACT];
+    bool int_keep[BODY_MAX_ACT];
 } body_controller;
+
+/* The controller's state after the walker's (q, v): the held torques
+ * (sampled), then the integrators. */
+static inline size_t body_ctrl_nheld(const body_controller *k) { return k->sampled ? k->n_act : 0; }
+static inline size_t body_ctrl_nz(const body_controller *k) { return body_ctrl_nheld(k) + k->n_int; }
 
 typedef enum {
     BODY_WHEN_GAP,    /* contact */

@@ -227,8 +227,25 @@ void body_control_vc(const body_file *f, const double *p, sm_vc *vc);
 void body_control_q_on_v(const body_file *f, const double *q, double *qv);
 double body_control_phase_rate(const body_file *f, const double *p, const double *v);
 sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
-                           double *tau, double *u_out);
+                           const double *z, double *tau, double *u_out);
 sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, double *u);
+/* The controller's state (body_def.h: held torques, integrators) after
+ * the walker's q and v in the state.  The law's torques u at (q, v) over
+ * the contacts c (e swept there) with the passive forces tau, the
+ * integrators zi (NULL: none), saturated or SM_TORQUE_LIMIT; the same at
+ * the state x in phase ph (what a sample holds); the state's rates
+ * (held: 0, integrators: y − leak z); at an impact the integrators the
+ * file zeroes, and at the section (a sample: the step's clock restarts)
+ * the held torques; the clock's hooks (model.h). */
+sm_status body_control_law(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
+                           const double *zi, const double *tau, double *u);
+sm_status body_control_law_at(const body_eval *e, size_t ph, const double *x, double *u);
+void body_control_state_rate(const body_model *bm, const double *p, const double *x, double *zdot);
+sm_status body_control_impact(const body_eval *e, size_t ph, bool section, double *x);
+double body_control_clock_period(const double *p, const void *data);
+int body_control_clock_reset(size_t phase, const double *xm, double *xp, const double *p, const void *data);
+/* Names the controller's state and appends it to the model's (model.c). */
+sm_status body_control_state_setup(body_model *bm, char *why, size_t why_len);
 /* SM_BAD_MODEL_FILE with "path:line:col: ..." when the decoupling matrix is
  * singular at the guess in some phase. */
 sm_status body_control_check(const body_model *bm, char *why, size_t why_len);

@@ -302,6 +302,8 @@ static int event_reset_full(size_t ph, size_t ev, const double *xm, double *xp, 
         st = body_project(&e, next, xp, &drift);
         if (st != SM_OK) return SM_CALLBACK_STATUS(st);
     }
+    if (bm->n_state > bm->nq + bm->nv && (st = body_control_impact(&e, next, section, xp)) != SM_OK)
+        return SM_CALLBACK_STATUS(st);
     return 0;
 }
 

@@ -652,6 +652,7 @@ void body_file_free(body_file *f)
     }
     for (size_t i = 0; i < f->ctrl.n_act; i++) free(f->ctrl.act_name[i]);
     for (size_t i = 0; i < f->ctrl.n_out; i++) free(f->ctrl.out_name[i]);
+    for (size_t i = 0; i < f->ctrl.n_int; i++) free(f->ctrl.int_name[i]);
     for (size_t i = 0; i < f->nq; i++) free(f->q_names[i]);
     for (size_t i = 0; i < f->nv; i++) free(f->v_names[i]);
     free(f);

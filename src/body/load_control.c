@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "load_internal.h"
+#include "stridemap/control.h"
 
 /* The q index of a 1-DOF body's coordinate. */
 static int body_q(const bl_ctx *c, int b)
@@ -108,10 +109,78 @@ static bool read_actuator(bl_ctx *c, const yaml_node_t *n)
     return on && read_on(c, on, what, NULL, &k->act_n[j], k->act_v[j], k->act_coef[j], NULL);
 }
 
-static bool read_output(bl_ctx *c, const yaml_node_t *n, const char *basis_key, size_t *expected)
+/* The reference kinds, by their key in an output (sm_basis order). */
+static const char *const basis_keys[] = {"poly", "bezier", "spline", "fourier"};
+
+/* a: the list of an output's numbers, each the parameter base.PREFIXm
+ * (Fourier: c0, c1, s1, c2, ...: the cosine and sine coefficients). */
+static bool read_coefficients(bl_ctx *c, const yaml_node_t *a, const char *what, const char *base, size_t o)
 {
     body_controller *k = &c->f->ctrl;
-    static const char *const keys[] = {"name", "on", "row", "poly", "bezier", NULL};
+    if (!a || !bl_want(c, a, YAML_SEQUENCE_NODE, "the output's coefficients (a list)")) return false;
+    const size_t na = bl_len(a);
+    if (na == 0 || na > BODY_MAX_COEF)
+        return bl_fail_at(c, a->start_mark, "%s has %zu coefficients; give 1 to %d", what, na, BODY_MAX_COEF);
+    k->degree[o] = na - 1;
+    for (size_t m = 0; m < na; m++) {
+        char pname[200];
+        if (k->basis == SM_BASIS_FOURIER)
+            snprintf(pname, sizeof pname, "%s.%c%zu", base, m == 0 || m % 2 ? 'c' : 's', (m + 1) / 2);
+        else
+            snprintf(pname, sizeof pname, "%s.a%zu", base, m);
+        if (!bl_num(c, bl_item(c, a, m), pname, -1e6, 1e6, "", "output coefficient", &k->a[o][m])) return false;
+    }
+    return true;
+}
+
+/* spline: {knots: [s_0, ...], values: [h_0, ...]}: knots plain increasing
+ * numbers, values parameters. */
+static bool read_spline(bl_ctx *c, const yaml_node_t *n, const char *what, const char *base, size_t o)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"knots", "values", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "spline (knots: [...], values: [...])") || !bl_keys(c, n, what, keys))
+        return false;
+    yaml_node_t *kn = bl_need(c, n, "knots", what), *vals = bl_need(c, n, "values", what);
+    if (!kn || !vals || !bl_want(c, kn, YAML_SEQUENCE_NODE, "knots (a list)")) return false;
+    if (!read_coefficients(c, vals, what, base, o)) return false;
+    const size_t nk = bl_len(kn), nv = k->degree[o] + 1;
+    if (nk != nv || nk < 2)
+        return bl_fail_at(c, kn->start_mark, "%s has %zu knots and %zu values; give one value per knot, at least 2",
+                          what, nk, nv);
+    for (size_t m = 0; m < nk; m++) {
+        yaml_node_t *x = bl_item(c, kn, m);
+        if (!bl_number(c, x, "a knot", &k->knots[o][m])) return false;
+        if (m > 0 && !(k->knots[o][m] > k->knots[o][m - 1]))
+            return bl_fail_at(c, x->start_mark, "%s: knot %zu (%g) is not above the one before (%g); the knots must "
+                              "increase", what, m, k->knots[o][m], k->knots[o][m - 1]);
+    }
+    return true;
+}
+
+/* fourier: {period: P, coefficients: [c0, c1, s1, ...]}: an odd count. */
+static bool read_fourier(bl_ctx *c, const yaml_node_t *n, const char *what, const char *base, size_t o)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"period", "coefficients", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "fourier (period: P, coefficients: [...])") || !bl_keys(c, n, what, keys))
+        return false;
+    yaml_node_t *per = bl_need(c, n, "period", what), *a = bl_need(c, n, "coefficients", what);
+    char pname[200];
+    snprintf(pname, sizeof pname, "%s.period", base);
+    if (!per || !a || !bl_num(c, per, pname, 1e-6, 1e6, "", "period of the Fourier series in s", &k->period[o]))
+        return false;
+    if (!read_coefficients(c, a, what, base, o)) return false;
+    if (k->degree[o] % 2)
+        return bl_fail_at(c, a->start_mark, "%s has %zu Fourier coefficients; give an odd number: c0, then a cosine "
+                          "and a sine per harmonic (c1, s1, c2, s2, ...)", what, k->degree[o] + 1);
+    return true;
+}
+
+static bool read_output(bl_ctx *c, const yaml_node_t *n, size_t *expected)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"name", "on", "row", "poly", "bezier", "spline", "fourier", NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "an output")) return false;
     yaml_node_t *x = bl_need(c, n, "name", "an output");
     const char *name;
@@ -132,24 +201,114 @@ static bool read_output(bl_ctx *c, const yaml_node_t *n, const char *basis_key, 
     if (on ? !read_on(c, on, what, base, &k->out_n[i], k->out_v[i], NULL, k->out_coef[i])
            : !read_row(c, row, base, &k->out_n[i], k->out_v[i], k->out_coef[i]))
         return false;
-    const char *other = strcmp(basis_key, "poly") == 0 ? "bezier" : "poly";
-    if ((x = bl_get(c, n, other, NULL)))
-        return bl_fail_at(c, x->start_mark, "%s gives %s: but the first output gives %s:; every output uses one kind of "
-                          "polynomial", what, other, basis_key);
+    const char *basis_key = basis_keys[k->basis];
+    for (size_t b = 0; b < sizeof basis_keys / sizeof *basis_keys; b++)
+        if ((int)b != k->basis && (x = bl_get(c, n, basis_keys[b], NULL)))
+            return bl_fail_at(c, x->start_mark, "%s gives %s: but the first output gives %s:; every output uses one "
+                              "kind of reference", what, basis_keys[b], basis_key);
     yaml_node_t *a = bl_need(c, n, basis_key, what);
-    if (!a || !bl_want(c, a, YAML_SEQUENCE_NODE, "the output's coefficients (a list)")) return false;
-    const size_t na = bl_len(a);
-    if (na == 0 || na > BODY_MAX_COEF)
-        return bl_fail_at(c, a->start_mark, "%s has %zu coefficients; give 1 to %d", what, na, BODY_MAX_COEF);
-    if (*expected && na != *expected)
+    if (!a) return false;
+    if (k->basis == SM_BASIS_SPLINE) return read_spline(c, a, what, base, i);
+    if (k->basis == SM_BASIS_FOURIER) return read_fourier(c, a, what, base, i);
+    if (!read_coefficients(c, a, what, base, i)) return false;
+    const size_t na = k->degree[i] + 1;
+    if (k->basis == SM_BASIS_BEZIER && *expected && na != *expected)
         return bl_fail_at(c, a->start_mark, "%s has %zu Bezier coefficients but degree %zu needs %zu; every output has "
                           "degree + 1", what, na, *expected - 1, *expected);
-    if (strcmp(basis_key, "bezier") == 0) *expected = na;
-    k->degree[i] = na - 1;
-    for (size_t m = 0; m < na; m++) {
-        char pname[200];
-        snprintf(pname, sizeof pname, "%s.a%zu", base, m);
-        if (!bl_num(c, bl_item(c, a, m), pname, -1e6, 1e6, "", "output coefficient", &k->a[i][m])) return false;
+    if (k->basis == SM_BASIS_BEZIER) *expected = na;
+    return true;
+}
+
+/* sampling: {period: DT}: the torques recomputed every DT of the step's
+ * clock and held (the held torques join the state). */
+static bool read_sampling(bl_ctx *c, const yaml_node_t *n)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"period", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "sampling (period: DT)") || !bl_keys(c, n, "sampling", keys)) return false;
+    yaml_node_t *x = bl_need(c, n, "period", "sampling");
+    if (!x) return false;
+    /* a literal is held to the parameter's range, above 0, here and
+     * under --set; a name or an expression is checked at the defaults */
+    if (!bl_num(c, x, "controller.sampling.period", 1e-9, 1e3, "s", "time between the controller's samples",
+                &k->sample_period))
+        return false;
+    double p[SM_MAX_PARAMS];
+    for (size_t i = 0; i < c->f->n_params; i++) p[i] = c->f->params[i].value;
+    const double dt = body_num_eval(&k->sample_period, p);
+    if (!(dt > 0))
+        return bl_fail_at(c, x->start_mark, "sampling period is %g; give a positive time (s)", dt);
+    k->sampled = true;
+    return true;
+}
+
+/* integrators: [{name, output, gain, leak, at_impact, start}]: z' = y −
+ * leak z on the output named, the law's integral term gain z. */
+static bool read_integrator(bl_ctx *c, const yaml_node_t *n)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"name", "output", "gain", "leak", "at_impact", "start", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "an integrator")) return false;
+    yaml_node_t *x = bl_need(c, n, "name", "an integrator");
+    const char *name;
+    if (!x || !bl_name(c, x, "an integrator's name", &name)) return false;
+    char what[96], base[160];
+    snprintf(what, sizeof what, "integrator '%s'", name);
+    snprintf(base, sizeof base, "controller.integrators.%s", name);
+    if (!bl_keys(c, n, what, keys)) return false;
+    for (size_t i = 0; i < c->f->nq + c->f->nv; i++) {
+        const char *other = i < c->f->nq ? c->f->q_names[i] : c->f->v_names[i - c->f->nq];
+        if (other && strcmp(other, name) == 0)
+            return bl_fail_at(c, x->start_mark, "%s has a coordinate's name; rename it", what);
+    }
+    for (size_t i = 0; i < k->n_int; i++)
+        if (strcmp(k->int_name[i], name) == 0) return bl_fail_at(c, x->start_mark, "two integrators are called '%s'; rename one", name);
+    if (k->n_int >= BODY_MAX_ACT) return bl_fail_at(c, x->start_mark, "more than %d integrators; use fewer", BODY_MAX_ACT);
+    const size_t i = k->n_int;
+    if (!(k->int_name[i] = strdup(name))) return bl_no_memory(c);
+    k->n_int++;
+    yaml_node_t *o = bl_need(c, n, "output", what);
+    if (!o) return false;
+    const char *out = bl_scalar(o);
+    k->int_out[i] = -1;
+    for (size_t j = 0; out && j < k->n_out; j++)
+        if (strcmp(k->out_name[j], out) == 0) k->int_out[i] = (int)j;
+    if (k->int_out[i] < 0) return bl_fail_at(c, o->start_mark, "%s integrates '%s', which is no output; name one of "
+                                             "the controller's outputs", what, out ? out : "?");
+    for (size_t j = 0; j < i; j++)
+        if (k->int_out[j] == k->int_out[i])
+            return bl_fail_at(c, o->start_mark, "two integrators integrate output '%s'; keep one", out);
+    char pname[200];
+    snprintf(pname, sizeof pname, "%s.gain", base);
+    if (!(x = bl_need(c, n, "gain", what)) || !bl_num(c, x, pname, -1e12, 1e12, "", "integral gain", &k->int_gain[i]))
+        return false;
+    k->int_leak[i] = (body_num){-1, NULL};
+    snprintf(pname, sizeof pname, "%s.leak", base);
+    if ((x = bl_get(c, n, "leak", NULL)) && !bl_num(c, x, pname, 0, 1e9, "1/s", "integrator's leak rate", &k->int_leak[i]))
+        return false;
+    yaml_node_t *e = bl_need(c, n, "at_impact", what);
+    const char *w = e ? bl_scalar(e) : NULL;
+    if (!e) return false;
+    if (w && strcmp(w, "keep") == 0) k->int_keep[i] = true;
+    else if (w && strcmp(w, "zero") == 0) k->int_keep[i] = false;
+    else return bl_fail_at(c, e->start_mark, "at_impact must be keep or zero, not '%s'", w ? w : "?");
+    return true;
+}
+
+/* The controller's state after the walker's in the file's guess and
+ * section: the integrators kept through impacts are free there (their
+ * start: the guess), the held torques and the zeroed integrators follow
+ * from the rest (src/body/section.c). */
+static bool add_state(bl_ctx *c, const yaml_node_t *ints)
+{
+    body_file *f = c->f;
+    const body_controller *k = &f->ctrl;
+    const size_t at = f->nq + f->nv + body_ctrl_nheld(k);
+    for (size_t i = 0; i < k->n_int; i++) {
+        yaml_node_t *n = bl_item(c, ints, i), *x = bl_get(c, n, "start", NULL);
+        f->guess[at + i] = 0.0;
+        if (x && !bl_number(c, x, "an integrator's start", &f->guess[at + i])) return false;
+        if (k->int_keep[i]) f->free_index[f->n_free++] = at + i;
     }
     return true;
 }
@@ -183,7 +342,8 @@ bool bl_read_controller(bl_ctx *c)
     for (size_t i = 0; i < BODY_MAX_COORDS; i++) k->q_of[i] = -1;
     yaml_node_t *key = NULL, *n = bl_get(c, c->root, "controller", &key);
     if (!n) return true;
-    static const char *const keys[] = {"kind", "actuators", "phase", "degree", "outputs", "gains", "torque_limit", NULL};
+    static const char *const keys[] = {"kind",         "actuators", "phase",    "degree",      "outputs",
+                                       "gains",        "torque_limit", "sampling", "integrators", NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "controller") || !bl_keys(c, n, "the controller", keys)) return false;
     k->at_pos = bl_pos(key->start_mark);
     yaml_node_t *x = bl_need(c, n, "kind", "the controller");
@@ -237,17 +397,18 @@ bool bl_read_controller(bl_ctx *c)
     if (bl_len(outs) != k->n_act)
         return bl_fail_at(c, okey->start_mark, "the controller has %zu outputs and %zu actuators; give one output per "
                           "actuator", bl_len(outs), k->n_act);
-    const char *basis = NULL;
     for (size_t i = 0; i < bl_len(outs); i++) {
         yaml_node_t *o = bl_item(c, outs, i);
-        if (!basis) {
-            basis = o->type == YAML_MAPPING_NODE && bl_get(c, o, "bezier", NULL) ? "bezier" : "poly";
-            k->bezier = strcmp(basis, "bezier") == 0;
-            if (!k->bezier && expected)
-                return bl_fail_at(c, x->start_mark, "degree: is for Bezier outputs; a power series (poly:) has the "
-                                  "degree of its list");
+        if (i == 0) {
+            /* the first output's kind of reference is every output's */
+            k->basis = SM_BASIS_POLY;
+            for (size_t b = 1; b < sizeof basis_keys / sizeof *basis_keys; b++)
+                if (o->type == YAML_MAPPING_NODE && bl_get(c, o, basis_keys[b], NULL)) k->basis = (int)b;
+            if (k->basis != SM_BASIS_BEZIER && expected)
+                return bl_fail_at(c, x->start_mark, "degree: is for Bezier outputs; a %s: reference has the length of "
+                                  "its list", basis_keys[k->basis]);
         }
-        if (!read_output(c, o, basis, &expected)) return false;
+        if (!read_output(c, o, &expected)) return false;
     }
 
     static const char *const gkeys[] = {"kp", "kd", "epsilon", NULL};
@@ -281,6 +442,14 @@ bool bl_read_controller(bl_ctx *c)
         if (w && strcmp(w, "fail") == 0) k->saturate = false;
         else if (w && strcmp(w, "saturate") == 0) k->saturate = true;
         else return bl_fail_at(c, e->start_mark, "on_exceed must be fail or saturate, not '%s'", w ? w : "?");
+    }
+    if ((x = bl_get(c, n, "sampling", NULL)) && !read_sampling(c, x)) return false;
+    yaml_node_t *ints = bl_get(c, n, "integrators", NULL);
+    if (ints) {
+        if (!bl_want(c, ints, YAML_SEQUENCE_NODE, "integrators (a list)")) return false;
+        for (size_t i = 0; i < bl_len(ints); i++)
+            if (!read_integrator(c, bl_item(c, ints, i))) return false;
+        if (!add_state(c, ints)) return false;
     }
     return add_monotone_events(c, key->start_mark);
 }

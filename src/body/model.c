@@ -177,12 +177,12 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     bm->model.release = release; /* fail() frees through it */
     bm->nq = f->nq;
     bm->nv = f->nv;
-    bm->n_state = f->nq + f->nv;
+    bm->n_state = f->nq + f->nv + body_ctrl_nz(&f->ctrl);
     if (bm->n_state > SM_MAX_STATE || bm->nv > SM_RIGID_MAX_V)
         return fail(bm, SM_BAD_MODEL_FILE, why, why_len,
-                    "%s: the walker has %zu coordinates and %zu rates, more than the %d states (%d rates) a model may "
-                    "have: remove bodies",
-                    f->path, f->nq, f->nv, SM_MAX_STATE, SM_RIGID_MAX_V);
+                    "%s: the walker has %zu coordinates, %zu rates and %zu controller states, more than the %d states "
+                    "(%d rates) a model may have: remove bodies",
+                    f->path, f->nq, f->nv, body_ctrl_nz(&f->ctrl), SM_MAX_STATE, SM_RIGID_MAX_V);
     for (size_t i = 0; i < f->n_params; i++) bm->defaults[i] = f->params[i].value;
 
     sm_status st = build_template(bm, why, why_len);
@@ -198,7 +198,7 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     bm->data_bytes = sm_rigid_data_bytes(bm->tmpl);
     bm->work_doubles = sm_rigid_contact_work_size(bm->tmpl, SM_RIGID_MAX_ROWS);
     bm->scratch_words = body_eval_words(bm);
-    if ((st = name_state(bm, why, why_len)) != SM_OK) {
+    if ((st = name_state(bm, why, why_len)) != SM_OK || (st = body_control_state_setup(bm, why, why_len)) != SM_OK) {
         release(&bm->model);
         return st;
     }

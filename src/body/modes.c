@@ -41,7 +41,8 @@ void body_set_modes(body_model *bm)
     if (q != f->nq || f->nv != f->nq) return;
     for (size_t k = 0; k < f->n_free; k++) {
         const size_t i = f->free_index[k];
-        bm->free_mode[k] = q_mode[i < f->nq ? i : i - f->nq];
+        /* a controller's integrator is no motion of the walker's */
+        bm->free_mode[k] = i >= f->nq + f->nv ? SM_MODE_SAGITTAL : q_mode[i < f->nq ? i : i - f->nq];
     }
     bm->model.free_mode = bm->free_mode;
 }

@@ -28,6 +28,7 @@ static int phase_rhs(size_t ph, const double *x, double *xd, const double *p, co
     /* a singular constraint set ends the stride with its own status (model.h) */
     if (st != SM_OK) return SM_CALLBACK_STATUS(st);
     sm_rigid_qdot(e.m, x, x + bm->nq, xd);
+    if (bm->n_state > bm->nq + bm->nv) body_control_state_rate(bm, p, x, xd + bm->nq + bm->nv);
     return 0;
 }
 

@@ -25,6 +25,9 @@ bool sm_hzd_applies(const sm_model *m)
 {
     const body_file *f = body_model_file(m);
     if (!f || f->ctrl.kind != BODY_CTRL_IO || f->origin < 0 || f->section_event_phase < 0) return false;
+    /* a controller with a state (held torques, integrators) has no zero
+     * dynamics of the walker's coordinates alone */
+    if (body_ctrl_nz(&f->ctrl)) return false;
     const body_model *bm = m->data;
     return bm->planar && bm->nq == bm->nv && f->ctrl.n_out + 3 == bm->nq &&
            f->contacts[f->origin].kind == SM_CONTACT_PIN;

@@ -133,6 +133,9 @@ static void lift_full(const body_model *bm, double *x, const double *p)
     for (size_t k = 0; k < bm->f->n_free; k++) is_free[bm->free_index[k]] = true;
     lift_positions(&e, x, is_free);
     lift_rates(&e, x, is_free);
+    /* the controller's state as the section event leaves it: integrators
+     * zeroed at impacts, the held torques sampled (the clock starts) */
+    if (bm->n_state > bm->nq + bm->nv) body_control_impact(&e, (size_t)bm->section_phase, true, x);
 }
 
 /* Reduced: the full lift from the file's guess for the base, then the

@@ -368,6 +368,9 @@ static int finish(cli_run *run, int argc, char **argv)
         run->solver.method = SM_METHOD_BDF;
         run->method_auto = true;
     }
+    if (!rc && run->model->clock_period && (run->solver.method == SM_METHOD_ERK8 || run->solver.method == SM_METHOD_ERK5))
+        return cli_fail(run, EX_USAGE, "--method %s cannot integrate '%s': its sampled controller's instants are CVODE "
+                        "stop times; use --method bdf or adams", sm_method_name(run->solver.method), run->model->name);
     for (size_t i = 0; !rc && i < run->n_sets; i++) rc = apply_set(run, run->sets[i]);
     if (!rc) rc = check_params(run);
     if (!rc && run->state_text) rc = parse_state(run, run->state_option, run->state_text);

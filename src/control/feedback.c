@@ -44,7 +44,7 @@ sm_status sm_ctrl_io_linearise(const sm_vc *vc, const sm_vc_value *val, const do
             for (size_t k = 0; k < nq; k++) s += val->J[i][k] * K[k * nu + j];
             L[i + j * ny] = s;
         }
-        tau[i] = -(kd / eps) * val->dy[i] - (kp / (eps * eps)) * val->y[i] - drift;
+        tau[i] = -(kd / eps) * val->dy[i] - (kp / (eps * eps)) * val->y[i] - val->iz[i] / (eps * eps * eps) - drift;
     }
     if (!lu_solve(L, ny, tau, DECOUPLING_TOL)) return SM_SINGULAR_DECOUPLING;
     for (size_t i = 0; i < nu; i++)
@@ -64,7 +64,7 @@ sm_status sm_ctrl_pd(const sm_vc *vc, const sm_vc_value *val, const double *B, s
             for (size_t k = 0; k < nq; k++) s += vc->H[i][k] * B[k * nu + j];
             HB[i + j * ny] = s;
         }
-        tau[i] = -kp * val->y[i] - kd * val->dy[i];
+        tau[i] = -kp * val->y[i] - kd * val->dy[i] - val->iz[i];
     }
     if (!lu_solve(HB, ny, tau, DECOUPLING_TOL)) return SM_SINGULAR_DECOUPLING;
     return SM_OK;

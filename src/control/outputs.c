@@ -1,5 +1,5 @@
 /* Virtual constraints y = H q − h_d(θ) and the terms of ÿ (control.h).
- * A Bézier h_d lives in s: d/dθ = (1/(θ⁻ − θ⁺)) d/ds. */
+ * A Bézier, spline or Fourier h_d lives in s: d/dθ = (1/(θ⁻ − θ⁺)) d/ds. */
 #include <math.h>
 
 #include "stridemap/control.h"
@@ -11,7 +11,13 @@ void sm_vc_desired(const sm_vc *vc, size_t i, double theta, double out[3])
         return;
     }
     const double span = vc->theta_minus - vc->theta_plus;
-    sm_bezier(vc->a[i], vc->degree[i], (theta - vc->theta_plus) / span, out);
+    const double s = (theta - vc->theta_plus) / span;
+    if (vc->basis == SM_BASIS_SPLINE)
+        sm_spline(vc->knots[i], vc->a[i], vc->degree[i] + 1, s, out);
+    else if (vc->basis == SM_BASIS_FOURIER)
+        sm_fourier(vc->a[i], vc->degree[i] / 2, vc->period[i], s, out);
+    else
+        sm_bezier(vc->a[i], vc->degree[i], s, out);
     out[1] /= span;
     out[2] /= span * span;
 }
@@ -40,5 +46,6 @@ void sm_vc_eval(const sm_vc *vc, const double *q, const double *v, sm_vc_value *
         out->y[i] = y;
         out->dy[i] = dy;
         out->b[i] = -h[2] * thd * thd;
+        out->iz[i] = 0.0;
     }
 }
