@@ -14,6 +14,7 @@ packages=(
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
   python3-scipy              # scripts/design_hzd.py (least squares for models/five_link.yaml)
   libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
+  octave liboctave-dev       # matlab/: the MEX gateway, built and tested with mkoctfile --mex
 )
 
 missing=()
