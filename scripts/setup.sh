@@ -15,6 +15,7 @@ packages=(
   python3-scipy              # scripts/design_hzd.py (least squares for models/five_link.yaml)
   libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
   octave liboctave-dev       # matlab/: the MEX gateway, built and tested with mkoctfile --mex
+  slurm-wlm slurm-wlm-basic-plugins munge libpmix2  # tests/test_slurm.sh: a private SLURM for scripts/slurm/
 )
 
 missing=()
