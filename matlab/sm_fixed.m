@@ -5,8 +5,9 @@ function r = sm_fixed(model, varargin)
 % MODEL is a built-in walker (sm_models) or a model file's path.  Options are
 % the flags of 'stridemap fixed' with '_' for '-': set (a struct of parameter
 % values), guess, period, rtol, atol, method, max_order, tol, max_iter,
-% fd_step, central, newton_update, jacobian, tmax, max_step.
-% r has the fields of 'stridemap fixed --json' (eigenvalues as [re im] rows);
+% fd_step, central, newton_update, jacobian, tmax, max_step, mu.
+% r has the fields of 'stridemap fixed --json' (eigenvalues as [re im] rows;
+% not yet restricted_map);
 % r.status says whether a gait was found ('ok'), or why not (e.g.
 % 'fell_forward' in r.stride_status).  Bad input raises an error whose
 % identifier is stridemap:STATUS, e.g. stridemap:bad_param.

@@ -127,6 +127,7 @@ typedef struct {
     bool have_x0;
     sm_solver_options solver;
     sm_newton_options newton;
+    double mu; /* friction coefficient of the no-slip check */
 } gw_run;
 
 static const struct {
@@ -226,6 +227,9 @@ static void read_options(gw_run *r, const mxArray *opts, const char *state_field
     opt_int(opts, "max_iter", 1, 100000, &n->max_iter, e);
     opt_double(opts, "fd_step", &n->fd_step, e);
     opt_bool(opts, "central", &n->central, e);
+    r->mu = 1.0;
+    if (opt_double(opts, "mu", &r->mu, e) && !(r->mu >= 0 && isfinite(r->mu)))
+        gw_fail(e, SM_BAD_OPTION, "opts.mu must be a friction coefficient >= 0, not %g", r->mu);
     if (opt_string(opts, "newton_update", word, sizeof word, e)) {
         if (strcmp(word, "broyden") == 0)
             n->update = SM_NEWTON_BROYDEN;
@@ -377,8 +381,42 @@ static mxArray *fixed_struct(const gw_run *r, const sm_fixed_result *f, sm_works
     const bool trivial = have_eig && f->trivial_index >= 0;
     set(s, "trivial_multiplier",
         trivial ? pairs(1, &f->eig_re[f->trivial_index], &f->eig_im[f->trivial_index]) : mxCreateDoubleMatrix(0, 0, mxREAL));
+    int modes[SM_MAX_STATE];
+    if (have_eig && sm_gait_modes(m, &f->gait, modes, NULL) == SM_OK) {
+        mxArray *mc = mxCreateCellMatrix(1, (mwSize)f->n_free), *fc = mxCreateCellMatrix(1, (mwSize)f->n_free);
+        for (size_t i = 0; i < f->n_free; i++) {
+            mxSetCell(mc, (mwIndex)i, mxCreateString(sm_mode_name(modes[i])));
+            mxSetCell(fc, (mwIndex)i, mxCreateString(sm_mode_name(m->free_mode[i])));
+        }
+        set(s, "modes", mc);
+        set(s, "free_modes", fc);
+    }
+    double mag[SM_MAX_STATE * SM_MAX_STATE];
+    if (have_eig && sm_gait_eigenvectors(&f->gait, mag) == SM_OK) set(s, "eigenvectors", matrix(mag, f->n_free, f->n_free));
     set(s, "stable", mxCreateLogicalScalar(have_eig && f->stable));
     set_metrics(s, &f->metrics);
+    /* the stance foot pushed, not pulled (down to 1e-9 of the weight), and
+     * not slipping at friction coefficient opts.mu, as the program judges */
+    if (!isnan(f->metrics.min_normal_force)) {
+        const double w = m->weight ? m->weight(r->p, m->data) : 1.0;
+        const bool pushed = f->metrics.min_normal_force >= -1e-9 * fabs(w);
+        mxArray *c = mxCreateStructMatrix(1, 1, 0, NULL);
+        set(c, "unilateral", mxCreateLogicalScalar(pushed));
+        set(c, "no_slip", mxCreateLogicalScalar(pushed && f->metrics.max_friction_ratio <= r->mu));
+        set(c, "mu", num(r->mu));
+        set(s, "contact", c);
+    }
+    double extra[SM_MAX_EXTRA];
+    if (f->converged && field_name_ok(m->extra_group ? m->extra_group : "") &&
+        sm_gait_extra_measures(ws, r->p, &f->gait, extra)) {
+        mxArray *g = mxCreateStructMatrix(1, 1, 0, NULL);
+        char name[256];
+        for (size_t i = 0; i < m->n_extra; i++) {
+            field_name(m->extra_names[i], name, sizeof name);
+            set(g, name, num(extra[i]));
+        }
+        set(s, m->extra_group, g);
+    }
     set(s, "solver", solver_struct(&r->solver));
     set(s, "version", mxCreateString(STRIDEMAP_VERSION));
     return s;

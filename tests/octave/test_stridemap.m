@@ -58,6 +58,19 @@ function same_fixed(dir, model, opts, json)
     expect_equal(got.(f{1}), json_numbers(text, f{1}), f{1});
   end
   expect(got.stable == want.stable, 'stable');
+  expect(isfield(want, 'eigenvectors') == isfield(got, 'eigenvectors'), 'eigenvectors present in one only');
+  if isfield(want, 'eigenvectors')
+    expect_equal(got.eigenvectors, reshape(json_numbers(text, 'eigenvectors'), n, n)', 'eigenvectors');
+  end
+  expect(isfield(want, 'modes') == isfield(got, 'modes'), 'modes present in one only');
+  if isfield(want, 'modes')
+    expect(isequal(got.modes, want.modes(:)'), 'modes');
+  end
+  if isstruct(want.contact)
+    expect(got.contact.unilateral == want.contact.unilateral && got.contact.no_slip == want.contact.no_slip, 'contact');
+  else
+    expect(~isfield(got, 'contact'), 'contact where the program has none');
+  end
   expect(isequal(got.state_names, want.state_names(:)'), 'state_names');
   expect(isequal(got.free_coordinates, want.free_coordinates(:)'), 'free_coordinates');
   expect(got.iterations == want.iterations, 'iterations');
