@@ -15,6 +15,8 @@ packages=(
   python3-scipy              # scripts/design_hzd.py (least squares for models/five_link.yaml)
   python3-numpy python3-pytest python3-pandas  # the Python bindings (python/) and their tests (tests/python)
   libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
+  octave liboctave-dev       # matlab/: the MEX gateway, built and tested with mkoctfile --mex
+  slurm-wlm slurm-wlm-basic-plugins munge libpmix2  # tests/test_slurm.sh: a private SLURM for scripts/slurm/
 )
 
 missing=()
