@@ -21,7 +21,7 @@ dir=$(mktemp -d /tmp/sm_octave_XXXXXX) || exit 1
 trap 'rm -rf "$dir"' EXIT
 
 # The README's build line for Octave, with this build's library.
-if ! (cd "$dir" && CFLAGS="-std=c17 -O2 -fPIC -Wall -Wextra -Werror" mkoctfile --mex -I"$src/include" \
+if ! (cd "$dir" && CFLAGS="-std=c17 -O2 -fPIC -Wall -Wextra -Werror" mkoctfile --mex -I"$src/include" -I"$build/include" \
         -L"$build" -lstridemap -Wl,-rpath,"$build" -o stridemap_mex.mex "$src/matlab/stridemap_mex.c"); then
     echo "FAIL: mkoctfile --mex matlab/stridemap_mex.c"
     exit 1
