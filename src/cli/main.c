@@ -100,6 +100,7 @@ int main(int argc, char **argv)
         {"sweep", cmd_sweep},
         {"merge", cmd_merge},
         {"import", cmd_import},
+        {"disturb", cmd_disturb},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0) {
