@@ -63,6 +63,7 @@ static const char usage[] =
     "  sweep MODEL            gaits and stability over a grid of parameters (threads, shards, MPI)\n"
     "  merge DIR              join the parts of a sweep into DIR/sweep.csv\n"
     "  import FILE.xml        an MJCF or URDF body tree as a body-walker model file (MuJoCo)\n"
+    "  disturb MODEL          the largest one-step disturbance (floor step, push, slope) a gait survives\n"
     "  --version              this version, and the SUNDIALS and OpenBLAS it runs with\n"
     "\n"
     "Each command takes --help.  Example:\n"
