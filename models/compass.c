@@ -330,9 +330,11 @@ static double potential(const double *x, const double *p, const void *data)
     return p[G] * ((p[M] * p[A] + (p[M] + p[MH]) * leg(p)) * cos(x[ST]) - p[M] * p[B] * cos(x[SW]));
 }
 
+/* Along the slope between the feet: the chord 2 l sin((th_st - th_sw)/2) on
+ * a level floor, and still the distance along the ground on a stepped one. */
 static double step_length(const double *x, const double *p, const void *data)
 {
-    return fabs(2.0 * leg(p) * sin(0.5 * (x[ST] - x[SW])));
+    return fabs(leg(p) * (sin(x[ST] - slope(p)) - sin(x[SW] - slope(p))));
 }
 
 /* A floor step on every stride would be a staircase, whose section lies on

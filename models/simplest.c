@@ -277,10 +277,13 @@ static double kinetic(const double *x, const double *p, const void *data)
 
 static double potential(const double *x, const double *p, const void *data) { return cos(x[TH] - slope(p)); }
 
+/* Along the slope, from the stance foot to the swing foot: 2 |sin theta|
+ * on a level floor, and still the distance along the ground on a stepped
+ * one (the feet at different heights). */
 static double step_length(const double *x, const double *p, const void *data)
 {
     (void)p;
-    return fabs(2.0 * sin(x[TH]));
+    return fabs(sin(x[TH] - x[PH]) - sin(x[TH]));
 }
 
 static double foot_clearance(const double *x, const double *p, const void *data)

@@ -57,10 +57,12 @@ sm_status sm_disturb_options_check(const sm_disturb_options *o, char *why, size_
     return SM_OK;
 }
 
-static double distance(const double *x, const double *y, size_t n)
+/* In the section's free coordinates: the others need not come back (a
+ * walker's position along the ground grows by a step each stride). */
+static double distance(const sm_model *m, const double *x, const double *y)
 {
     double d = 0;
-    for (size_t i = 0; i < n; i++) d = fmax(d, fabs(x[i] - y[i]));
+    for (size_t k = 0; k < m->n_free; k++) d = fmax(d, fabs(x[m->free_index[k]] - y[m->free_index[k]]));
     return isnan(d) ? INFINITY : d;
 }
 
@@ -68,12 +70,13 @@ sm_status sm_disturb_try(sm_workspace *ws, const double *p, size_t param, const 
                          const sm_disturb_options *o, long *strides)
 {
     const sm_model *m = sm_workspace_model(ws);
-    const size_t n = m->n_state;
     double x[SM_MAX_STATE];
     sm_status st = sm_disturbed_stride(ws, p, param, d, x_star, x, NULL);
     long k = 1;
     while (st == SM_OK) {
-        if (distance(x, x_star, n) <= o->return_tol) break;
+        /* the disturbed stride may end off the section (a floor step's
+         * trailing foot): judged from the first nominal stride on */
+        if (k >= 2 && distance(m, x, x_star) <= o->return_tol) break;
         if (k >= o->max_strides) {
             st = SM_NOT_RETURNED;
             break;
@@ -110,8 +113,8 @@ static sm_status search_side(sm_workspace *ws, const double *p, size_t param, co
     }
     double lo = 0, hi = end;
     s->failure = st, s->failure_strides = k;
-    /* the gait itself comes back at once */
-    s->return_strides = 1;
+    /* the gait itself comes back at once, judged after one nominal stride */
+    s->return_strides = 2;
     while (fabs(hi - lo) > tol && s->bisections < o->max_bisections) {
         const double mid = 0.5 * (lo + hi);
         st = sm_disturb_try(ws, p, param, x_star, mid, o, &k);

@@ -8,9 +8,12 @@
  * stride with that parameter raised by d; the strides after it are P(x).
  *
  * The largest disturbance survived (sm_disturb_search): a trial is one
- * disturbed stride from the gait, then nominal strides until the state is
- * back within return_tol of the gait (survived), a stride fails (a fall,
- * the walker's status) or max_strides pass (SM_NOT_RETURNED).  Each sign is
+ * disturbed stride from the gait, then nominal strides until the section's
+ * free coordinates are back within return_tol of the gait's (survived;
+ * judged from the first nominal stride on, since the disturbed one may end
+ * off the section, and in the free coordinates, since a walker's position
+ * along the ground is not periodic), a stride fails (a fall, the walker's
+ * status) or max_strides pass (SM_NOT_RETURNED).  Each sign is
  * bisected from 0 (which survives) to the end of the range.  The midpoints
  * depend on nothing but the range, so a trial that survives with K strides
  * survives with more, and the bisection with more strides follows the same
@@ -60,7 +63,8 @@ sm_status sm_disturbed_stride(sm_workspace *ws, const double *p, size_t param, d
 
 typedef struct {
     long max_strides;   /* K: strides of a trial, the disturbed one included (default 100) */
-    double return_tol;  /* back at the gait when max_i |x_i - x*_i| <= return_tol (default 1e-6) */
+    double return_tol;  /* back at the gait when max_k |z_k - z*_k| <= return_tol over the free
+                           coordinates z (default 1e-6) */
     double bisect_tol;  /* stop when the bracket is this narrow; 0: 1e-6 max(|from|, |to|) (default 0) */
     int max_bisections; /* default 60 */
 } sm_disturb_options;
