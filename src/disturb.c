@@ -34,6 +34,7 @@ void sm_disturb_options_default(sm_disturb_options *o)
     o->return_tol = 1e-6;
     o->bisect_tol = 0.0;
     o->max_bisections = 60;
+    o->scan_points = 20;
 }
 
 sm_status sm_disturb_options_check(const sm_disturb_options *o, char *why, size_t why_len)
@@ -48,6 +49,10 @@ sm_status sm_disturb_options_check(const sm_disturb_options *o, char *why, size_
     }
     if (!(o->bisect_tol >= 0) || !isfinite(o->bisect_tol)) {
         snprintf(why, why_len, "sm_disturb_options.bisect_tol must be 0 or positive, not %g", o->bisect_tol);
+        return SM_BAD_OPTION;
+    }
+    if (o->scan_points < 1 || o->scan_points > 100000) {
+        snprintf(why, why_len, "sm_disturb_options.scan_points must be in [1, 100000], not %d", o->scan_points);
         return SM_BAD_OPTION;
     }
     if (o->max_bisections < 1 || o->max_bisections > 200) {
@@ -96,25 +101,38 @@ static bool aborts(sm_status st)
     return k == SM_KIND_INPUT || k == SM_KIND_OUTPUT;
 }
 
-/* Bisects (0, end] (end of either sign): survives is the last midpoint
- * that survived, fails the last that did not. */
+/* Scans (0, end] outward on scan_points equal steps to the first trial
+ * that does not survive, then bisects between it and the step before:
+ * survives is the last survivor, fails the last failure.  A walker's
+ * survivors need not be an interval (a compass walker survives a step
+ * down of 17 mm but not 15), and bisecting (0, end] at once could land on
+ * the edge of a far island; the scan finds the first edge out from the
+ * gait at its resolution. */
 static sm_status search_side(sm_workspace *ws, const double *p, size_t param, const double *x_star, double end,
                              double tol, const sm_disturb_options *o, sm_disturb_side *s)
 {
     memset(s, 0, sizeof *s);
     s->searched = true;
     long k = 0;
-    sm_status st = sm_disturb_try(ws, p, param, x_star, end, o, &k);
-    s->strides += k;
-    if (aborts(st)) return st;
-    if (st == SM_OK) {
-        s->survives = end, s->fails = NAN, s->width = 0, s->failure = SM_OK, s->return_strides = k;
-        return SM_OK;
-    }
     double lo = 0, hi = end;
-    s->failure = st, s->failure_strides = k;
     /* the gait itself comes back at once, judged after one nominal stride */
     s->return_strides = 2;
+    sm_status st = SM_OK;
+    for (int j = 1; j <= o->scan_points; j++) {
+        const double d = j == o->scan_points ? end : end * j / o->scan_points;
+        st = sm_disturb_try(ws, p, param, x_star, d, o, &k);
+        s->strides += k;
+        if (aborts(st)) return st;
+        if (st != SM_OK) {
+            hi = d, s->failure = st, s->failure_strides = k;
+            break;
+        }
+        lo = d, s->return_strides = k;
+    }
+    if (st == SM_OK) {
+        s->survives = end, s->fails = NAN, s->width = 0, s->failure = SM_OK;
+        return SM_OK;
+    }
     while (fabs(hi - lo) > tol && s->bisections < o->max_bisections) {
         const double mid = 0.5 * (lo + hi);
         st = sm_disturb_try(ws, p, param, x_star, mid, o, &k);

@@ -13,13 +13,17 @@
  * judged from the first nominal stride on, since the disturbed one may end
  * off the section, and in the free coordinates, since a walker's position
  * along the ground is not periodic), a stride fails (a fall, the walker's
- * status) or max_strides pass (SM_NOT_RETURNED).  Each sign is
- * bisected from 0 (which survives) to the end of the range.  The midpoints
- * depend on nothing but the range, so a trial that survives with K strides
- * survives with more, and the bisection with more strides follows the same
- * midpoints until its first different verdict, which can only move the
- * bracket outwards: the largest surviving disturbance never shrinks as
- * max_strides grows.
+ * status) or max_strides pass (SM_NOT_RETURNED).  Each sign is scanned
+ * outward from 0 (which survives) in scan_points equal steps to the end of
+ * the range, to the first step that fails, and bisected between it and the
+ * step before: the survivors need not be an interval (a far island of
+ * survivors is not reported), and the scan finds the first edge out from
+ * the gait at its resolution.  The trials depend on nothing but the range,
+ * and a trial that survives with K strides survives with more; so with
+ * more strides the scan stops at the same step or a later one, and the
+ * bisection follows the same midpoints until its first different verdict,
+ * which can only move the bracket outwards: the largest surviving
+ * disturbance never shrinks as max_strides grows.
  *
  * The gait sensitivity norm (Hobbelen & Wisse 2007, IEEE Trans. Robot.
  * 23(6):1213-1224; sm_gsn): the walker linearised about its gait,
@@ -67,6 +71,7 @@ typedef struct {
                            coordinates z (default 1e-6) */
     double bisect_tol;  /* stop when the bracket is this narrow; 0: 1e-6 max(|from|, |to|) (default 0) */
     int max_bisections; /* default 60 */
+    int scan_points;    /* steps of the outward scan before the bisection (default 20; 1: bisect at once) */
 } sm_disturb_options;
 
 /* Fills o with the defaults above. */

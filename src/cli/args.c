@@ -53,6 +53,7 @@ static const struct {
     {"sm_disturb_options.max_strides", "--max-strides"},
     {"sm_disturb_options.return_tol", "--return-tol"},
     {"sm_disturb_options.bisect_tol", "--bisect-tol"},
+    {"sm_disturb_options.scan_points", "--scan"},
 };
 
 static bool ident_char(char c)

@@ -6,15 +6,18 @@
 
 static const char help[] =
     "usage: stridemap disturb MODEL --param NAME --from A --to B [--max-strides K] [--return-tol T]\n"
-    "                         [--bisect-tol W] [--set NAME=VALUE]... [--guess v1,v2,...] [--rtol R]\n"
+    "                         [--bisect-tol W] [--scan N] [--set NAME=VALUE]... [--guess v1,v2,...] [--rtol R]\n"
     "                         [--atol A] [--method M] [--tmax T] [--json]\n"
     "\n"
     "Finds MODEL's gait, then the largest one-step disturbance NAME of each sign\n"
     "in [A, B] that it survives: the disturbance acts on one stride, and the walker\n"
     "survives when it comes back to the gait within K strides without falling.\n"
-    "Each sign is bisected from 0 to A and to B; the answer is the bracket (the\n"
-    "largest disturbance that survived, the smallest beyond it that did not), its\n"
-    "width and the failure there (fell_forward, fell_backward, not_returned, ...).\n"
+    "Each sign is scanned outward from 0 to A and to B in N equal steps to the first\n"
+    "that fails, then bisected between it and the step before (the disturbances a\n"
+    "walker survives need not be an interval: a far island is not reported).  The\n"
+    "answer is the bracket (the largest disturbance that survived, the smallest\n"
+    "beyond it that did not), its width and the failure there (fell_forward,\n"
+    "fell_backward, not_returned, ...).\n"
     "Also prints the gait sensitivity norm to NAME (step length and step time).\n"
     "A model's disturbances are listed by 'stridemap params MODEL'.\n"
     "\n"
@@ -24,6 +27,7 @@ static const char help[] =
     "  --return-tol T    back at the gait when every free coordinate of the section is\n"
     "                    within T of the gait's (default 1e-6)\n"
     "  --bisect-tol W    stop bisecting at a bracket this narrow (default 1e-6 max(|A|, |B|))\n"
+    "  --scan N          steps of the outward scan (default 20; 1: bisect at once)\n"
     "  --set, --guess, --rtol, --atol, --method, --max-order, --max-step, --tmax: as for 'fixed'\n"
     "  --json            one JSON object on stdout\n"
     "\n"
@@ -34,7 +38,7 @@ static const char help[] =
     "  stridemap disturb simplest --param step_down --from -0.02 --to 0.02\n"
     "  stridemap disturb compass --param push --from -5 --to 5 --max-strides 50 --json\n";
 
-enum { OPT_PARAM = 3000, OPT_FROM, OPT_TO, OPT_MAX_STRIDES, OPT_RETURN_TOL, OPT_BISECT_TOL };
+enum { OPT_PARAM = 3000, OPT_FROM, OPT_TO, OPT_MAX_STRIDES, OPT_RETURN_TOL, OPT_BISECT_TOL, OPT_SCAN };
 
 typedef struct {
     const char *param;
@@ -68,6 +72,11 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
         if (!cli_parse_long(arg, 1, 100000000L, &k))
             return cli_fail(run, EX_USAGE, "--max-strides takes a whole number in [1, 1e8], not '%s'", arg);
         a->o.max_strides = k;
+        return 0;
+    case OPT_SCAN:
+        if (!cli_parse_long(arg, 1, 100000, &k))
+            return cli_fail(run, EX_USAGE, "--scan takes a whole number in [1, 100000], not '%s'", arg);
+        a->o.scan_points = (int)k;
         return 0;
     case OPT_RETURN_TOL:
     case OPT_BISECT_TOL: {
@@ -137,6 +146,7 @@ int cmd_disturb(int argc, char **argv)
                                          {"max-strides", required_argument, 0, OPT_MAX_STRIDES},
                                          {"return-tol", required_argument, 0, OPT_RETURN_TOL},
                                          {"bisect-tol", required_argument, 0, OPT_BISECT_TOL},
+                                         {"scan", required_argument, 0, OPT_SCAN},
                                          {"guess", required_argument, 0, OPT_GUESS},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};
@@ -193,6 +203,7 @@ int cmd_disturb(int argc, char **argv)
         json_object_set_new(doc, "to", cli_json_number(a.to));
         json_object_set_new(doc, "max_strides", json_integer(a.o.max_strides));
         json_object_set_new(doc, "return_tol", cli_json_number(a.o.return_tol));
+        json_object_set_new(doc, "scan_points", json_integer(a.o.scan_points));
         json_object_set_new(doc, "bisect_tol",
                             cli_json_number(a.o.bisect_tol > 0 ? a.o.bisect_tol : 1e-6 * fmax(fabs(a.from), fabs(a.to))));
         json_t *x = json_array();
