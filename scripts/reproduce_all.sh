@@ -38,6 +38,7 @@ part simplest /usr/bin/python3 scripts/reproduce_simplest.py
 part gaits scripts/reproduce_gaits.sh
 part sweeps /usr/bin/python3 scripts/reproduce_sweeps.py --exe "$STRIDEMAP"
 part route_to_chaos /usr/bin/python3 scripts/reproduce_route_to_chaos.py --exe "$STRIDEMAP"
+part disturb /usr/bin/python3 scripts/reproduce_disturb.py --exe "$STRIDEMAP"
 echo "total: $SECONDS s" | tee -a results/tables/timing.txt >&2
 /usr/bin/python3 scripts/fill_results_readme.py results/README.md
 if [ ${#failed[@]} -gt 0 ]; then
