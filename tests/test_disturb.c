@@ -289,6 +289,37 @@ static void test_step_down_monotone_in_max_strides(void **state)
     sm_workspace_free(ws);
 }
 
+/* The survivors need not be an interval: the compass walker with a 8 kg
+ * hip survives a 19 mm step down but not 15 mm.  Bisecting the whole range
+ * at once lands on the far edge; the outward scan reports the first edge,
+ * below which every scanned step survives. */
+static void test_scan_finds_the_first_edge(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("compass");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    p[sm_model_param_index(m, "mh")] = 8;
+    const sm_fixed_result g = simplest_gait(ws, p);
+    const size_t k = (size_t)sm_model_param_index(m, "step_down");
+    sm_disturb_options o;
+    sm_disturb_options_default(&o);
+    sm_disturb_side neg, pos;
+    char why[256];
+    long n;
+    assert_status(sm_disturb_search(ws, p, k, g.x, 0, 0.05, &o, &neg, &pos, why, sizeof why), SM_OK);
+    for (int j = 1; j <= o.scan_points && 0.05 * j / o.scan_points <= pos.survives; j++)
+        assert_status(sm_disturb_try(ws, p, k, g.x, 0.05 * j / o.scan_points, &o, &n), SM_OK);
+    assert_true(sm_disturb_try(ws, p, k, g.x, 0.015, &o, &n) != SM_OK);
+    assert_true(pos.survives < 0.015);
+    o.scan_points = 1;
+    sm_disturb_side far;
+    assert_status(sm_disturb_search(ws, p, k, g.x, 0, 0.05, &o, &neg, &far, why, sizeof why), SM_OK);
+    assert_true(far.survives > 0.015);
+    sm_workspace_free(ws);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -327,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_floor_step_geometry),
         cmocka_unit_test(test_floor_step_closed_form_and_body_file_agree),
         cmocka_unit_test(test_step_down_monotone_in_max_strides),
+        cmocka_unit_test(test_scan_finds_the_first_edge),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
