@@ -155,18 +155,27 @@ static void test_slope_step_input_is_the_stride_at_the_changed_slope(void **stat
     sm_gsn_result r;
     assert_status(sm_gsn(ws, p, &g.gait, (size_t)sm_model_param_index(m, "slope_step"), &o, &r), SM_OK);
 
+    /* the stride in gamma itself, Richardson-extrapolated from central
+     * differences at 4e-5 and 2e-5 (truncation h^4) */
     const int ig = sm_model_param_index(m, "gamma");
-    const double h = 1e-5;
-    double q[SM_MAX_PARAMS], up[SM_MAX_STATE], dn[SM_MAX_STATE];
-    sm_step_metrics mu, md;
+    double q[SM_MAX_PARAMS], dx[2][SM_MAX_STATE], dlen[2], dper[2];
     memcpy(q, p, sizeof q);
-    q[ig] = p[ig] + h;
-    assert_status(sm_stride(ws, q, g.x, up, &mu, NULL), SM_OK);
-    q[ig] = p[ig] - h;
-    assert_status(sm_stride(ws, q, g.x, dn, &md, NULL), SM_OK);
-    for (size_t i = 0; i < m->n_state; i++) assert_close(r.B[i], (up[i] - dn[i]) / (2 * h), 1e-6 * (1 + fabs(r.B[i])));
-    assert_close(r.D[0], (mu.step_length - md.step_length) / (2 * h), 1e-6 * (1 + fabs(r.D[0])));
-    assert_close(r.D[1], (mu.period - md.period) / (2 * h), 1e-6 * (1 + fabs(r.D[1])));
+    for (int k = 0; k < 2; k++) {
+        const double h = k ? 2e-5 : 4e-5;
+        double up[SM_MAX_STATE], dn[SM_MAX_STATE];
+        sm_step_metrics mu, md;
+        q[ig] = p[ig] + h;
+        assert_status(sm_stride(ws, q, g.x, up, &mu, NULL), SM_OK);
+        q[ig] = p[ig] - h;
+        assert_status(sm_stride(ws, q, g.x, dn, &md, NULL), SM_OK);
+        for (size_t i = 0; i < m->n_state; i++) dx[k][i] = (up[i] - dn[i]) / (2 * h);
+        dlen[k] = (mu.step_length - md.step_length) / (2 * h);
+        dper[k] = (mu.period - md.period) / (2 * h);
+    }
+    for (size_t i = 0; i < m->n_state; i++)
+        assert_close(r.B[i], (4 * dx[1][i] - dx[0][i]) / 3, 2e-6 * (1 + fabs(r.B[i])));
+    assert_close(r.D[0], (4 * dlen[1] - dlen[0]) / 3, 2e-6 * (1 + fabs(r.D[0])));
+    assert_close(r.D[1], (4 * dper[1] - dper[0]) / 3, 2e-6 * (1 + fabs(r.D[1])));
     /* the slope's step lands on the section: phi = 2 theta holds for x_1(d) */
     assert_close(r.B[2], 2 * r.B[0], 1e-6 * (1 + fabs(r.B[2])));
     assert_true(isfinite(r.gsn) && r.gsn > 0);

@@ -42,8 +42,8 @@
  * summed by Smith's doubling (X <- X + A_j X A_j^T, A_j <- A_j^2), 2^j terms
  * after j steps.  For x -> A x + B d this is exactly the closed form
  * (tests/test_disturb.c).  The derivatives in d and z are central
- * differences at h and h/2, Richardson-extrapolated, h the stability
- * Jacobian's step (sm_stability_fd_step). */
+ * differences at h (sm_gsn_fd_step): 4 strides per disturbance and 2 per
+ * free coordinate for C, shared by the disturbances (sm_gsn_all). */
 #ifndef STRIDEMAP_DISTURB_H
 #define STRIDEMAP_DISTURB_H
 
@@ -114,7 +114,7 @@ sm_status sm_disturb_search(sm_workspace *ws, const double *p, size_t param, con
 typedef struct {
     size_t n_indicators;
     size_t indicator[SM_GSN_MAX_INDICATORS]; /* indices into sm_metric_fields */
-    double h;  /* difference step in d and z; 0: sm_stability_fd_step(0, rtol) */
+    double h;  /* difference step in d and z; 0: sm_gsn_fd_step's */
 } sm_gsn_options;
 
 /* The default indicators: step_length and step_period (Hobbelen and
@@ -147,6 +147,10 @@ sm_status sm_gsn(sm_workspace *ws, const double *p, const sm_gait *g, size_t par
  * indicators' Jacobian C; the first failure's status (each r[k] has its own). */
 sm_status sm_gsn_all(sm_workspace *ws, const double *p, const sm_gait *g, const sm_gsn_options *o, size_t n,
                      const size_t *param, sm_gsn_result *r);
+
+/* The GSN's difference step: h if positive, else 0.1 cbrt(rtol) (1e-5 at
+ * rtol 1e-12), balancing the truncation h^2 against the noise rtol / h. */
+double sm_gsn_fd_step(double h, double rtol);
 
 /* X[n x n] = sum_{k>=0} A^k Q (A^T)^k for A[n x n] with spectral radius
  * below 1 (Smith's doubling); SM_NONFINITE if the sum does not settle. */
