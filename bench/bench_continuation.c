@@ -97,7 +97,7 @@ static double switch_cost(int reps, long *strides)
 {
     const sm_model *m;
     sm_workspace *ws = workspace("simplest", &m);
-    double p[1] = {0.0145}, x[4], mu;
+    double p[SM_MAX_PARAMS] = {0.0145}, x[4], mu;
     m->guess(x, p, m->data);
     sm_cont_options o, o2;
     sm_cont_options_default(&o, m, 0);

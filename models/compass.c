@@ -52,19 +52,43 @@
  * Failures: the stance leg stops before passing the slope normal and rolls
  * back; the hip reaches the ground in front or behind.
  *
+ * Disturbances (parameters applied to one stride by `stridemap disturb` and
+ * the gait sensitivity norm, include/stridemap/disturb.h; nominal 0):
+ *   step_down  h, m: the floor under the next footfall is h lower, normal to
+ *     the slope (negative: higher).  Heel-strike is then the swing foot at
+ *     height -h, l (cos(th_sw - gamma) - cos(th_st - gamma)) - h rising
+ *     through 0 with the stance leg past the normal and the swing foot
+ *     ahead of it (th_st > th_sw: not the scuffs before the legs pass); at
+ *     h = 0 its zero set near heel-strike is th_st + th_sw = 2 gamma's.  The
+ *     impact above is written for any foot position, so it serves as it
+ *     is; afterwards the trailing foot is h above the new floor
+ *     (th_st + th_sw != 2 gamma, off the section).
+ *   push       P, N s: a horizontal impulse at the hip, forward, at
+ *     mid-stance (th_st rising through gamma, the stance leg normal to the
+ *     slope).  The pinned stance foot takes what the legs cannot: the
+ *     generalised impulse is (l cos(th_st) P, 0), so
+ *       (dth_st, dth_sw)+ = (dth_st, dth_sw)- + M(q)^-1 (l cos(th_st) P, 0).
+ *     With P = 0 the event's function is a constant: no event.
+ *   slope_step d, rad: the stride runs on the slope gamma + d (every use of
+ *     gamma above, the section's included), the next on gamma.
+ *
  * Gait measures in the slope's frame (x forward along the slope, y normal):
  * swing-foot height l (cos(th_st - gamma) - cos(th_sw - gamma)), negative
  * only in the mid-stance scuff window; ground reaction
  * R = sum m_i a_i + (2m + mh) g (0, 1) rotated into the slope's frame;
  * momentum sum m_i v_i; weight (2m + mh) g. */
 #include <math.h>
+#include <stdio.h>
 
 #include "models.h"
 
 enum { ST, SW, DST, DSW };
-enum { M, MH, A, B, GAMMA, G };
+enum { M, MH, A, B, GAMMA, G, STEP_DOWN, PUSH, SLOPE_STEP };
 
 static double leg(const double *p) { return p[A] + p[B]; }
+
+/* The slope of this stride: gamma, or gamma + slope_step when disturbed. */
+static double slope(const double *p) { return p[GAMMA] + p[SLOPE_STEP]; }
 
 static void mass_matrix(const double *x, const double *p, double Mq[2][2])
 {
@@ -188,7 +212,7 @@ static void to_slope(const double w[2], double gamma, double s[2])
 
 static double foot_clearance(const double *x, const double *p, const void *data)
 {
-    return leg(p) * (cos(x[ST] - p[GAMMA]) - cos(x[SW] - p[GAMMA]));
+    return leg(p) * (cos(x[ST] - slope(p)) - cos(x[SW] - slope(p)));
 }
 
 static bool in_scuff_window(const double *x, const double *p, const void *data)
@@ -203,7 +227,7 @@ static void momentum(const double *x, const double *p, const void *data, double 
     velocity_parts(x, p, js, jw);
     for (int i = 0; i < 3; i++)
         for (int k = 0; k < 2; k++) w[k] += mass[i] * (js[i][k] * x[DST] + jw[i][k] * x[DSW]);
-    to_slope(w, p[GAMMA], P);
+    to_slope(w, slope(p), P);
 }
 
 /* R = sum m_i a_i - (total mass) g_vector; a point at distance d along a leg
@@ -223,34 +247,57 @@ static void ground_reaction(double t, size_t phase, const double *x, const doubl
         w[k] = p[M] * p[A] * a_st + p[MH] * l * a_st + p[M] * (l * a_st - p[B] * a_sw);
     }
     w[1] += (2 * p[M] + p[MH]) * p[G];
-    to_slope(w, p[GAMMA], R);
+    to_slope(w, slope(p), R);
 }
 
 static double weight(const double *p, const void *data) { return (2 * p[M] + p[MH]) * p[G]; }
 
+/* Near heel-strike l (cos(th_sw - gamma) - cos(th_st - gamma)) has the
+ * sign of th_st + th_sw - 2 gamma, so both rise through 0 there. */
 static double heelstrike_surface(double t, const double *x, const double *p, const void *data)
 {
-    return x[ST] + x[SW] - 2.0 * p[GAMMA];
+    if (p[STEP_DOWN] != 0.0) return -foot_clearance(x, p, data) - p[STEP_DOWN];
+    return x[ST] + x[SW] - 2.0 * slope(p);
 }
 
 static bool stance_past_normal(double t, const double *x, const double *p, const void *data)
 {
-    return x[ST] > p[GAMMA];
+    return x[ST] > slope(p) && (p[STEP_DOWN] == 0.0 || x[ST] > x[SW]);
+}
+
+/* Mid-stance, where a push acts: the stance leg rising through the slope
+ * normal; a constant (never crossed) without a push. */
+static double mid_stance(double t, const double *x, const double *p, const void *data)
+{
+    return p[PUSH] != 0.0 ? x[ST] - slope(p) : 1.0;
+}
+
+static int push(const double *xm, double *xp, const double *p, const void *data)
+{
+    double Mq[2][2];
+    mass_matrix(xm, p, Mq);
+    const double q0 = leg(p) * cos(xm[ST]) * p[PUSH];
+    const double det = Mq[0][0] * Mq[1][1] - Mq[0][1] * Mq[1][0];
+    xp[ST] = xm[ST];
+    xp[SW] = xm[SW];
+    xp[DST] = xm[DST] + Mq[1][1] * q0 / det;
+    xp[DSW] = xm[DSW] - Mq[1][0] * q0 / det;
+    return 0;
 }
 
 static double stance_rate(double t, const double *x, const double *p, const void *data) { return x[DST]; }
 
 static double hip_down_front(double t, const double *x, const double *p, const void *data)
 {
-    return M_PI_2 - (x[ST] - p[GAMMA]);
+    return M_PI_2 - (x[ST] - slope(p));
 }
 
 static double hip_down_behind(double t, const double *x, const double *p, const void *data)
 {
-    return M_PI_2 + (x[ST] - p[GAMMA]);
+    return M_PI_2 + (x[ST] - slope(p));
 }
 
-static void lift(double *x, const double *p, const void *data) { x[SW] = 2.0 * p[GAMMA] - x[ST]; }
+static void lift(double *x, const double *p, const void *data) { x[SW] = 2.0 * slope(p) - x[ST]; }
 
 /* Near the gait Goswami et al. report for the default walker at 3 degrees. */
 static void guess(double *x, const double *p, const void *data)
@@ -283,9 +330,20 @@ static double potential(const double *x, const double *p, const void *data)
     return p[G] * ((p[M] * p[A] + (p[M] + p[MH]) * leg(p)) * cos(x[ST]) - p[M] * p[B] * cos(x[SW]));
 }
 
+/* Along the slope between the feet: the chord 2 l sin((th_st - th_sw)/2) on
+ * a level floor, and still the distance along the ground on a stepped one. */
 static double step_length(const double *x, const double *p, const void *data)
 {
-    return fabs(2.0 * leg(p) * sin(0.5 * (x[ST] - x[SW])));
+    return fabs(leg(p) * (sin(x[ST] - slope(p)) - sin(x[SW] - slope(p))));
+}
+
+/* A floor step on every stride would be a staircase, whose section lies on
+ * the new floor: not this model's section.  It is a disturbance only. */
+static bool check_params(const double *p, const void *data, char *why, size_t why_len)
+{
+    if (p[STEP_DOWN] == 0.0) return true;
+    snprintf(why, why_len, "step_down acts on one step only; leave it 0 (a disturbance's analyses change it for one stride)");
+    return false;
 }
 
 static const sm_event events[] = {
@@ -297,10 +355,12 @@ static const sm_event events[] = {
      .failure = SM_FELL_FORWARD},
     {.name = "hip_down_behind", .value = hip_down_behind, .direction = -1, .outcome = SM_EVENT_FAIL,
      .failure = SM_FELL_BACKWARD},
+    {.name = "push", .value = mid_stance, .direction = +1, .outcome = SM_EVENT_TO_PHASE, .next_phase = 0,
+     .reset = push},
 };
 
 static const sm_phase phases[] = {
-    {.name = "swing", .rhs = rhs, .n_events = 4, .events = events},
+    {.name = "swing", .rhs = rhs, .n_events = 5, .events = events},
 };
 
 static const char *const state_names[] = {"th_st", "th_sw", "dth_st", "dth_sw"};
@@ -313,6 +373,12 @@ static const sm_param_def params[] = {
     {"b", 0.5, 1e-6, 1e3, "m", "distance from a leg's mass to the hip", 0},
     {"gamma", 0.05235987755982988, -0.5, 0.5, "rad", "slope angle of the ramp (default 3 degrees)", 0},
     {"g", 9.81, 1e-3, 1e3, "m/s^2", "gravitational acceleration", 0},
+    {"step_down", 0.0, -0.2, 0.2, "m", "the next footfall's floor this much lower (negative: higher)",
+     SM_PARAM_DISTURBANCE},
+    {"push", 0.0, -50.0, 50.0, "N s", "forward horizontal impulse at the hip at mid-stance",
+     SM_PARAM_DISTURBANCE},
+    {"slope_step", 0.0, -0.2, 0.2, "rad", "the slope of one step raised by this",
+     SM_PARAM_DISTURBANCE},
 };
 
 const sm_model sm_model_compass = {
@@ -321,7 +387,7 @@ const sm_model sm_model_compass = {
     .reference = "Goswami, Thuilot & Espiau (1998), Int. J. Robot. Res. 17(12):1282-1301",
     .n_state = 4,
     .state_names = state_names,
-    .n_params = 6,
+    .n_params = 9,
     .params = params,
     .n_phases = 1,
     .phases = phases,
@@ -340,4 +406,5 @@ const sm_model sm_model_compass = {
     .ground_reaction = ground_reaction,
     .momentum = momentum,
     .weight = weight,
+    .check_params = check_params,
 };

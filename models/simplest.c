@@ -35,6 +35,34 @@
  * Failures: the stance leg stops and rolls back (theta_dot rises through 0);
  * the hip reaches the ground in front or behind (theta - gamma = -+ pi/2).
  *
+ * Disturbances (parameters applied to one stride by `stridemap disturb` and
+ * the gait sensitivity norm, include/stridemap/disturb.h; nominal 0):
+ *   step_down   h, leg lengths: the floor under the next footfall is h lower
+ *     (normal to the slope; negative: a step up).  Heel-strike is then the
+ *     swing foot at height -h, cos(theta) - cos(theta - phi) + h falling
+ *     through 0 with theta < 0 and the legs passed (phi < 0: not the
+ *     mid-stance scuff); at h = 0 the same zero set as phi = 2 theta near
+ *     heel-strike, so P(x, h) is smooth in h.  (On the short-period gait
+ *     the scuff lasts past phi = 0 and a small step down can end it.)
+ *     Impact at any leg angle phi- (angular momentum about the new foot; the
+ *     massless swing leg keeps its foot's velocity across the leg):
+ *       theta+ = theta- - phi-,  theta_dot+ = cos(phi-) theta_dot-,
+ *       phi+ = -phi-,            phi_dot+ = cos(phi-) (1 - cos(phi-)) theta_dot-,
+ *     which is the map above at phi- = 2 theta-.  The walker stands on the
+ *     new floor afterwards, its trailing foot h above it: phi+ != 2 theta+,
+ *     off the section, as it should be.
+ *   push        P, sqrt(g l): a horizontal impulse per unit hip mass, forward,
+ *     at mid-stance (theta falling through 0, the stance leg normal to the
+ *     slope).  The leg takes the part along itself; with the horizontal
+ *     (cos gamma, sin gamma) in the slope's frame and the hip moving along
+ *     (-cos theta, -sin theta) per unit theta_dot,
+ *       theta_dot+ = theta_dot- - P cos(theta - gamma),
+ *       phi_dot+ = phi_dot- - P cos(theta - gamma) (1 - cos phi),
+ *     the swing foot's velocity across its leg being kept as at impact.
+ *     With P = 0 the event's function is a constant: no event, no restart.
+ *   slope_step  d, rad: the stride runs on a slope gamma + d (every use of
+ *     gamma above), the next on gamma again.
+ *
  * Energies per M l^2 (g = l = 1): the feet carry no energy in the limit, so
  * E = theta_dot^2 / 2 + cos(theta - gamma) is conserved in the swing phase.
  *
@@ -48,16 +76,20 @@
  *   momentum           the hip's, theta_dot (-cos theta, -sin theta);
  *   weight             1 (M g). */
 #include <math.h>
+#include <stdio.h>
 
 #include "models.h"
 
 enum { TH, THD, PH, PHD };
-enum { GAMMA };
+enum { GAMMA, STEP_DOWN, PUSH, SLOPE_STEP };
+
+/* The slope of this stride: gamma, or gamma + slope_step when disturbed. */
+static double slope(const double *p) { return p[GAMMA] + p[SLOPE_STEP]; }
 
 static int rhs(double t, const double *x, double *xd, const double *p, const void *data)
 {
     (void)t;
-    const double s = sin(x[TH] - p[GAMMA]), c = cos(x[TH] - p[GAMMA]);
+    const double s = sin(x[TH] - slope(p)), c = cos(x[TH] - slope(p));
     xd[TH] = x[THD];
     xd[THD] = s;
     xd[PH] = x[PHD];
@@ -69,7 +101,7 @@ static int rhs(double t, const double *x, double *xd, const double *p, const voi
 static int jac(double t, const double *x, double *J, const double *p, const void *data)
 {
     (void)t;
-    const double s = sin(x[TH] - p[GAMMA]), c = cos(x[TH] - p[GAMMA]);
+    const double s = sin(x[TH] - slope(p)), c = cos(x[TH] - slope(p));
     const double sp = sin(x[PH]), cp = cos(x[PH]);
     const double rows[4][4] = {
         {0.0, 1.0, 0.0, 0.0},
@@ -82,16 +114,22 @@ static int jac(double t, const double *x, double *J, const double *p, const void
     return 0;
 }
 
+/* Near heel-strike -(cos(theta) - cos(theta - phi)) has the sign of
+ * phi - 2 theta, so both rise through 0 there. */
 static double heelstrike_surface(double t, const double *x, const double *p, const void *data)
 {
-    (void)t, (void)p;
+    (void)t;
+    if (p[STEP_DOWN] != 0.0) return cos(x[TH] - x[PH]) - cos(x[TH]) - p[STEP_DOWN];
     return x[PH] - 2.0 * x[TH];
 }
 
+/* On a stepped floor the foot meets its level also in the mid-stance scuff
+ * (legs not yet passed, phi > 0): only a foot ahead of the stance leg
+ * lands. */
 static bool stance_past_vertical(double t, const double *x, const double *p, const void *data)
 {
-    (void)t, (void)p;
-    return x[TH] < 0.0;
+    (void)t;
+    return x[TH] < 0.0 && (p[STEP_DOWN] == 0.0 || x[PH] < 0.0);
 }
 
 static double stance_rate(double t, const double *x, const double *p, const void *data)
@@ -103,26 +141,63 @@ static double stance_rate(double t, const double *x, const double *p, const void
 static double hip_height_front(double t, const double *x, const double *p, const void *data)
 {
     (void)t;
-    return x[TH] - p[GAMMA] + M_PI_2;
+    return x[TH] - slope(p) + M_PI_2;
 }
 
 static double hip_height_behind(double t, const double *x, const double *p, const void *data)
 {
     (void)t;
-    return x[TH] - p[GAMMA] - M_PI_2;
+    return x[TH] - slope(p) - M_PI_2;
 }
 
 static double heelstrike_gradient(double t, const double *x, const double *p, const void *data, double *grad)
 {
-    (void)t, (void)x, (void)p;
+    (void)t;
     grad[TH] = -2.0, grad[THD] = 0.0, grad[PH] = 1.0, grad[PHD] = 0.0;
+    if (p[STEP_DOWN] != 0.0) {
+        grad[TH] = -sin(x[TH] - x[PH]) + sin(x[TH]);
+        grad[PH] = sin(x[TH] - x[PH]);
+    }
     return 0.0;
+}
+
+/* d heelstrike / d x_minus of the impact onto a stepped floor (phi- free). */
+static int stepped_jacobian(const double *xm, double *DR)
+{
+    const double c = cos(xm[PH]), s = sin(xm[PH]);
+    for (int i = 0; i < 16; i++) DR[i] = 0.0;
+    DR[4 * TH + TH] = 1.0;
+    DR[4 * TH + PH] = -1.0;
+    DR[4 * THD + THD] = c;
+    DR[4 * THD + PH] = -s * xm[THD];
+    DR[4 * PH + PH] = -1.0;
+    DR[4 * PHD + THD] = c * (1.0 - c);
+    DR[4 * PHD + PH] = (-s + 2.0 * c * s) * xm[THD];
+    return 0;
+}
+
+/* Mid-stance, where a push acts: theta falling through 0; a constant
+ * (never crossed) without one. */
+static double mid_stance(double t, const double *x, const double *p, const void *data)
+{
+    (void)t;
+    return p[PUSH] != 0.0 ? -x[TH] : 1.0;
+}
+
+static int push(const double *xm, double *xp, const double *p, const void *data)
+{
+    const double dv = -p[PUSH] * cos(xm[TH] - slope(p));
+    xp[TH] = xm[TH];
+    xp[THD] = xm[THD] + dv;
+    xp[PH] = xm[PH];
+    xp[PHD] = xm[PHD] + dv * (1.0 - cos(xm[PH]));
+    return 0;
 }
 
 /* d heelstrike / d x_minus: only theta and theta_dot enter the reset. */
 static int heelstrike_jacobian(const double *xm, double *DR, const double *p, const void *data)
 {
-    (void)p;
+    if (p[STEP_DOWN] != 0.0) return stepped_jacobian(xm, DR);
     const double c2 = cos(2.0 * xm[TH]), dc2 = -2.0 * sin(2.0 * xm[TH]);
     for (int i = 0; i < 16; i++) DR[i] = 0.0;
     DR[4 * TH + TH] = -1.0;
@@ -136,7 +211,14 @@ static int heelstrike_jacobian(const double *xm, double *DR, const double *p, co
 
 static int heelstrike(const double *xm, double *xp, const double *p, const void *data)
 {
-    (void)p;
+    if (p[STEP_DOWN] != 0.0) {
+        const double c = cos(xm[PH]);
+        xp[TH] = xm[TH] - xm[PH];
+        xp[THD] = c * xm[THD];
+        xp[PH] = -xm[PH];
+        xp[PHD] = c * (1.0 - c) * xm[THD];
+        return 0;
+    }
     const double c2 = cos(2.0 * xm[TH]);
     xp[TH] = -xm[TH];
     xp[THD] = c2 * xm[THD];
@@ -193,12 +275,15 @@ static double kinetic(const double *x, const double *p, const void *data)
     return 0.5 * x[THD] * x[THD];
 }
 
-static double potential(const double *x, const double *p, const void *data) { return cos(x[TH] - p[GAMMA]); }
+static double potential(const double *x, const double *p, const void *data) { return cos(x[TH] - slope(p)); }
 
+/* Along the slope, from the stance foot to the swing foot: 2 |sin theta|
+ * on a level floor, and still the distance along the ground on a stepped
+ * one (the feet at different heights). */
 static double step_length(const double *x, const double *p, const void *data)
 {
     (void)p;
-    return fabs(2.0 * sin(x[TH]));
+    return fabs(sin(x[TH] - x[PH]) - sin(x[TH]));
 }
 
 static double foot_clearance(const double *x, const double *p, const void *data)
@@ -214,7 +299,7 @@ static bool in_scuff_window(const double *x, const double *p, const void *data)
 static void ground_reaction(double t, size_t phase, const double *x, const double *p, const void *data,
                             double R[2])
 {
-    const double T = cos(x[TH] - p[GAMMA]) - x[THD] * x[THD];
+    const double T = cos(x[TH] - slope(p)) - x[THD] * x[THD];
     R[0] = -T * sin(x[TH]);
     R[1] = T * cos(x[TH]);
 }
@@ -227,6 +312,15 @@ static void momentum(const double *x, const double *p, const void *data, double 
 
 static double weight(const double *p, const void *data) { return 1.0; }
 
+/* A floor step on every stride would be a staircase, whose section lies on
+ * the new floor: not this model's section.  It is a disturbance only. */
+static bool check_params(const double *p, const void *data, char *why, size_t why_len)
+{
+    if (p[STEP_DOWN] == 0.0) return true;
+    snprintf(why, why_len, "step_down acts on one step only; leave it 0 (a disturbance's analyses change it for one stride)");
+    return false;
+}
+
 static const sm_event events[] = {
     {.name = "heelstrike", .value = heelstrike_surface, .direction = +1,
      .guard = stance_past_vertical, .outcome = SM_EVENT_SECTION, .reset = heelstrike,
@@ -237,10 +331,12 @@ static const sm_event events[] = {
      .outcome = SM_EVENT_FAIL, .failure = SM_FELL_FORWARD},
     {.name = "hip_down_behind", .value = hip_height_behind, .direction = +1,
      .outcome = SM_EVENT_FAIL, .failure = SM_FELL_BACKWARD},
+    {.name = "push", .value = mid_stance, .direction = +1, .outcome = SM_EVENT_TO_PHASE, .next_phase = 0,
+     .reset = push},
 };
 
 static const sm_phase phases[] = {
-    {.name = "swing", .rhs = rhs, .n_events = 4, .events = events, .jac = jac},
+    {.name = "swing", .rhs = rhs, .n_events = 5, .events = events, .jac = jac},
 };
 
 static const char *const state_names[] = {"theta", "theta_dot", "phi", "phi_dot"};
@@ -248,6 +344,12 @@ static const size_t free_index[] = {TH, THD};
 
 static const sm_param_def params[] = {
     {"gamma", 0.009, -0.5, 0.5, "rad", "slope angle of the ramp", 0},
+    {"step_down", 0.0, -0.2, 0.2, "l", "the next footfall's floor this much lower (negative: higher)",
+     SM_PARAM_DISTURBANCE},
+    {"push", 0.0, -0.5, 0.5, "sqrt(g l)", "forward horizontal hip velocity impulse at mid-stance",
+     SM_PARAM_DISTURBANCE},
+    {"slope_step", 0.0, -0.2, 0.2, "rad", "the slope of one step raised by this",
+     SM_PARAM_DISTURBANCE},
 };
 
 const sm_model sm_model_simplest = {
@@ -256,7 +358,7 @@ const sm_model sm_model_simplest = {
     .reference = "Garcia, Chatterjee, Ruina & Coleman (1998), J. Biomech. Eng. 120:281-288",
     .n_state = 4,
     .state_names = state_names,
-    .n_params = 1,
+    .n_params = 4,
     .params = params,
     .n_phases = 1,
     .phases = phases,
@@ -276,4 +378,5 @@ const sm_model sm_model_simplest = {
     .ground_reaction = ground_reaction,
     .momentum = momentum,
     .weight = weight,
+    .check_params = check_params,
 };

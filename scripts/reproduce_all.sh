@@ -41,6 +41,7 @@ part route_to_chaos /usr/bin/python3 scripts/reproduce_route_to_chaos.py --exe "
 part human_inverse /usr/bin/python3 scripts/reproduce_human_inverse.py --exe "$STRIDEMAP"
 part basins /usr/bin/python3 scripts/reproduce_basins.py --exe "$STRIDEMAP"
 part walkers3d /usr/bin/python3 scripts/reproduce_walkers3d.py --exe "$STRIDEMAP"
+part disturb /usr/bin/python3 scripts/reproduce_disturb.py --exe "$STRIDEMAP"
 echo "total: $SECONDS s" | tee -a results/tables/timing.txt >&2
 /usr/bin/python3 scripts/fill_results_readme.py results/README.md
 if [ ${#failed[@]} -gt 0 ]; then

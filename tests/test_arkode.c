@@ -103,7 +103,7 @@ static void test_falls_alike(void **state)
 {
     (void)state;
     const sm_model *m = test_model("simplest");
-    const double p[1] = {GARCIA_GAMMA};
+    const double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     const double starts[][2] = {{0.2, -0.01}, {0.2, -1.5}, {0.2, -1.0}, {0.2, -3.0}, {0.2, 0.1}};
     const sm_status want[] = {SM_FELL_BACKWARD, SM_FELL_FORWARD, SM_FELL_FORWARD, SM_FELL_FORWARD, SM_FELL_BACKWARD};
     sm_workspace *wa = test_workspace(m, 0, SM_METHOD_ADAMS);
@@ -153,7 +153,7 @@ static int on_event(void *ctx, double t, size_t phase, const char *name, const d
 static void stride_traced(sm_method method, double tol, const double *x, double dt, trace *tr)
 {
     const sm_model *m = test_model("simplest");
-    const double p[1] = {GARCIA_GAMMA};
+    const double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     sm_workspace *ws = test_workspace(m, tol, method);
     sm_observer obs = {.dt = dt, .sample = on_sample, .event = on_event, .ctx = tr};
     double y[4];

@@ -64,7 +64,7 @@ static void default_gait(const sm_model *m, const double *p, sm_workspace *ws, s
 static void gait_matches_goswami(void **state)
 {
     const sm_model *m = test_model("compass");
-    double p[6];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     sm_fixed_result r;
@@ -82,7 +82,7 @@ static void gait_matches_goswami(void **state)
 static void energy_conserved_in_swing(void **state)
 {
     const sm_model *m = test_model("compass");
-    double p[6];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     sm_fixed_result r;
@@ -103,7 +103,7 @@ static void energy_conserved_in_swing(void **state)
 static void impact_conserves_angular_momentum(void **state)
 {
     const sm_model *m = test_model("compass");
-    double p[6];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     p[MH] = 7.0, p[A] = 0.4, p[B] = 0.6; /* not the symmetric default */
     const double l = p[A] + p[B];
@@ -136,7 +136,7 @@ static void impact_conserves_angular_momentum(void **state)
 static void impact_loss_equals_potential_released(void **state)
 {
     const sm_model *m = test_model("compass");
-    double p[6];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
     sm_fixed_result r;
@@ -152,7 +152,7 @@ static void impact_loss_equals_potential_released(void **state)
 static void rolling_back_and_falling_forward(void **state)
 {
     const sm_model *m = test_model("compass");
-    double p[6], x[4], y[4];
+    double p[SM_MAX_PARAMS], x[4], y[4];
     sm_model_default_params(m, p);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     x[0] = -0.2, x[2] = 0.2, x[3] = 0.0;
@@ -172,7 +172,7 @@ static void rolling_back_and_falling_forward(void **state)
 static void gaits_across_slopes(void **state)
 {
     const sm_model *m = test_model("compass");
-    double p[6], x[4];
+    double p[SM_MAX_PARAMS], x[4];
     sm_model_default_params(m, p);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     sm_newton_options o;

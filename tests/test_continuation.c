@@ -116,7 +116,7 @@ static void test_logistic_switch_to_period_2_and_4(void **state)
     const sm_cont_point *pd = first_of(&t, SM_POINT_PD);
 
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {pd->mu}, x[1], mu;
+    double p[SM_MAX_PARAMS] = {pd->mu}, x[1], mu;
     o.hi = 3.5;
     assert_status(sm_cont_switch_pd(ws, p, pd, &o, 0, x, &mu, &o2), SM_OK);
     assert_int_equal(o2.period, 2);
@@ -161,7 +161,7 @@ static void test_fold_and_back(void **state)
     /* Start decreasing mu; the bound is [-1, 1.5]. */
     const sm_model *m = test_model("foldmap");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {0.5};
+    double p[SM_MAX_PARAMS] = {0.5};
     sm_cont_options o;
     sm_cont_options_default(&o, m, 0);
     o.lo = -1.0;
@@ -282,7 +282,7 @@ static void test_simplest_period_doubling_and_switch(void **state)
 
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {pd->mu}, x[4], mu;
+    double p[SM_MAX_PARAMS] = {pd->mu}, x[4], mu;
     assert_status(sm_cont_switch_pd(ws, p, pd, &o, 0, x, &mu, &o2), SM_OK);
     assert_int_equal(o2.period, 2);
     assert_int_equal(o2.direction, +1); /* supercritical: the 2-cycle lives past the PD */
@@ -332,7 +332,7 @@ static void test_stops_where_the_stride_fails(void **state)
     sm_workspace *ws = test_workspace(&m, 0, SM_METHOD_ADAMS);
     static trace t;
     sm_cont_result r;
-    double p[1] = {0.5}, x[1] = {sqrt(0.5)};
+    double p[SM_MAX_PARAMS] = {0.5}, x[1] = {sqrt(0.5)};
     sm_cont_options o;
     sm_cont_options_default(&o, &m, 0);
     o.lo = 0.0;
@@ -435,7 +435,7 @@ static void run_map_in(const sm_model *m, double from, double lo, double hi, int
                        const double *x0, trace *t, sm_cont_result *r)
 {
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {from}, x[SM_MAX_STATE];
+    double p[SM_MAX_PARAMS] = {from}, x[SM_MAX_STATE];
     sm_cont_options o;
     sm_cont_options_default(&o, m, 0);
     o.lo = lo;
@@ -605,7 +605,7 @@ static void test_converged_means_residual_within_tol(void **state)
     sm_workspace *ws = test_workspace(&rippled, 1e-10, SM_METHOD_ADAMS);
     static trace t;
     sm_cont_result r;
-    double p[1] = {0.5}, x[1] = {0.7};
+    double p[SM_MAX_PARAMS] = {0.5}, x[1] = {0.7};
     sm_cont_options o;
     sm_cont_options_default(&o, &rippled, 0);
     o.lo = 0.3;

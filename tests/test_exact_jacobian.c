@@ -228,7 +228,7 @@ static void test_defaults_reproduce_published_gaits(void **state)
     const sm_model *m = test_model("simplest");
     sm_newton_options no;
     sm_newton_options_default(&no);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     static sm_fixed_result r, ref;
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
@@ -283,7 +283,7 @@ static void test_continuation_exact_corrector(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     static sm_cont_point last[2];
     for (int k = 0; k < 2; k++) {

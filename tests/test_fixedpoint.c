@@ -111,7 +111,7 @@ static void test_simplest_stable_gait(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -165,7 +165,7 @@ static void test_simplest_unstable_gait(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     sm_newton_options no;
     sm_newton_options_default(&no);
     sm_fixed_result r;
@@ -185,7 +185,7 @@ static void test_period_two_finds_period_one_gait(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -217,7 +217,7 @@ static void test_hopeless_guesses(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA};
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     const double guesses[][2] = {{1.2, 3.0}, {0.05, -0.001}, {0.2, -0.01}, {0.2, -2.0}};
     const sm_status falls[] = {SM_FELL_BACKWARD, SM_FELL_BACKWARD, SM_FELL_BACKWARD, SM_FELL_FORWARD};
     for (size_t i = 0; i < 4; i++) {
@@ -245,7 +245,7 @@ static void test_zero_iterations(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     simplest_on_section(0.2, -0.2, x);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -369,7 +369,7 @@ static void test_standing_is_not_a_gait(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     simplest_on_section(-0.19, 0.2, x);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -401,7 +401,7 @@ static void test_default_guess_follows_the_long_gait(void **state)
     /* the other gait at 0.009 is named too */
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     simplest_on_section(GARCIA_UNSTABLE_THETA, GARCIA_UNSTABLE_THETA_DOT, x);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -423,7 +423,7 @@ static void test_minimal_period_and_stride_count(void **state)
     sm_newton_options_default(&no);
     no.period = 2;
     static sm_fixed_result r;
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     sm_workspace_reset_counters(ws);
     assert_status(sm_fixed_point(ws, p, x, &no, &r), SM_OK);
@@ -498,7 +498,7 @@ static void test_period_n_multipliers_settle(void **state)
 {
     (void)state;
     const sm_model *m = test_model("simplest");
-    double p[1] = {0.01822}, x[4];
+    double p[SM_MAX_PARAMS] = {0.01822}, x[4];
     simplest_on_section(0.2594, -0.2496, x);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -595,7 +595,7 @@ static void expect_bad_newton(const sm_newton_options *o, const char *word)
     if (!strstr(why, word)) fail_msg("message does not name %s: \"%s\"", word, why);
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     sm_fixed_result r;
     assert_status(sm_fixed_point(ws, p, x, o, &r), SM_BAD_OPTION);
@@ -644,7 +644,7 @@ static void test_bad_guess(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     sm_newton_options no;
     sm_newton_options_default(&no);
     sm_fixed_result r;
@@ -665,7 +665,7 @@ static void test_residual_matches_returned_point(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     simplest_on_section(0.2, -0.2, x);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -825,7 +825,7 @@ static void test_a_wrong_jacobian_guess_never_fakes_convergence(void **state)
 {
     (void)state;
     const sm_model *m = test_model("simplest");
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     const double wrong[][4] = {

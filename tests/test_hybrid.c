@@ -50,7 +50,7 @@ static void test_energy_conserved_simplest(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA};
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x[4];
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
 
@@ -149,7 +149,7 @@ static int crossing_event(void *ctx, double t, size_t phase, const char *name, c
  * at that mid-stance crossing. */
 static double step_past_scuff(sm_workspace *ws, const sm_model *m, double theta, double theta_dot)
 {
-    double p[1] = {GARCIA_GAMMA};
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x[4], y[4];
     simplest_on_section(theta, theta_dot, x);
     crossing_watch w = {.p = p};
@@ -454,7 +454,7 @@ static void test_counters(void **state)
     sm_workspace_counters(ws, &c);
     assert_int_equal(c.rhs_evals, 0);
     assert_int_equal(c.flows, 0);
-    double p[1] = {GARCIA_GAMMA}, x[4], y[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4], y[4];
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
     assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_OK);
     sm_workspace_counters(ws, &c);
@@ -625,7 +625,7 @@ static void test_bdf_matches_adams(void **state)
 {
     (void)state;
     const sm_model *m = test_model("simplest");
-    double p[1] = {GARCIA_GAMMA}, x[4], ya[4], yb[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4], ya[4], yb[4];
     sm_step_metrics ma, mb;
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
 

@@ -25,7 +25,7 @@ static int orbit_period(double r_value, double *x_last)
 {
     const sm_model *m = test_model("logistic");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {r_value}, x0[1] = {0.3};
+    const double p[SM_MAX_PARAMS] = {r_value}, x0[1] = {0.3};
     sm_orbit_options o;
     sm_orbit_options_default(&o);
     o.transient = 2000;
@@ -63,7 +63,7 @@ static void test_simplest_fall_is_reported(void **state)
 {
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {0.009};
+    const double p[SM_MAX_PARAMS] = {0.009};
     double x0[4];
     simplest_on_section(0.2, -0.01, x0); /* far too slow: rolls back */
     sm_orbit_options o;
@@ -82,7 +82,7 @@ static void test_simplest_fall_is_reported(void **state)
 
     /* On a steep slope the walker falls after some steps: steps counts them,
      * and every recorded state before the fall is a real one. */
-    const double steep[1] = {0.0195};
+    const double steep[SM_MAX_PARAMS] = {0.0195};
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x0);
     o.transient = 0;
     o.record = 200;
@@ -100,7 +100,7 @@ static void test_simplest_attractor_is_the_gait(void **state)
 {
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {GARCIA_GAMMA};
+    const double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x0[4];
     simplest_on_section(0.2, -0.2, x0);
     sm_orbit_options o;
@@ -196,7 +196,7 @@ static void test_diagram_counts_falls(void **state)
 {
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {0.009}, x0[4];
+    double p[SM_MAX_PARAMS] = {0.009}, x0[4];
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x0);
     sm_orbit_options o;
     sm_orbit_options_default(&o);
@@ -243,7 +243,7 @@ static int run_inner(void *ctx, int index, const double *x, const sm_step_metric
     o.transient = 500;
     o.record = 256;
     o.period_tol = 1e-9;
-    const double p[1] = {2.8}, x0[1] = {0.3};
+    const double p[SM_MAX_PARAMS] = {2.8}, x0[1] = {0.3};
     sm_orbit_result r;
     if (sm_orbit(n->ws, p, x0, &o, NULL, NULL, &r) != SM_OK) return 1;
     n->inner_period = r.period;
@@ -261,7 +261,7 @@ static void test_orbit_inside_an_orbit(void **state)
     o.transient = 2000;
     o.record = 8;
     o.period_tol = 1e-9;
-    const double p[1] = {3.2}, x0[1] = {0.3};
+    const double p[SM_MAX_PARAMS] = {3.2}, x0[1] = {0.3};
     nested n = {.ws = ws};
     sm_orbit_result r;
     assert_status(sm_orbit(ws, p, x0, &o, run_inner, &n, &r), SM_OK);

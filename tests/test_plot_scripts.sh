@@ -133,5 +133,17 @@ else
 fi
 expect 73 "$scripts/plot_basin.py" "$dir/basin/basin.csv" /nonexistent-dir/basin.png
 
+# A disturbance sweep (scripts/reproduce_disturb.py's CSV).
+printf 'b,max_abs_eigenvalue,step_down,step_up,gsn_step_down\n0.3,0.55,0.0197,0.0075,14.5\n0.4,0.58,0.0195,0.0066,17.8\n' >"$dir/dist.csv"
+printf 'b,max_abs_eigenvalue,step_down,step_up,gsn_step_down\n0.3,x,0.0197,0.0075,14.5\n' >"$dir/dist_nan.csv"
+expect 65 "$scripts/plot_disturb.py" "$dir/dist_nan.csv" "$dir/d.png"
+expect 66 "$scripts/plot_disturb.py" "$dir/missing.csv" "$dir/d.png"
+if "$py" "$scripts/plot_disturb.py" "$dir/dist.csv" "$dir/dist.png" && [ -s "$dir/dist.png" ]; then
+    echo "ok: plot_disturb draws a disturbance sweep"
+else
+    echo "FAIL: plot_disturb on a good sweep CSV"
+    failed=$((failed + 1))
+fi
+
 echo "plot scripts: $failed failed"
 [ "$failed" -eq 0 ]

@@ -97,7 +97,7 @@ static void test_compass_heelstrike(void **state)
 {
     (void)state;
     const sm_model *cm = test_model("compass");
-    double p[8];
+    double p[SM_MAX_PARAMS];
     for (size_t i = 0; i < cm->n_params; i++) p[i] = cm->params[i].value;
     double mass = param(cm, "m"), mh = param(cm, "mh"), a = param(cm, "a"), b = param(cm, "b");
     double gamma = param(cm, "gamma"), l = a + b;

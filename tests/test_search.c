@@ -36,7 +36,7 @@ static void assert_counts_add_up(const sm_search_result *r)
 static void finds_both_published_gaits(void **state)
 {
     const sm_model *m = test_model("simplest");
-    double p[1] = {GARCIA_GAMMA};
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     sm_newton_options nw;
     sm_newton_options_default(&nw);
@@ -93,7 +93,7 @@ static int watch_progress(void *ctx, const sm_search_progress *pr)
 static void a_search_stops_when_gaits_stop_turning_up(void **state)
 {
     const sm_model *m = test_model("simplest");
-    double p[1] = {GARCIA_GAMMA};
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     sm_newton_options nw;
     sm_newton_options_default(&nw);
@@ -135,7 +135,7 @@ static void default_search_finds_long_and_short_gaits(void **state)
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     const double gammas[] = {0.02, 0.025};
     for (size_t gi = 0; gi < 2; gi++) {
-        double p[1] = {gammas[gi]};
+        double p[SM_MAX_PARAMS] = {gammas[gi]};
         const double th = 0.97 * cbrt(p[0]);
         sm_newton_options nw;
         sm_newton_options_default(&nw);
@@ -172,7 +172,7 @@ static void default_search_finds_long_and_short_gaits(void **state)
 static void a_bad_box_is_refused(void **state)
 {
     const sm_model *m = test_model("simplest");
-    double p[1] = {GARCIA_GAMMA};
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     sm_search_options so;
     sm_search_options_default(m, p, &so);
     char why[256];

@@ -255,7 +255,7 @@ static void test_library_gait_matches_oracle(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4];
     m->guess(x, p, m->data);
     sm_newton_options no;
     sm_newton_options_default(&no);
@@ -286,7 +286,7 @@ static void test_library_stride_matches_oracle(void **state)
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     const oracle o = {GARCIA_GAMMA, 5e-4};
     const double starts[][2] = {{0.2, -0.2}, {0.2, -0.21}, {0.195, -0.2}};
-    double p[1] = {GARCIA_GAMMA};
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     for (size_t i = 0; i < 3; i++) {
         double z_or[2] = {NAN, NAN}, T_or = NAN;
         assert_true(oracle_stride(&o, starts[i], z_or, &T_or));

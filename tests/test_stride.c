@@ -30,7 +30,7 @@ static void test_published_gait_maps_to_itself(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4], y[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4], y[4];
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
     sm_step_metrics mt;
     assert_status(sm_stride(ws, p, x, y, &mt, NULL), SM_OK);
@@ -55,7 +55,7 @@ static void test_step_metrics_and_energy_balance(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double gamma = GARCIA_GAMMA, p[1] = {GARCIA_GAMMA};
+    const double gamma = GARCIA_GAMMA, p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x[4], y[4];
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
     event_log log = {0};
@@ -100,7 +100,7 @@ static void test_falls(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double gamma = GARCIA_GAMMA, p[1] = {GARCIA_GAMMA};
+    const double gamma = GARCIA_GAMMA, p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x[4], y[4];
     sm_step_metrics mt;
     event_log log = {0};
@@ -138,7 +138,7 @@ static void test_bad_state(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {GARCIA_GAMMA};
+    const double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     const double bad[] = {NAN, INFINITY, -INFINITY};
     for (size_t b = 0; b < 3; b++)
         for (int i = 0; i < 4; i++) {
@@ -218,7 +218,7 @@ static void test_unstable_gait_maps_to_itself(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {GARCIA_GAMMA}, x[4], y[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4], y[4];
     simplest_on_section(GARCIA_UNSTABLE_THETA, GARCIA_UNSTABLE_THETA_DOT, x);
     event_log log = {0};
     sm_observer obs = {.event = log_event, .ctx = &log};
@@ -248,7 +248,7 @@ static void test_event_observer_refusal(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {GARCIA_GAMMA};
+    const double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x[4], y[4];
     event_log log = {0};
     sm_observer obs = {.event = refuse_event, .ctx = &log};
@@ -267,7 +267,7 @@ static void test_event_observer_refusal_on_fall(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {GARCIA_GAMMA};
+    const double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x[4], y[4];
     event_log log = {0};
     sm_observer obs = {.event = refuse_event, .ctx = &log};
@@ -294,7 +294,7 @@ static void a_scuff_is_never_taken_for_a_strike(void **state)
     phase.events = events;
     sm_model careless = *good;
     careless.phases = &phase;
-    double p[1] = {GARCIA_GAMMA}, x[4], y[4];
+    double p[SM_MAX_PARAMS] = {GARCIA_GAMMA}, x[4], y[4];
     simplest_on_section(GARCIA_UNSTABLE_THETA, GARCIA_UNSTABLE_THETA_DOT, x);
     sm_workspace *ws = test_workspace(&careless, 0, SM_METHOD_ADAMS);
     assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_SCUFFED);
@@ -327,7 +327,7 @@ static void test_walk(void **state)
     (void)state;
     const sm_model *m = test_model("simplest");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {0.009}, x[4], x0[4];
+    double p[SM_MAX_PARAMS] = {0.009}, x[4], x0[4];
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x0);
     memcpy(x, x0, sizeof x);
     walk_log w = {0};
@@ -393,7 +393,7 @@ static void reset_returns_follow_the_sundials_convention(void **state)
     m.phases = &phase;
     m.data = &in; /* the simplest walker's own callbacks ignore data */
     sm_workspace *ws = test_workspace(&m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {GARCIA_GAMMA};
+    const double p[SM_MAX_PARAMS] = {GARCIA_GAMMA};
     double x[4], y[4];
     simplest_on_section(GARCIA_STABLE_THETA, GARCIA_STABLE_THETA_DOT, x);
 
@@ -424,7 +424,7 @@ static void map_returns_follow_the_sundials_convention(void **state)
     m.map = injected_map;
     m.data = &in;
     sm_workspace *ws = test_workspace(&m, 0, SM_METHOD_ADAMS);
-    const double p[1] = {3.0}, x[1] = {0.25};
+    const double p[SM_MAX_PARAMS] = {3.0}, x[1] = {0.25};
     double y[1];
     in.code = 0;
     assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_OK);

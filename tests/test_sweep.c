@@ -484,7 +484,7 @@ static void degenerate_and_stalled_points_are_named(void **state)
 {
     (void)state;
     const sm_model *m = test_model("simplest");
-    double p[1] = {0.009}, x[4] = {-0.19, 0.2, -0.38, 0.0};
+    double p[SM_MAX_PARAMS] = {0.009}, x[4] = {-0.19, 0.2, -0.38, 0.0};
     m->lift(x, p, m->data);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     sm_newton_options no;

@@ -41,7 +41,7 @@ static void every_gait_measure_is_a_column_and_rows_round_trip(void **state)
     assert_non_null(strstr(header, ",x_theta,x_theta_dot,x_phi,x_phi_dot,seed,wall_s,trivial_eig\n"));
 
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    double p[1] = {0.009}, x0[4];
+    double p[SM_MAX_PARAMS] = {0.009}, x0[4];
     m->guess(x0, p, m->data);
     sm_sweep_point pt = {.index = 1, .values = {0.009}, .seed = SM_SEED_NEIGHBOUR, .wall = 0.25};
     assert_status(sm_fixed_point(ws, p, x0, &(sm_newton_options){1, 1e-10, 30, 0, false, 20, SM_NEWTON_BROYDEN, NULL, SM_JACOBIAN_FD, false}, &pt.r),

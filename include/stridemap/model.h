@@ -123,6 +123,11 @@ typedef struct {
 
 /* A parameter: the value is the default, [min, max] the admissible range. */
 #define SM_PARAM_INTEGER 1u
+/* A disturbance (include/stridemap/disturb.h): a parameter whose nominal
+ * value is 0 and that stridemap's disturbance analyses change for one
+ * stride only (a floor step at the next heel-strike, a push, a slope
+ * change); set for every stride it acts on every stride. */
+#define SM_PARAM_DISTURBANCE 2u
 typedef struct {
     const char *name;
     double value;

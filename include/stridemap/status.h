@@ -71,7 +71,9 @@
     X(SM_TORQUE_LIMIT, "torque_limit", SM_KIND_WALKER, \
       "a controller torque exceeded its declared limit (raise the limit, or let the controller saturate)") \
     X(SM_PHASE_NOT_MONOTONE, "phase_not_monotone", SM_KIND_WALKER, \
-      "the controller's phase variable stopped moving toward the step's end: it is not monotone over the step (choose another phase variable or gait)")
+      "the controller's phase variable stopped moving toward the step's end: it is not monotone over the step (choose another phase variable or gait)") \
+    X(SM_NOT_RETURNED, "not_returned", SM_KIND_WALKER, \
+      "the walker neither fell nor came back to the gait within sm_disturb_options.max_strides strides")
 
 /* What a status says went wrong, which decides how it is reported: the
  * walker's own motion (fell, scuffed: a result, not an error), the numerics

@@ -4,6 +4,7 @@
 
 #include "stridemap/continuation.h"
 #include "stridemap/control.h"
+#include "stridemap/disturb.h"
 #include "stridemap/poincare.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/gait.h"

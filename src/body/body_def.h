@@ -240,6 +240,13 @@ typedef struct {
      * floating base follows from the stance contact */
     bool reduced;
     body_pos integrate_pos;
+
+    /* disturbances: (load_disturb.c): a floor step, the parameter that
+     * lowers the ground under the swing foot for a stride and the
+     * coordinate that lifts the walker onto the new floor after it */
+    bool has_floor_step;                 /* false: none (a file built in C leaves it so) */
+    size_t floor_step_param;             /* the parameter */
+    size_t floor_step_coord;             /* a position coordinate */
 } body_file;
 
 /* Reads a file.  On a bad file: SM_BAD_MODEL_FILE and "path:line:col: what is

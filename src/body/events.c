@@ -103,6 +103,19 @@ static bool state_force(event_state *s, int k, double *normal, double *tangentia
     return true;
 }
 
+/* A floor step (load_disturb.c) lowers the ground under every contact the
+ * phase does not hold on the ground: the gap an event waits for is -h. */
+static double floor_step(const body_model *bm, size_t ph, int contact, const double *p)
+{
+    const body_file *f = bm->f;
+    if (!f->has_floor_step || f->contacts[contact].kind == SM_CONTACT_LOCK) return 0.0;
+    const double h = p[f->floor_step_param];
+    if (h == 0.0) return 0.0;
+    for (size_t i = 0; i < f->phases[ph].n_contacts; i++)
+        if (f->phases[ph].contacts[i] == contact) return 0.0;
+    return h;
+}
+
 static double event_at(event_state *s, size_t ev, double t)
 {
     const body_model *bm = s->bm;
@@ -127,7 +140,8 @@ static double event_at(event_state *s, size_t ev, double t)
     case BODY_WHEN_GAP: {
         sm_contact c;
         body_contact_at(&s->e, (size_t)E->target, NULL, &c);
-        return sm_contact_gap(s->e.m, s->e.d, q, &c, NULL) - level + ramp(t, lift);
+        return sm_contact_gap(s->e.m, s->e.d, q, &c, NULL) - level + floor_step(bm, s->ph, E->target, s->p) +
+               ramp(t, lift);
     }
     case BODY_WHEN_HEIGHT: {
         double pos[3];
@@ -294,6 +308,10 @@ static int event_reset_full(size_t ph, size_t ev, const double *xm, double *xp, 
     if (E->impact) {
         body_impact imp;
         if ((st = body_event_impact(&e, ph, ev, xp, &imp)) != SM_OK) return SM_CALLBACK_STATUS(st);
+    }
+    if (section && f->has_floor_step && p[f->floor_step_param] != 0.0) {
+        /* the walker landed h lower: the new floor is the ground again */
+        xp[f->floor_step_coord] += p[f->floor_step_param];
     }
     if (section) {
         /* the integration's drift off the constraints would otherwise

@@ -531,7 +531,7 @@ static bool read_top(bl_ctx *c)
 {
     static const char *const keys[] = {"name", "title", "reference", "gravity", "slope", "parameters", "bodies",
                                        "sites", "contacts", "forces", "phases", "relabel", "section", "guess",
-                                       "time_limit", "measures", "controller", "integrate", NULL};
+                                       "time_limit", "measures", "controller", "integrate", "disturbances", NULL};
     body_file *f = c->f;
     if (!bl_want(c, c->root, YAML_MAPPING_NODE, "the file's top level")) return false;
     if (!bl_keys(c, c->root, "the top level", keys)) return false;
@@ -568,6 +568,7 @@ static bool read_top(bl_ctx *c)
         return false;
     if (!bl_read_phases(c) || !bl_read_relabel(c) || !bl_read_section(c) || !bl_read_guess(c)) return false;
     if (!bl_read_controller(c)) return false;
+    if (!bl_read_disturbances(c)) return false;
 
     f->time_limit = 10;
     if ((x = bl_get(c, c->root, "time_limit", NULL))) {

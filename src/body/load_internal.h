@@ -46,6 +46,9 @@ int bl_param_index(const body_file *f, const char *name);
 bool bl_add_param(bl_ctx *c, yaml_mark_t at, const char *name, double value, double min, double max,
                   const char *unit, const char *desc);
 
+/* load_disturb.c: the file's disturbances: section (after the coordinates) */
+bool bl_read_disturbances(bl_ctx *c);
+
 /* load_names.c: names of bodies, sites, contacts, coordinates and rates */
 int bl_body_index(const body_file *f, const char *name);
 int bl_site_index(const body_file *f, const char *name);

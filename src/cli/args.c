@@ -56,6 +56,10 @@ static const struct {
     {"sm_basin_config.fix", "--fix"},
     {"sm_basin_config.max_strides", "--max-strides"},
     {"sm_basin_config.tol", "--return-tol"},
+    {"sm_disturb_options.max_strides", "--max-strides"},
+    {"sm_disturb_options.return_tol", "--return-tol"},
+    {"sm_disturb_options.bisect_tol", "--bisect-tol"},
+    {"sm_disturb_options.scan_points", "--scan"},
 };
 
 static bool ident_char(char c)
@@ -339,11 +343,15 @@ static int common_option(cli_run *run, int opt, const char *arg)
 
 void cli_print_params(FILE *f, const sm_model *m, const double *p)
 {
+    bool first = true;
     for (size_t i = 0; i < m->n_params; i++)
     {
+        /* a disturbance left at its nominal 0 is no setting of the walker */
+        if ((m->params[i].flags & SM_PARAM_DISTURBANCE) && p[i] == 0.0) continue;
         char value[32];
-        fprintf(f, "%s%s = %s %s", i ? ", " : "", m->params[i].name, cli_format_double(p[i], value),
+        fprintf(f, "%s%s = %s %s", first ? "" : ", ", m->params[i].name, cli_format_double(p[i], value),
                 m->params[i].unit);
+        first = false;
     }
 }
 

@@ -159,7 +159,8 @@ typedef int (*cli_own_option_fn)(cli_run *run, int opt, const char *arg, void *c
 int cli_parse(cli_run *run, int argc, char **argv, const struct option *opts, const char *help,
               cli_own_option_fn own, void *ctx, bool no_model);
 
-/* Writes `params` as "name = value unit" lines or a JSON-ready list. */
+/* Writes `params` as "name = value unit" lines or a JSON-ready list (a
+ * disturbance at its nominal 0 is left out). */
 void cli_print_params(FILE *f, const sm_model *m, const double *p);
 
 int cmd_models(int argc, char **argv);
@@ -174,5 +175,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_inverse(int argc, char **argv);
 int cmd_basin(int argc, char **argv);
+int cmd_disturb(int argc, char **argv);
 
 #endif

@@ -144,6 +144,49 @@ static json_t *restricted_json(const cli_run *run, const sm_fixed_result *r)
     return o;
 }
 
+/* The gait sensitivity norm to each of the model's disturbances (default
+ * indicators), for a converged stable period-1 gait; false where none. */
+static bool gait_sensitivity(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws, size_t *n,
+                             size_t *param, sm_gsn_result *g, sm_gsn_options *go)
+{
+    const sm_model *m = run->model;
+    *n = 0;
+    if (!r->converged || r->status != SM_OK || run->newton.period != 1) return false;
+    for (size_t i = 0; i < m->n_params && *n < SM_MAX_STATE; i++)
+        if (sm_param_is_disturbance(m, i)) param[(*n)++] = i;
+    if (!*n) return false;
+    sm_gsn_options_default(go);
+    sm_gsn_all(ws, run->params, &r->gait, go, *n, param, g);
+    return true;
+}
+
+static json_t *gsn_json(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws)
+{
+    size_t n, param[SM_MAX_STATE];
+    sm_gsn_result g[SM_MAX_STATE];
+    sm_gsn_options go;
+    if (!gait_sensitivity(run, r, ws, &n, param, g, &go)) return NULL;
+    json_t *ind = json_array(), *per = json_object();
+    for (size_t i = 0; i < go.n_indicators; i++)
+        json_array_append_new(ind, json_string(sm_metric_fields[go.indicator[i]].output));
+    for (size_t k = 0; k < n; k++) {
+        json_t *o = json_object(), *each = json_object();
+        const bool ok = g[k].status == SM_OK;
+        json_object_set_new(o, "gsn", ok ? cli_json_number(g[k].gsn) : json_null());
+        for (size_t i = 0; i < go.n_indicators; i++)
+            json_object_set_new(each, sm_metric_fields[go.indicator[i]].output,
+                                ok ? cli_json_number(g[k].per_indicator[i]) : json_null());
+        json_object_set_new(o, "per_indicator", each);
+        json_object_set_new(o, "unit", json_string(run->model->params[param[k]].unit));
+        json_object_set_new(o, "status", json_string(sm_status_name(g[k].status)));
+        json_object_set_new(per, run->model->params[param[k]].name, o);
+    }
+    json_t *doc = json_object();
+    json_object_set_new(doc, "indicators", ind);
+    json_object_set_new(doc, "disturbances", per);
+    return doc;
+}
+
 static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws)
 {
     json_t *orbit = orbit_json(run, r, ws);
@@ -215,6 +258,8 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     }
     json_t *restricted = restricted_json(run, r);
     if (restricted) json_object_set_new(doc, "restricted_map", restricted);
+    json_t *gsn = gsn_json(run, r, ws);
+    if (gsn) json_object_set_new(doc, "gait_sensitivity", gsn);
     json_t *solver = cli_solver_json(&run->solver);
     json_t *newton = json_pack("{s:f, s:f, s:f, s:b, s:i, s:s}", "newton_tol", run->newton.tol, "fd_step",
                                sm_newton_fd_step(run->newton.fd_step, run->newton.central, run->solver.rtol),
@@ -295,6 +340,19 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
         printf("%-12s", m->extra_group);
         for (size_t i = 0; i < m->n_extra; i++) printf("%s %s %.6g", i ? "," : "", m->extra_labels[i], extra[i]);
         printf("\n");
+    }
+    size_t ng, gp[SM_MAX_STATE];
+    sm_gsn_result g[SM_MAX_STATE];
+    sm_gsn_options go;
+    if (gait_sensitivity(run, r, ws, &ng, gp, g, &go)) {
+        printf("gsn         ");
+        for (size_t k = 0; k < ng; k++) {
+            if (g[k].status == SM_OK && isfinite(g[k].gsn))
+                printf("%s %s %.6g", k ? "," : "", m->params[gp[k]].name, g[k].gsn);
+            else
+                printf("%s %s -", k ? "," : "", m->params[gp[k]].name);
+        }
+        printf(" (gait sensitivity norm per unit disturbance; indicators step length, step time)\n");
     }
     sm_restricted_map rm;
     double zf;

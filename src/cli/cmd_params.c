@@ -8,7 +8,8 @@ static const char help[] =
     "\n"
     "Lists MODEL's parameters with default, admissible range, unit and meaning,\n"
     "and its state variables.  Any parameter can be changed with --set NAME=VALUE\n"
-    "in 'simulate' and 'fixed'.\n"
+    "in 'simulate' and 'fixed'.  A parameter marked 'disturbance' acts on one step in\n"
+    "'stridemap disturb' and the gait sensitivity norm ('fixed'); set, it acts on every step.\n"
     "\n"
     "example:\n"
     "  stridemap params rimless\n";
@@ -23,8 +24,9 @@ static void print_table(const sm_model *m)
         const sm_param_def *d = &m->params[i];
         char lo[32], hi[32];
         cli_format_double(d->value, value[i]);
-        snprintf(range[i], W, "[%s, %s]%s", cli_format_double(d->min, lo), cli_format_double(d->max, hi),
-                 (d->flags & SM_PARAM_INTEGER) ? " integer" : "");
+        snprintf(range[i], W, "[%s, %s]%s%s", cli_format_double(d->min, lo), cli_format_double(d->max, hi),
+                 (d->flags & SM_PARAM_INTEGER) ? " integer" : "",
+                 (d->flags & SM_PARAM_DISTURBANCE) ? " disturbance" : "");
         wn = wn > (int)strlen(d->name) ? wn : (int)strlen(d->name);
         wv = wv > (int)strlen(value[i]) ? wv : (int)strlen(value[i]);
         wr = wr > (int)strlen(range[i]) ? wr : (int)strlen(range[i]);
@@ -57,10 +59,11 @@ int cmd_params(int argc, char **argv)
         json_t *params = json_array(), *states = json_array();
         for (size_t i = 0; i < m->n_params; i++) {
             const sm_param_def *d = &m->params[i];
-            json_array_append_new(params, json_pack("{s:s, s:f, s:f, s:f, s:s, s:s, s:b}", "name", d->name,
+            json_array_append_new(params, json_pack("{s:s, s:f, s:f, s:f, s:s, s:s, s:b, s:b}", "name", d->name,
                                                     "default", d->value, "min", d->min, "max", d->max,
                                                     "unit", d->unit, "description", d->description,
-                                                    "integer", (d->flags & SM_PARAM_INTEGER) != 0));
+                                                    "integer", (d->flags & SM_PARAM_INTEGER) != 0,
+                                                    "disturbance", (d->flags & SM_PARAM_DISTURBANCE) != 0));
         }
         for (size_t i = 0; i < m->n_state; i++) json_array_append_new(states, json_string(m->state_names[i]));
         json_t *doc = json_pack("{s:s, s:o, s:o}", "model", m->name, "params", params, "state_names", states);

@@ -65,6 +65,7 @@ static const char usage[] =
     "  basin MODEL            a gait's basin of attraction on a plane of the section (as a sweep)\n"
     "  import FILE.xml        an MJCF or URDF body tree as a body-walker model file (MuJoCo)\n"
     "  inverse MODEL DATA.csv joint moments and ground forces from a motion (inverse dynamics)\n"
+    "  disturb MODEL          the largest one-step disturbance (floor step, push, slope) a gait survives\n"
     "  --version              this version, and the SUNDIALS and OpenBLAS it runs with\n"
     "\n"
     "Each command takes --help.  Example:\n"
@@ -104,6 +105,7 @@ int main(int argc, char **argv)
         {"import", cmd_import},
         {"inverse", cmd_inverse},
         {"basin", cmd_basin},
+        {"disturb", cmd_disturb},
     };
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(cmd, commands[i].name) == 0) {
