@@ -124,7 +124,13 @@ static void fixed_reports_the_gait_sensitivity_norm(void **state)
     json_decref(doc);
     r = cli_run("fixed", "simplest", NULL);
     assert_non_null(strstr(r->out, "params       gamma = 0.009 rad\n"));
+    /* the text has it only when asked (it costs strides), the JSON unless told not */
+    assert_null(strstr(r->out, "\ngsn"));
+    r = cli_run("fixed", "simplest", "--gsn", NULL);
     assert_non_null(strstr(r->out, "\ngsn          step_down "));
+    doc = parse(cli_run("fixed", "simplest", "--json", "--no-gsn", NULL));
+    assert_null(json_object_get(doc, "gait_sensitivity"));
+    json_decref(doc);
     /* no disturbance, no key */
     doc = parse(cli_run("fixed", "rimless", "--json", NULL));
     assert_null(json_object_get(doc, "gait_sensitivity"));

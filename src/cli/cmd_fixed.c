@@ -51,6 +51,10 @@ static const char help[] =
     "  --max-step H      largest integration step (default: no limit)\n"
     "  --mu MU           friction coefficient for the no-slip check (default 1)\n"
     "  --json            one JSON object on stdout\n"
+    "  --gsn             the gait sensitivity norm of each disturbance the model declares\n"
+    "                    in the text too (it costs strides of its own; the JSON has it\n"
+    "                    unless --no-gsn)\n"
+    "  --no-gsn          leave the gait sensitivity norm out of the JSON\n"
     "\n"
     "exit status: 0 gait found, 1 no gait found, 64 bad usage, 65 bad values.\n"
     "\n"
@@ -144,6 +148,13 @@ static json_t *restricted_json(const cli_run *run, const sm_fixed_result *r)
     return o;
 }
 
+/* The gait sensitivity norm costs strides of its own (0.6 of a simplest
+ * walker's 'fixed'): in the JSON, the full record, unless --no-gsn; in the
+ * text only with --gsn. */
+enum { OPT_GSN = 2000, OPT_NO_GSN };
+typedef enum { GSN_JSON_ONLY, GSN_ALWAYS, GSN_NEVER } gsn_mode;
+static gsn_mode gsn_wanted = GSN_JSON_ONLY;
+
 /* The gait sensitivity norm to each of the model's disturbances (default
  * indicators), for a converged stable period-1 gait; false where none. */
 static bool gait_sensitivity(const cli_run *run, const sm_fixed_result *r, sm_workspace *ws, size_t *n,
@@ -151,6 +162,7 @@ static bool gait_sensitivity(const cli_run *run, const sm_fixed_result *r, sm_wo
 {
     const sm_model *m = run->model;
     *n = 0;
+    if (gsn_wanted == GSN_NEVER || (gsn_wanted == GSN_JSON_ONLY && !run->json)) return false;
     if (!r->converged || r->status != SM_OK || run->newton.period != 1) return false;
     for (size_t i = 0; i < m->n_params && *n < SM_MAX_STATE; i++)
         if (sm_param_is_disturbance(m, i)) param[(*n)++] = i;
@@ -368,6 +380,10 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
 static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
 {
     (void)ctx;
+    if (opt == OPT_GSN || opt == OPT_NO_GSN) {
+        gsn_wanted = opt == OPT_GSN ? GSN_ALWAYS : GSN_NEVER;
+        return 0;
+    }
     if (opt == OPT_MU) {
         if (!cli_parse_double(arg, &run->mu) || !(run->mu >= 0) || !isfinite(run->mu))
             return cli_fail(run, EX_DATAERR, "--mu takes a friction coefficient >= 0, not '%s'", arg);
@@ -395,6 +411,8 @@ int cmd_fixed(int argc, char **argv)
                                          {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {"mu", required_argument, 0, OPT_MU},
                                          {"json", no_argument, 0, OPT_JSON},
+                                         {"gsn", no_argument, 0, OPT_GSN},
+                                         {"no-gsn", no_argument, 0, OPT_NO_GSN},
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, argv, opts, help, own_option, NULL, false);
     if (rc) return rc == CLI_DONE ? 0 : rc;
