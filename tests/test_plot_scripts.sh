@@ -103,7 +103,7 @@ done
 expect 66 "$scripts/plot_actuated.py" three_link_hzd "$dir/missing.csv" "$dir/a.png"
 expect 64 "$scripts/plot_actuated.py" compass "$dir/act_nan.csv" "$dir/a.png"
 expect 64 "$scripts/plot_actuated.py" five_link "$dir/act_nan.csv" "$dir/a.png" --param r=1
-if "$stridemap" simulate three_link_hzd --steps 1 --dt 0.01 --out "$dir/act.csv" >/dev/null 2>&1 &&
+if "$stridemap" simulate "$(dirname "$scripts")/models/three_link_hzd.yaml" --steps 1 --dt 0.01 --out "$dir/act.csv" >/dev/null 2>&1 &&
     "$py" "$scripts/plot_actuated.py" three_link_hzd "$dir/act.csv" "$dir/act.png" && [ -s "$dir/act.png" ]; then
     echo "ok: plot_actuated draws a simulate CSV"
 else
