@@ -143,6 +143,28 @@ def continuation(exe, args, param, lo, hi, tol, out, step="0.01", step_max="0.05
     return rows, side
 
 
+def stable_stretches(rows):
+    """The stretches of a branch (its rows in order) where the gait is
+    stable, each from and to the start, the end or a special point ("the
+    LP", or "the first LP" where there are several)."""
+    kinds = [r["type"] for r in rows if r["type"] in ("LP", "PD", "NS", "BP")]
+    seen, out, start, stable = {}, [], "the start", None
+    for r in rows:
+        t = r["type"]
+        if t in ("LP", "PD", "NS", "BP"):
+            seen[t] = seen.get(t, 0) + 1
+            name = "the %s%s" % ("" if kinds.count(t) == 1 else ("first ", "second ", "third ")[min(seen[t], 3) - 1], t)
+            if stable:
+                out.append((start, name))
+            start, stable = name, None
+            continue
+        if stable is None:
+            stable = r["stable"] == "1"
+    if stable:
+        out.append((start, "the end"))
+    return out
+
+
 def specials(side):
     return [s for b in side["branches"] for s in b["special"]]
 
@@ -311,14 +333,14 @@ def main():
                                       3 if s2["type"] == "BP" else 4, show=6),
             ck.dec("%s %s eig" % (key, s2["type"]), s1["max_abs_eigenvalue"], s2["max_abs_eigenvalue"], 2))
             for s1, s2 in zip(spa, spb)) or "none"
-        stab_a = sorted({r["stable"] for r in pa})
-        stab_b = sorted({r["stable"] for r in pb})
-        ck.same(key + " stability kinds", stab_a, stab_b)
-        if len(stab_b) == 1:
-            stable = "yes, all along" if stab_b == ["1"] else "no, all along"
+        segs = [stable_stretches(pa), stable_stretches(pb)]
+        ck.same(key + " stable stretches", segs[0], segs[1])
+        if segs[1] == [("the start", "the end")]:
+            stable = "yes, all along"
+        elif not segs[1]:
+            stable = "no, all along"
         else:
-            first = [s for s in spb if s["type"] in ("BP", "LP", "PD", "NS")]
-            stable = ("for %s below the %s" % (param, first[0]["type"])) if first else "in part"
+            stable = "; ".join("from %s to %s" % st for st in segs[1])
         ba, bb = sa["branches"][0], sb["branches"][0]
         # Where no gait can be found ahead (the step stalling) the multipliers
         # change fast and each run stops at its own place: the range leaves
