@@ -70,7 +70,7 @@ def main():
         for i, r in enumerate(pts_ok):
             xv, yv = num(r[param]), num(r[y])
             s = r["stable"] == "1"
-            boundary = r["type"] in ("LP", "PD", "NS")
+            boundary = r["type"] in ("LP", "PD", "NS", "BP")
             if boundary:
                 seg_x.append(xv)
                 seg_y.append(yv)
@@ -94,9 +94,9 @@ def main():
             periods_seen.add(period)
         for r in pts:
             t = r["type"]
-            if t in ("LP", "PD", "NS", "MX"):
+            if t in ("LP", "PD", "NS", "BP", "MX"):
                 xv, yv = num(r[param]), num(r[y])
-                marker = {"LP": "s", "PD": "o", "NS": "D", "MX": "x"}[t]
+                marker = {"LP": "s", "PD": "o", "NS": "D", "BP": "^", "MX": "x"}[t]
                 ax.plot([xv], [yv], marker, color="k", ms=5, mfc="none" if t != "MX" else "k", zorder=5)
                 ax.annotate(t, (xv, yv), textcoords="offset points", xytext=(4, 4), fontsize=8)
     if a.xmin is not None or a.xmax is not None:

@@ -6,8 +6,9 @@
 # results/tables/timing.txt; then scripts/fill_results_readme.py puts the
 # tables into results/README.md.  Usage, from anywhere, after building:
 #     scripts/reproduce_all.sh [path/to/stridemap]
-# Every part runs under nice; about 7 minutes on a 2-core machine (most of it
-# the orbit diagrams of reproduce_route_to_chaos.py).
+# Every part runs under nice; about 10 minutes on a 2-core machine (most of
+# it the orbit diagrams of reproduce_route_to_chaos.py; the actuated walkers'
+# part, reproduce_actuated.py, about 3 minutes of CPU).
 set -uo pipefail
 exe=${1:-}
 [ -n "$exe" ] && exe=$(realpath "$exe")
@@ -42,6 +43,7 @@ part human_inverse /usr/bin/python3 scripts/reproduce_human_inverse.py --exe "$S
 part basins /usr/bin/python3 scripts/reproduce_basins.py --exe "$STRIDEMAP"
 part walkers3d /usr/bin/python3 scripts/reproduce_walkers3d.py --exe "$STRIDEMAP"
 part disturb /usr/bin/python3 scripts/reproduce_disturb.py --exe "$STRIDEMAP"
+part actuated /usr/bin/python3 scripts/reproduce_actuated.py --exe "$STRIDEMAP"
 echo "total: $SECONDS s" | tee -a results/tables/timing.txt >&2
 /usr/bin/python3 scripts/fill_results_readme.py results/README.md
 if [ ${#failed[@]} -gt 0 ]; then

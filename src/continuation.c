@@ -24,6 +24,7 @@ const char *sm_point_label(sm_point_type t)
     case SM_POINT_PD: return "PD";
     case SM_POINT_NS: return "NS";
     case SM_POINT_MX: return "MX";
+    case SM_POINT_BP: return "BP";
     default: return "";
     }
 }
@@ -442,12 +443,29 @@ static double test_value(const node *nd, sm_point_type t)
     return t == SM_POINT_LP ? nd->psi_lp : t == SM_POINT_PD ? nd->psi_pd : nd->psi_ns;
 }
 
+/* Hermite's cubic between two nodes: the branch's tangents there, scaled to
+ * advance one chord length along the chord per unit of sigma. */
+typedef struct {
+    const double *ua, *ub;
+    double ma[MAXU], mb[MAXU];
+} hermite;
+
 /* The branch's point across the chord from na along the unit vector d, at
- * arclength s on it (L: the chord's length). */
-static sm_status on_chord(branch *b, const node *na, const double *d, double L, double s, node *t)
+ * arclength s on it (L: the chord's length), predicted on the chord or, with
+ * hc, on Hermite's cubic (which lies on the same plane d . u = d . ua + s):
+ * near a branch point the plane also cuts the crossing branch, and a
+ * predictor off by the chord's sagitta can be corrected onto either. */
+static sm_status on_chord(branch *b, const node *na, const double *d, double L, double s, const hermite *hc,
+                          node *t)
 {
     const size_t m = b->n + 1;
-    for (size_t i = 0; i < m; i++) t->u[i] = na->u[i] + s * d[i];
+    if (hc) {
+        const double x = s / L, x2 = x * x, x3 = x2 * x;
+        const double h00 = 2 * x3 - 3 * x2 + 1, h10 = x3 - 2 * x2 + x, h01 = -2 * x3 + 3 * x2, h11 = x3 - x2;
+        for (size_t i = 0; i < m; i++) t->u[i] = h00 * hc->ua[i] + h10 * hc->ma[i] + h01 * hc->ub[i] + h11 * hc->mb[i];
+    } else {
+        for (size_t i = 0; i < m; i++) t->u[i] = na->u[i] + s * d[i];
+    }
     int iters = 0;
     double res = 0.0;
     sm_status st = correct(b, t->u, d, sm_dense_dot(d, t->u, m), L, t->F, &iters, &res);
@@ -473,10 +491,72 @@ static bool ns_genuine(const node *nd)
     return complex_pair;
 }
 
+/* The unit tangent of the branch at a converged node: the null vector of
+ * dF/du, its state block the node's own stability Jacobian (no strides),
+ * dF/dmu by central differences (two strides of P^N). */
+static sm_status tangent_at(branch *b, const node *nd, double *t)
+{
+    const size_t n = b->n, m = n + 1;
+    double A[MAXU * MAXU], col[MAXU];
+    b->p[b->o->param] = mu_of(b, nd->u);
+    sm_status st = dF_dmu(b, nd->u, nd->F, true, col);
+    if (st != SM_OK) return st;
+    const double *J = nd->pt.jacobian;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++) A[i * m + j] = J[i * n + j] - (i == j ? 1.0 : 0.0);
+        A[i * m + n] = col[i];
+    }
+    if (b->inv) {
+        double grad[SM_MAX_STATE];
+        sm_invariant_gradient(b->m, b->p, nd->u, b->h, grad);
+        for (size_t j = 0; j < n; j++) A[n * m + j] = grad[j];
+        A[n * m + n] = col[n];
+    }
+    if (b->fam) {
+        const size_t k = sm_family_row(b->m);
+        double grad[SM_MAX_STATE];
+        sm_family_gradient(b->m, b->p, nd->u, b->h, grad);
+        for (size_t j = 0; j < n; j++) A[k * m + j] = grad[j];
+        A[k * m + n] = col[k];
+    }
+    const bool ok = b->ne > n ? sm_dense_null_vector_svd(b->ne, m, A, t) : sm_dense_null_vector(n, A, t);
+    return ok ? SM_OK : SM_SINGULAR_JACOBIAN;
+}
+
+/* A real multiplier through +1 between na and nb is a fold only where the
+ * branch turns back in the parameter: the tangent's mu component changes
+ * sign (AUTO's fold test function).  Where it keeps its sign another branch
+ * crosses this one (a branch point, e.g. the transcritical crossing of the
+ * logistic map's x = 0 and x = 1 - 1/r at r = 1, or an HZD gait that an
+ * output's multiplier leaves unchanged while another family of gaits passes
+ * through it): det(J - I) vanishes there too, yet nothing folds.  Both
+ * tangents are oriented along the chord from na to nb, as the branch was
+ * followed.  SM_POINT_LP when the tangents cannot be had (the old
+ * reading).  hc gets Hermite's cubic from the tangents, for locate(). */
+static sm_point_type fold_or_branch_point(branch *b, const node *na, const node *nb, hermite *hc, bool *have_hc)
+{
+    const size_t m = b->n + 1;
+    double ta[MAXU], tb[MAXU], d[MAXU];
+    *have_hc = false;
+    for (size_t i = 0; i < m; i++) d[i] = nb->u[i] - na->u[i];
+    if (tangent_at(b, na, ta) != SM_OK || tangent_at(b, nb, tb) != SM_OK) return SM_POINT_LP;
+    const double da = sm_dense_dot(ta, d, m), db = sm_dense_dot(tb, d, m);
+    const double sa = sgn(da) * ta[b->n], sb = sgn(db) * tb[b->n];
+    /* d . t is L cos(angle): a tangent far off the chord gives no cubic */
+    const double L2 = sm_dense_dot(d, d, m);
+    if (fabs(da) > 0.1 * sqrt(L2) && fabs(db) > 0.1 * sqrt(L2)) {
+        hc->ua = na->u, hc->ub = nb->u;
+        for (size_t i = 0; i < m; i++) hc->ma[i] = ta[i] * L2 / da, hc->mb[i] = tb[i] * L2 / db;
+        *have_hc = true;
+    }
+    return sgn(sa) * sgn(sb) < 0 ? SM_POINT_LP : SM_POINT_BP;
+}
+
 /* Locates the zero of one test function between converged nodes a and b by
  * the Illinois method on the arclength along the chord, each trial point
  * corrected back onto the branch across the chord.  out gets the point. */
-static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type type, node *out)
+static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type type, const hermite *hc,
+                        node *out)
 {
     const size_t m = b->n + 1;
     double d[MAXU];
@@ -485,17 +565,30 @@ static sm_status locate(branch *b, const node *na, const node *nb, sm_point_type
     for (size_t i = 0; i < m; i++) d[i] /= L;
     double sa = 0.0, sb = L, fa = test_value(na, type), fb = test_value(nb, type);
     *out = fabs(fa) < fabs(fb) ? *na : *nb;
-    int side = 0;
-    double s_prev = NAN;
+    int side = 0, failures = 0, failed = 0;
+    double s_prev = NAN, f_best = INFINITY;
     sm_status st = SM_NOT_CONVERGED;
     for (int k = 0; k < 80; k++) {
         double s = (sa * fb - sb * fa) / (fb - fa);
         if (!(s > sa && s < sb)) s = 0.5 * (sa + sb);
+        /* At a branch point the corrector is singular (both branches solve
+         * it), and regula falsi's trial can land too near it to converge:
+         * step back from it towards either end of the bracket instead, 0.1,
+         * then 0.4, then 0.8 of the way. */
+        if (failures > 0) {
+            const double frac = failures <= 2 ? 0.1 : failures <= 4 ? 0.4 : 0.8;
+            s = failures % 2 ? s - frac * (s - sa) : s + frac * (sb - s);
+        }
         node t;
-        if (on_chord(b, na, d, L, s, &t) != SM_OK) break; /* keep the best point so far */
+        if (on_chord(b, na, d, L, s, hc, &t) != SM_OK) {
+            failures++;
+            if (++failed > 6) break; /* keep the best point so far */
+            continue;
+        }
+        failures = 0;
         double fs = test_value(&t, type);
         if (isnan(fs)) break;
-        *out = t;
+        if (fabs(fs) <= f_best) *out = t, f_best = fabs(fs);
         st = SM_OK;
         if (fs == 0.0 || sb - sa < b->o->locate_tol || fabs(s - s_prev) < 1e-2 * b->o->locate_tol) break;
         s_prev = s;
@@ -527,7 +620,7 @@ typedef struct {
 static int emit(emitter *e, sm_cont_point *pt)
 {
     e->r->n_points++;
-    if (pt->type == SM_POINT_LP || pt->type == SM_POINT_PD || pt->type == SM_POINT_NS) {
+    if (pt->type == SM_POINT_LP || pt->type == SM_POINT_PD || pt->type == SM_POINT_NS || pt->type == SM_POINT_BP) {
         if (e->r->n_special < SM_CONT_MAX_SPECIAL) e->r->special[e->r->n_special] = *pt;
         e->r->n_special++;
     }
@@ -561,7 +654,7 @@ static int find_in(branch *b, const node *na, const node *nb, int depth, node *s
         const double L = sm_dense_norm2(d, m);
         for (size_t i = 0; i < m; i++) d[i] /= L;
         node mid;
-        if (on_chord(b, na, d, L, 0.5 * L, &mid) == SM_OK) {
+        if (on_chord(b, na, d, L, 0.5 * L, NULL, &mid) == SM_OK) {
             k = find_in(b, na, &mid, depth + 1, sp, k);
             return find_in(b, &mid, nb, depth + 1, sp, k);
         }
@@ -570,12 +663,16 @@ static int find_in(branch *b, const node *na, const node *nb, int depth, node *s
     for (int i = 0; i < 3 && k < MAX_SPECIAL_PER_STEP; i++) {
         if (!(c & (1u << types[i]))) continue;
         node *out = &sp[k];
-        if (locate(b, na, nb, types[i], out) != SM_OK) {
+        hermite hc;
+        bool have_hc = false;
+        const sm_point_type label = types[i] == SM_POINT_LP ? fold_or_branch_point(b, na, nb, &hc, &have_hc) : types[i];
+        if (locate(b, na, nb, types[i], have_hc ? &hc : NULL, out) != SM_OK) {
             *out = *nb;
             out->pt.type = types[i];
             out->pt.status = SM_NOT_CONVERGED;
         }
         if (types[i] == SM_POINT_NS && !ns_genuine(out)) continue; /* a neutral saddle */
+        out->pt.type = label;
         k++;
     }
     return k;

@@ -119,6 +119,36 @@ static void test_continue_logistic_csv_and_sidecar(void **state)
     assert_non_null(strstr(r->err, "PD at r = 3"));
 }
 
+/* The logistic map's branches x = 1 - 1/r and x = 0 cross at r = 1: a BP
+ * row (a multiplier through +1 where the branch goes on in r), not LP, in
+ * the CSV, the sidecar and the summary. */
+static void test_continue_branch_point_row(void **state)
+{
+    const char *csv = path("bp.csv");
+    cli_result *r = cli_run("continue", "logistic", "--param", "r", "--from", "0.5", "--to", "1.5", "--guess", "-1",
+                            "--out", csv, NULL);
+    if (r->status != 0) fail_msg("exit %d: %s", r->status, r->err);
+    char text[1 << 16];
+    cli_slurp(csv, text, sizeof text);
+    assert_null(strstr(text, ",LP,"));
+    const char *bp = strstr(text, ",BP,");
+    assert_non_null(bp);
+    const char *line = bp;
+    while (line > text && line[-1] != '\n') line--;
+    int branch, period;
+    double value, x;
+    assert_int_equal(sscanf(line, "%d,%d,%lf,BP,%lf", &branch, &period, &value, &x), 4);
+    assert_close(value, 1.0, 1e-6);
+    assert_close(x, 0.0, 1e-6);
+    json_t *doc = json_load_file(path("bp.json"), 0, NULL);
+    assert_non_null(doc);
+    json_t *sp = json_object_get(json_array_get(json_object_get(doc, "branches"), 0), "special");
+    assert_int_equal(json_array_size(sp), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(sp, 0), "type")), "BP");
+    json_decref(doc);
+    assert_non_null(strstr(r->err, "BP at r = 1"));
+}
+
 static void test_continue_failed_start(void **state)
 {
     cli_result *r = cli_run("continue", "simplest", "--param", "gamma", "--to", "0.012", "--guess", "0.2,-0.01,0.4,0", NULL);
@@ -390,6 +420,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continue_logistic_csv_and_sidecar),
         cmocka_unit_test(test_continue_newton_update),
+        cmocka_unit_test(test_continue_branch_point_row),
         cmocka_unit_test(test_continue_failed_start),
         cmocka_unit_test(test_continue_start_not_within_tol),
         cmocka_unit_test(test_continue_errors),

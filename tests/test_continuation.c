@@ -153,6 +153,41 @@ static void test_logistic_switch_to_period_2_and_4(void **state)
 
 /* foldmap x' = x + mu - x^2: from the unstable branch x = -sqrt(mu) round
  * the fold at mu = 0 onto x = +sqrt(mu) and on to its PD at mu = 1. */
+/* Logistic map: the branches x = 1 - 1/r and x = 0 cross at r = 1, where
+ * each one's multiplier (2 - r and r) passes through +1 while neither turns
+ * in r (dx/dr = 1/r^2 and 0): a transcritical branch point, BP, not a fold.
+ * (Before, any zero of det(J - I) was called LP.) */
+static void test_transcritical_crossing_is_a_branch_point(void **state)
+{
+    static const double starts[2] = {-1.0, 0.0}; /* x at r = 0.5 on each branch */
+    for (int k = 0; k < 2; k++) {
+        static trace t;
+        sm_cont_result r;
+        assert_status(run("logistic", "r", 0.5, 1.5, 1, &starts[k], &t, &r, NULL), SM_OK);
+        assert_int_equal(r.stop, SM_STOP_BOUND);
+        assert_int_equal(count_type(&t, SM_POINT_LP), 0);
+        assert_int_equal(count_type(&t, SM_POINT_BP), 1);
+        assert_int_equal(r.n_special, 1);
+        const sm_cont_point *bp = first_of(&t, SM_POINT_BP);
+        assert_int_equal(r.special[0].type, SM_POINT_BP);
+        /* The corrector is singular at a branch point (both branches solve
+         * it), so a residual within tol 1e-10 places a point only to about
+         * sqrt(tol) there; predicted on the chord the trials near r = 1
+         * were corrected 3e-4 away. */
+        assert_close(bp->mu, 1.0, 1e-6);
+        assert_close(bp->x[0], 0.0, 1e-6);
+        assert_close(bp->eig_re[0], 1.0, 1e-6);
+        assert_close(fabs(bp->eigvec[0]), 1.0, 1e-12);
+        for (int i = 0; i < t.n; i++) {
+            if (t.pts[i].type == SM_POINT_BP) continue; /* (held above) */
+            const double mu = t.pts[i].mu, want = k == 0 ? 1.0 - 1.0 / mu : 0.0;
+            assert_close(t.pts[i].x[0], want, 1e-9);
+            assert_close(t.pts[i].eig_re[0], k == 0 ? 2.0 - mu : mu, 1e-7);
+        }
+        assert_close(t.pts[t.n - 1].mu, 1.5, 1e-12);
+    }
+}
+
 static void test_fold_and_back(void **state)
 {
     static trace t;
@@ -707,6 +742,7 @@ static void test_labels_and_options(void **state)
     assert_string_equal(sm_point_label(SM_POINT_PD), "PD");
     assert_string_equal(sm_point_label(SM_POINT_NS), "NS");
     assert_string_equal(sm_point_label(SM_POINT_MX), "MX");
+    assert_string_equal(sm_point_label(SM_POINT_BP), "BP");
     assert_string_equal(sm_point_label(SM_POINT_REGULAR), "");
     assert_string_equal(sm_cont_stop_name(SM_STOP_BOUND), "bound");
     const sm_model *m = test_model("logistic");
@@ -961,6 +997,7 @@ int main(void)
         cmocka_unit_test(test_logistic_first_period_doubling),
         cmocka_unit_test(test_logistic_switch_to_period_2_and_4),
         cmocka_unit_test(test_fold_and_back),
+        cmocka_unit_test(test_transcritical_crossing_is_a_branch_point),
         cmocka_unit_test(test_neimark_sacker),
         cmocka_unit_test(test_broyden_corrector_finds_the_same_bifurcations_in_fewer_strides),
         cmocka_unit_test(test_real_pair_merging_outside_is_not_ns),

@@ -145,5 +145,22 @@ else
     failed=$((failed + 1))
 fi
 
+# The actuated walkers: bad files and names, then a simulate CSV drawn.
+printf 'kind,step,time,hip_x,hip_z,leg_a,leg_b,torso\nstart,0,0,0,1,x,0.3,0.5\n' >"$dir/act_nan.csv"
+for bad in empty other act_nan; do
+    expect 65 "$scripts/plot_actuated.py" three_link_hzd "$dir/$bad.csv" "$dir/a.png"
+done
+expect 66 "$scripts/plot_actuated.py" three_link_hzd "$dir/missing.csv" "$dir/a.png"
+expect 64 "$scripts/plot_actuated.py" compass "$dir/act_nan.csv" "$dir/a.png"
+expect 64 "$scripts/plot_actuated.py" five_link "$dir/act_nan.csv" "$dir/a.png" --param r=1
+if "$stridemap" simulate "$(dirname "$scripts")/models/three_link_hzd.yaml" --steps 1 --dt 0.01 --out "$dir/act.csv" >/dev/null 2>&1 &&
+    "$py" "$scripts/plot_actuated.py" three_link_hzd "$dir/act.csv" "$dir/act.png" && [ -s "$dir/act.png" ]; then
+    echo "ok: plot_actuated draws a simulate CSV"
+else
+    echo "FAIL: plot_actuated on a good simulate CSV"
+    failed=$((failed + 1))
+fi
+expect 73 "$scripts/plot_actuated.py" three_link_hzd "$dir/act.csv" /nonexistent-dir/a.png
+
 echo "plot scripts: $failed failed"
 [ "$failed" -eq 0 ]

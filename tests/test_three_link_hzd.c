@@ -123,6 +123,77 @@ static void test_outputs_stay_zero_on_the_zero_dynamics(void **state)
     sm_registry_close(m);
 }
 
+/* The swing foot's height r (cos theta1 - cos theta2) along a step on the
+ * zero dynamics, against where y2 = 0 makes the legs pass each other:
+ * 2 theta1 = (a02 + a12 theta1 + a22 theta1^2 + a32 theta1^3)(theta1^2 - theta1d^2),
+ * solved here by bisection.  Straight legs keep the foot above the ground
+ * only while |theta2| > |theta1|, so with the issue's a02 = -2.27 (legs
+ * passing at theta1 = 0.1253) the foot is below the ground from there to
+ * the impact, and with a02 = 0 (passing at mid-stance) it never is
+ * (models/three_link_hzd.yaml's header, results/README.md). */
+typedef struct {
+    double r, d, th_c;
+    bool crossing_late; /* the legs pass after mid-stance: below the ground from there */
+    int samples, wrong;
+    double lowest;
+} foot_watch;
+
+static int on_foot(void *ctx, double t, size_t phase, const double *x)
+{
+    (void)t;
+    (void)phase;
+    foot_watch *w = ctx;
+    const double th1 = x[2], h = x[1] - w->r * cos(x[3]);
+    w->samples++;
+    w->lowest = fmin(w->lowest, h);
+    const bool past = w->crossing_late && th1 > w->th_c;
+    if (th1 > -w->d + 1e-4 && th1 < w->d - 1e-4 && fabs(th1 - w->th_c) > 1e-4 && (h < 0) != past) w->wrong++;
+    return 0;
+}
+
+static double legs_pass(const double *c, double d)
+{
+    double lo = 0.0, hi = d; /* 2 theta - factor (theta^2 - d^2): a02 d^2 <= 0 at 0, 2 d > 0 at d */
+    for (int k = 0; k < 100; k++) {
+        const double x = 0.5 * (lo + hi), g = 2 * x - (c[0] + c[1] * x + c[2] * x * x + c[3] * x * x * x) * (x * x - d * d);
+        if (g < 0) lo = x;
+        else hi = x;
+    }
+    return 0.5 * (lo + hi);
+}
+
+static void test_swing_foot_below_the_ground_where_the_legs_pass(void **state)
+{
+    (void)state;
+    const sm_model *m = hzd_open_file(src_path(MODEL));
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    for (int k = 0; k < 2; k++) {
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], y[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        if (k == 1) set_param(m, p, "a02", 0.0);
+        const double c[4] = {p[sm_model_param_index(m, "a02")], p[sm_model_param_index(m, "a12")],
+                             p[sm_model_param_index(m, "a22")], p[sm_model_param_index(m, "a32")]};
+        foot_watch w = {.r = p[sm_model_param_index(m, "r")], .d = p[sm_model_param_index(m, "theta1d")],
+                        .lowest = INFINITY};
+        w.th_c = legs_pass(c, w.d);
+        w.crossing_late = k == 0;
+        zero_dynamics_state(m, p, 1.2, x);
+        sm_observer obs = {.dt = 1e-3, .sample = on_foot, .ctx = &w};
+        assert_status(sm_stride(ws, p, x, y, NULL, &obs), SM_OK);
+        assert_true(w.samples > 500);
+        assert_int_equal(w.wrong, 0);
+        if (k == 0) {
+            assert_close(w.th_c, 0.1253, 1e-4);
+            assert_true(w.lowest < -0.02);
+        } else {
+            assert_close(w.th_c, 0.0, 1e-15);
+            assert_true(w.lowest > -1e-9);
+        }
+    }
+    sm_workspace_free(ws);
+    sm_registry_close(m);
+}
+
 static void test_energy_and_the_torques_work(void **state)
 {
     (void)state;
@@ -546,6 +617,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_outputs_stay_zero_on_the_zero_dynamics),
         cmocka_unit_test(test_energy_and_the_torques_work),
+        cmocka_unit_test(test_swing_foot_below_the_ground_where_the_legs_pass),
         cmocka_unit_test(test_gait_and_torque_peaks),
         cmocka_unit_test(test_restricted_map_by_hand),
         cmocka_unit_test(test_restricted_map_is_the_full_maps_restriction),

@@ -14,7 +14,10 @@
  * lambda_i lambda_j - 1 over pairs of multipliers, det(J (.) J - I) (a
  * complex pair through the unit circle: Neimark-Sacker, NS; two real
  * multipliers that become a complex pair do not change its sign, and a
- * real pair with product 1 is no NS).  A step where more than one changes
+ * real pair with product 1 is no NS).  A zero of det(J - I) is a fold only
+ * where the branch turns back in mu (the tangent's mu component changes
+ * sign, AUTO's fold test); where it does not, another branch crosses this
+ * one and the point is a branch point, BP.  A step where more than one changes
  * sign is halved until each change has a stretch of its own; a sign change
  * is located by regula falsi (Illinois) on the arclength between the two
  * points, each trial corrected back onto the branch.
@@ -39,10 +42,12 @@ typedef enum {
     SM_POINT_LP,      /* limit point (fold): a real multiplier through +1 */
     SM_POINT_PD,      /* period doubling (flip): a real multiplier through -1 */
     SM_POINT_NS,      /* Neimark-Sacker: a complex pair through the unit circle */
-    SM_POINT_MX       /* failure: no gait here (the stride failed or Newton did not converge) */
+    SM_POINT_MX,      /* failure: no gait here (the stride failed or Newton did not converge) */
+    SM_POINT_BP       /* branch point: a real multiplier through +1 where the branch does not
+                         turn (another branch of gaits crosses this one) */
 } sm_point_type;
 
-/* AUTO's label: "", "EP", "LP", "PD", "NS" or "MX". */
+/* AUTO's label: "", "EP", "LP", "PD", "NS", "MX" or "BP". */
 const char *sm_point_label(sm_point_type t);
 
 /* Why a continuation ended. */
@@ -104,7 +109,7 @@ typedef struct {
     double residual;            /* max |P^N(z) - z| */
     double arclength;           /* from the start of the branch */
     sm_status status;           /* SM_OK, or why there is no gait (MX) */
-    double eigvec[SM_MAX_STATE]; /* PD and LP: unit eigenvector of the critical multiplier, [n_free] */
+    double eigvec[SM_MAX_STATE]; /* PD, LP and BP: unit eigenvector of the critical multiplier, [n_free] */
     double tangent[SM_MAX_STATE + 1]; /* unit direction of the branch in (z, mu) */
 } sm_cont_point;
 
@@ -122,7 +127,7 @@ typedef struct {
     int n_points;              /* points handed to the callback */
     long stride_evals;
     sm_cont_point last;        /* the last good point */
-    int n_special;             /* LP, PD and NS points found, at most SM_CONT_MAX_SPECIAL kept */
+    int n_special;             /* LP, PD, NS and BP points found, at most SM_CONT_MAX_SPECIAL kept */
     sm_cont_point special[SM_CONT_MAX_SPECIAL];
 } sm_cont_result;
 
