@@ -20,6 +20,9 @@
  *   a slope continuation each point's sagittal state and multipliers are
  *   models/compass_round_spring.yaml's `fixed` at that slope (to 1e-8 and
  *   1e-6); the out-of-plane coordinates are 0.
+ * - Coleman's two-step map is the mirrored map twice (F_L F_R = (S F_R)^2,
+ *   src/cli/args.c), so `continue --two-step` finds the one-step gait with
+ *   its multipliers squared (to 1e-6 of their size).
  * - A sweep's rows do not depend on --jobs (README: the seed order is
  *   fixed), so --jobs 1 and --jobs 2 give the same rows bit for bit apart
  *   from wall_s. */
@@ -354,6 +357,42 @@ static void continue_slope_planar(void **state_)
     }
 }
 
+/* `continue --two-step` follows the mirrored map's gait as a fixed point of
+ * two steps (P^2): each point is the one-step `fixed` gait at that
+ * foot_radius, with its multipliers squared.  Before the fix the branch
+ * stopped at its start (MX): a period-2 branch refused every point that
+ * was period 1, as if it had fallen back onto the orbit it doubled from. */
+static void continue_two_step(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const char *out = tmp("two.csv");
+    run_ok((const char *const[]){"continue", G3, "--param", "foot_radius", "--to", "0.21", "--step", "0.01",
+                                 "--two-step", "--out", out, NULL});
+    static table t;
+    read_csv(out, &t);
+    assert_true(t.nrow >= 3 && t.nrow <= 10);
+    assert_close(num(&t, t.nrow - 1, "foot_radius"), 0.21, 1e-15);
+    for (size_t r = 0; r < t.nrow; r++) {
+        assert_string_equal(str(&t, r, "status"), "ok");
+        assert_close(num(&t, r, "period"), 2.0, 0.0);
+        char set[64];
+        snprintf(set, sizeof set, "foot_radius=%s", str(&t, r, "foot_radius"));
+        gait g;
+        fixed_at(G3, (const char *const[]){set, NULL}, &g);
+        assert_int_equal(g.k, 7);
+        for (size_t i = 0; i < g.n; i++) assert_close(num(&t, r, g.names[i]), g.x[i], 1e-8);
+        double sq_re[7], sq_im[7], re[7], im[7];
+        for (size_t i = 0; i < 7; i++) {
+            sq_re[i] = g.re[i] * g.re[i] - g.im[i] * g.im[i];
+            sq_im[i] = 2 * g.re[i] * g.im[i];
+        }
+        row_eigs(&t, r, 7, re, im);
+        assert_within(sq_re, sq_im, 7, re, im, 7, 1e-6);
+        assert_close(num(&t, r, "max_abs_eig"), g.max_abs * g.max_abs, 1e-6 * g.max_abs * g.max_abs);
+    }
+}
+
 /* ----------------------------------------------------------------- sweep */
 
 /* The rows of DIR/sweep.csv without the wall_s column. */
@@ -437,6 +476,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(continue_foot_radius),
         cmocka_unit_test(continue_slope),
         cmocka_unit_test(continue_slope_planar),
+        cmocka_unit_test(continue_two_step),
         cmocka_unit_test(sweep_stability_map),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
