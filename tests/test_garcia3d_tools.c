@@ -23,6 +23,9 @@
  * - Coleman's two-step map is the mirrored map twice (F_L F_R = (S F_R)^2,
  *   src/cli/args.c), so `continue --two-step` finds the one-step gait with
  *   its multipliers squared (to 1e-6 of their size).
+ * - The 3-D rimless wheel's family in a sweep: the heading held, the lean
+ *   by the closed form atan(tan(gamma) sin(b)), the family's multiplier 1
+ *   (to 1e-6) named by trivial_eig and left out of max_abs_eig.
  * - A sweep's rows do not depend on --jobs (README: the seed order is
  *   fixed), so --jobs 1 and --jobs 2 give the same rows bit for bit apart
  *   from wall_s. */
@@ -114,6 +117,7 @@ typedef struct {
     size_t n, k;  /* states, multipliers */
     char names[MAX_N * 2][CELL];
     double x[MAX_N * 2], re[MAX_N], im[MAX_N], max_abs;
+    int trivial; /* the family's multiplier 1, left out of max_abs; -1: none */
     bool stable;
 } gait;
 
@@ -166,10 +170,17 @@ static void fixed_at(const char *model, const char *const *sets, gait *g)
     }
     g->max_abs = json_number_value(json_object_get(doc, "max_abs_eigenvalue"));
     g->stable = json_is_true(json_object_get(doc, "stable"));
+    json_t *one = json_object_get(doc, "trivial_multiplier");
+    g->trivial = -1;
+    for (size_t i = 0; json_is_array(one) && i < g->k; i++)
+        if (g->re[i] == json_number_value(json_array_get(one, 0)) && g->im[i] == json_number_value(json_array_get(one, 1)))
+            g->trivial = (int)i;
+    assert_true(json_is_null(one) || g->trivial >= 0);
     json_decref(doc);
     /* stands on the multipliers, not on the field that reports them */
     double big = 0;
-    for (size_t i = 0; i < g->k; i++) big = fmax(big, hypot(g->re[i], g->im[i]));
+    for (size_t i = 0; i < g->k; i++)
+        if ((int)i != g->trivial) big = fmax(big, hypot(g->re[i], g->im[i]));
     assert_close(g->max_abs, big, 1e-12 * big);
 }
 
@@ -454,6 +465,48 @@ static void sweep_stability_map(void **state_)
     }
 }
 
+/* A sweep over the 3-D rimless wheel's family (models/rimless3d.yaml):
+ * slope x heading b.  Each row is the family member at heading b (held),
+ * leaning by the closed form atan(tan(gamma) sin(b)) (gravity in the
+ * wheel's plane, test_garcia3d.c); trivial_eig names the multiplier that is
+ * 1 along the family (to 1e-6), left out of max_abs_eig as `fixed` does. */
+static void sweep_family(void **state_)
+{
+    (void)state_;
+    if (!cli_exe) skip();
+    const char *model = SM_SOURCE_DIR "/models/rimless3d.yaml";
+    char d[300], p[400];
+    snprintf(d, sizeof d, "%s", tmp("rimless"));
+    run_ok((const char *const[]){"sweep", model, "--grid", "slope=0.1:0.14:2", "--grid",
+                                 "section.family.hub_yaw=0:0.3:2", "--jobs", "2", "-q", "--out", d, NULL});
+    snprintf(p, sizeof p, "%s/sweep.csv", d);
+    static table t;
+    read_csv(p, &t);
+    assert_int_equal(t.nrow, 4);
+    for (size_t r = 0; r < t.nrow; r++) {
+        const double gamma = num(&t, r, "slope"), b = num(&t, r, "section.family.hub_yaw");
+        assert_close(gamma, r % 2 ? 0.14 : 0.1, 1e-16);
+        assert_close(b, r < 2 ? 0.0 : 0.3, 1e-16);
+        assert_close(num(&t, r, "x_hub_yaw"), b, 1e-9);
+        assert_close(num(&t, r, "x_hub_roll"), -atan(tan(gamma) * sin(b)), 1e-9);
+        const double k = num(&t, r, "trivial_eig");
+        assert_true(k >= 1 && k <= 12);
+        char name[32];
+        snprintf(name, sizeof name, "eig%d_re", (int)k);
+        assert_close(num(&t, r, name), 1.0, 1e-6);
+        snprintf(name, sizeof name, "eig%d_im", (int)k);
+        assert_close(num(&t, r, name), 0.0, 1e-6);
+        char s0[64], s1[80];
+        snprintf(s0, sizeof s0, "slope=%s", str(&t, r, "slope"));
+        snprintf(s1, sizeof s1, "section.family.hub_yaw=%s", str(&t, r, "section.family.hub_yaw"));
+        gait g;
+        fixed_at(model, (const char *const[]){s0, s1, NULL}, &g);
+        assert_true(g.trivial >= 0);
+        assert_row_is(&t, r, "x_", &g);
+        assert_string_equal(str(&t, r, "outcome"), g.max_abs < 1 ? "stable" : "unstable");
+    }
+}
+
 static int setup(void **state_)
 {
     (void)state_;
@@ -478,6 +531,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(continue_slope_planar),
         cmocka_unit_test(continue_two_step),
         cmocka_unit_test(sweep_stability_map),
+        cmocka_unit_test(sweep_family),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
