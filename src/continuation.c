@@ -714,6 +714,10 @@ struct sm_cont_state {
     sm_cont_stop stop;
     sm_status why_stop; /* why the last step failed, SM_OK after a success */
     bool done;          /* the branch is closed (the callback stopped it, or sm_cont_finish ran) */
+    /* The start's orbit has its full period N, so a point at a shorter one
+     * is the orbit it doubled from.  A branch started on a shorter-period
+     * orbit (a period-1 gait continued as P^2: --two-step) stays on it. */
+    bool keep_off_shorter;
     /* The step in hand, between sm_cont_step and sm_cont_accept. */
     int iters;
     bool at_bound;
@@ -721,6 +725,12 @@ struct sm_cont_state {
     node special[MAX_SPECIAL_PER_STEP];
     double s_of[MAX_SPECIAL_PER_STEP];
 };
+
+/* Below this distance from a shorter period an orbit has that period. */
+static double shorter_tol(const sm_cont_options *o) { return fmax(1e3 * o->tol, 1e-8); }
+
+/* How far nd's orbit is from the shorter period the branch keeps off. */
+static double gap_of(const sm_cont_state *s, const node *nd) { return s->keep_off_shorter ? nd->gap : INFINITY; }
 
 sm_cont_state *sm_cont_state_create(void) { return calloc(1, sizeof(sm_cont_state)); }
 
@@ -820,7 +830,8 @@ sm_status sm_cont_start(sm_cont_state *s, sm_workspace *ws, const double *p, con
 
     /* The pending point is handed out once the next one is known, so the
      * last point can be marked EP. */
-    s->h = fmax(fmin(o->h0, 0.5 * prev->gap), o->h_min);
+    s->keep_off_shorter = prev->gap >= shorter_tol(o);
+    s->h = fmax(fmin(o->h0, 0.5 * gap_of(s, prev)), o->h_min);
     s->computed = 1;
     s->stop = SM_STOP_MAX_POINTS;
     s->why_stop = SM_OK;
@@ -880,7 +891,7 @@ sm_status sm_cont_step(sm_cont_state *s)
             /* A corrector that went backwards or nowhere jumped branches. */
             if (!(len > 0) || sm_dense_dot(sec, t, mm) <= 0) st = SM_NOT_CONVERGED;
             /* ... or fell onto the shorter-period orbit it doubled from. */
-            if (next->gap < fmax(1e3 * o->tol, 1e-8)) st = SM_NOT_CONVERGED;
+            if (s->keep_off_shorter && next->gap < shorter_tol(o)) st = SM_NOT_CONVERGED;
         }
         if (st != SM_OK) {
             s->why_stop = st;
@@ -944,7 +955,7 @@ bool sm_cont_accept(sm_cont_state *s)
         s->h = fmax(0.5 * s->h, o->h_min);
     /* A doubled orbit lies about gap/2 from the one it came from: a
      * longer step could land there. */
-    s->h = fmax(fmin(s->h, 0.5 * s->prev->gap), o->h_min);
+    s->h = fmax(fmin(s->h, 0.5 * gap_of(s, s->prev)), o->h_min);
     return true;
 }
 
