@@ -226,6 +226,33 @@ static void every_model_is_disturbed_or_says_it_has_none(void **state)
     assert_true(total >= 12);
 }
 
+/* compass.yaml with one more disturbance line: a second slope step and an
+ * unknown kind are refused with the line and what to change (exit 65). */
+static void bad_disturbance_lines_name_what_to_change(void **state)
+{
+    (void)state;
+    static const char *const extra[][2] = {
+        {"  tilt: {kind: slope_step}\n", "a second slope_step ('tilt'); a file has one slope step"},
+        {"  shove: {kind: shove}\n", "disturbance kind 'shove' is not known; the kinds: floor_step, slope_step"},
+    };
+    static char text[1 << 16];
+    FILE *in = fopen(SM_SOURCE_DIR "/models/compass.yaml", "r");
+    assert_non_null(in);
+    const size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    for (size_t k = 0; k < sizeof extra / sizeof extra[0]; k++) {
+        char path[] = "/tmp/stridemap_disturb_XXXXXX.yaml";
+        const int fd = mkstemps(path, 5);
+        assert_true(fd >= 0);
+        FILE *out = fdopen(fd, "w");
+        fwrite(text, 1, n, out);
+        fputs(extra[k][0], out);
+        fclose(out);
+        cli_expect_error(cli_run("params", path, NULL), 65, extra[k][1]);
+        unlink(path);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -241,6 +268,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(fixed_reports_the_gait_sensitivity_norm),
         cmocka_unit_test(help_names_the_command),
         cmocka_unit_test(every_model_is_disturbed_or_says_it_has_none),
+        cmocka_unit_test(bad_disturbance_lines_name_what_to_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
