@@ -44,8 +44,11 @@
 #include "models.h"
 
 enum { X, Y, VX, VY, XF };
-enum { M, L0, K, ALPHA0, G, E };
+enum { M, L0, K, ALPHA0, G, E, ATTACK_ERROR };
 enum { SINGLE_DOWN, DOUBLE, SINGLE_UP };
+
+/* The angle of attack of this stride's touch-down. */
+static double attack(const double *p) { return p[ALPHA0] + p[ATTACK_ERROR]; }
 
 static double spring(const double *p, double dx, double dy) { return p[K] / p[M] * (p[L0] / hypot(dx, dy) - 1.0); }
 
@@ -71,7 +74,7 @@ static int rhs_double(double t, const double *x, double *xd, const double *p, co
 
 static double swing_foot_height(double t, const double *x, const double *p, const void *data)
 {
-    return x[Y] - p[L0] * sin(p[ALPHA0]);
+    return x[Y] - p[L0] * sin(attack(p));
 }
 
 static double stance_stretch(double t, const double *x, const double *p, const void *data)
@@ -91,7 +94,7 @@ static double sunk(double t, const double *x, const double *p, const void *data)
 static int touch_down(const double *xm, double *xp, const double *p, const void *data)
 {
     for (int i = 0; i < 5; i++) xp[i] = xm[i];
-    xp[XF] = xm[X] + p[L0] * cos(p[ALPHA0]);
+    xp[XF] = xm[X] + p[L0] * cos(attack(p));
     return 0;
 }
 
@@ -212,6 +215,7 @@ static const sm_param_def params[] = {
     {"alpha0", 1.2042771838760873, 0.1, 1.5, "rad", "angle of attack of the swing leg, from the ground (69 deg)", 0},
     {"g", 9.81, 1e-3, 1e3, "m/s^2", "gravitational acceleration", 0},
     {"E", 840.0, 1e-3, 1e7, "J", "total energy of the walker (kinetic + gravitational + spring)", 0},
+    {"attack_error", 0.0, -0.2, 0.2, "rad", "this stride's angle of attack this much steeper", SM_PARAM_DISTURBANCE},
 };
 
 const sm_model sm_model_slip = {
@@ -220,7 +224,7 @@ const sm_model sm_model_slip = {
     .reference = "Geyer, Seyfarth & Blickhan (2006), Proc. R. Soc. B 273:2861-2867",
     .n_state = 5,
     .state_names = state_names,
-    .n_params = 6,
+    .n_params = 7,
     .params = params,
     .n_phases = 3,
     .phases = phases,

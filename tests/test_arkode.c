@@ -83,7 +83,7 @@ static void test_rimless_closed_form(void **state)
 {
     (void)state;
     const sm_model *m = test_model("rimless");
-    double p[4];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     const double alpha = M_PI / p[0], gl = p[2] / p[3];
     const double thd = -sqrt(4.0 * gl * sin(alpha) * sin(p[1])) / tan(2.0 * alpha);

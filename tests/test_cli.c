@@ -230,8 +230,9 @@ static void models_and_params_list_what_exists(void **state)
     json_t *doc = json_loads(r->out, 0, NULL);
     assert_non_null(doc);
     json_t *params = json_object_get(doc, "params");
-    assert_int_equal(json_array_size(params), 4);
+    assert_int_equal(json_array_size(params), 6); /* n, gamma, g, l and two disturbances */
     assert_string_equal(json_string_value(json_object_get(json_array_get(params, 0), "name")), "n");
+    assert_true(json_is_true(json_object_get(json_array_get(params, 4), "disturbance")));
     json_decref(doc);
 }
 

@@ -357,6 +357,155 @@ static void test_bad_input(void **state)
     sm_workspace_free(ws);
 }
 
+/* The rimless wheel on the gait x* = (alpha, theta_dot*): the stride in
+ * closed form by energy (E = l^2 theta_dot^2/2 + g l cos(theta - gamma)
+ * is kept in stance) and the strike's cos(2 alpha). */
+static void rimless_gait(const double *p, double *x)
+{
+    const double a = M_PI / p[0], gam = p[1], gl = p[2] / p[3];
+    x[0] = a;
+    x[1] = -cos(2 * a) / sin(2 * a) * sqrt(4 * gl * sin(a) * sin(gam));
+}
+
+/* A step down by h: the next spoke's tip, 2 l sin(theta + alpha) sin(alpha)
+ * above the old floor, meets the new one at theta- = -alpha - asin(h /
+ * (2 l sin alpha)); the wheel lands there, theta+ = theta- + 2 alpha, and
+ * the next (level) stride is back on the section theta = alpha. */
+static void test_rimless_step_down_closed_form(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("rimless");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    rimless_gait(p, x0);
+    const int ih = sm_model_param_index(m, "step_down");
+    assert_true(ih >= 0 && sm_param_is_disturbance(m, (size_t)ih));
+    const double a = M_PI / p[0], gam = p[1], gl = p[2] / p[3];
+    for (int k = 0; k < 2; k++) {
+        const double h = k ? -0.02 : 0.03;
+        double x1[SM_MAX_STATE], x2[SM_MAX_STATE];
+        sm_step_metrics mt;
+        assert_status(sm_disturbed_stride(ws, p, (size_t)ih, h, x0, x1, &mt), SM_OK);
+        const double thm = -a - asin(h / (p[3] * 2 * sin(a)));
+        const double thdm = -sqrt(x0[1] * x0[1] + 2 * gl * (cos(a - gam) - cos(thm - gam)));
+        assert_close(x1[0], thm + 2 * a, 1e-8);
+        assert_close(x1[1], cos(2 * a) * thdm, 1e-6 * fabs(thdm));
+        assert_status(sm_stride(ws, p, x1, x2, &mt, NULL), SM_OK);
+        assert_close(x2[0], a, 1e-8);
+    }
+    sm_workspace_free(ws);
+}
+
+/* A one-stride slope change: theta_dot- = -sqrt(theta_dot*^2 + 4 (g/l)
+ * sin(alpha) sin(gamma + d)), so B = d theta_dot+/dd = -cos(2 alpha)
+ * 2 (g/l) sin(alpha) cos(gamma) / |theta_dot-|, and theta stays alpha. */
+static void test_rimless_slope_step_closed_form(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("rimless");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    rimless_gait(p, x0);
+    const int is = sm_model_param_index(m, "slope_step");
+    assert_true(is >= 0 && sm_param_is_disturbance(m, (size_t)is));
+    const double a = M_PI / p[0], gam = p[1], gl = p[2] / p[3];
+    const double d = 0.01;
+    double x1[SM_MAX_STATE];
+    sm_step_metrics mt;
+    assert_status(sm_disturbed_stride(ws, p, (size_t)is, d, x0, x1, &mt), SM_OK);
+    const double vd = sqrt(x0[1] * x0[1] + 4 * gl * sin(a) * sin(gam + d));
+    assert_close(x1[0], a, 1e-8);
+    assert_close(x1[1], -cos(2 * a) * vd, 1e-6 * vd);
+
+    sm_fixed_result g;
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    assert_status(sm_fixed_point(ws, p, x0, &no, &g), SM_OK);
+    sm_gsn_options o;
+    sm_gsn_options_default(&o);
+    sm_gsn_result r;
+    assert_status(sm_gsn(ws, p, &g.gait, (size_t)is, &o, &r), SM_OK);
+    const double v0 = fabs(x0[1] / cos(2 * a));
+    assert_close(r.B[1], -cos(2 * a) * 2 * gl * sin(a) * cos(gam) / v0, 1e-5 * fabs(r.B[1]));
+    assert_close(r.B[0], 0.0, 1e-6);
+    assert_true(isfinite(r.gsn) && r.gsn > 0);
+    sm_workspace_free(ws);
+}
+
+/* slip is lossless with its gaits a family in E: the angle-of-attack error
+ * must keep E (the invariant) through the disturbed stride, and move the
+ * walker. */
+static void test_slip_attack_error_keeps_energy(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("slip");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_result g;
+    assert_status(sm_fixed_point(ws, p, x0, &no, &g), SM_OK);
+    const int ia = sm_model_param_index(m, "attack_error");
+    assert_true(ia >= 0 && sm_param_is_disturbance(m, (size_t)ia));
+    const double E = p[m->invariant_param];
+    for (int k = 0; k < 2; k++) {
+        const double d = k ? -0.003 : 0.003;
+        double x1[SM_MAX_STATE];
+        sm_step_metrics mt;
+        assert_status(sm_disturbed_stride(ws, p, (size_t)ia, d, g.x, x1, &mt), SM_OK);
+        assert_close(m->invariant(x1, p, m->data), E, 1e-6 * E);
+        double moved = 0;
+        for (size_t i = 0; i < m->n_state; i++) moved = fmax(moved, fabs(x1[i] - g.x[i]));
+        assert_true(moved > 1e-5);
+    }
+    sm_workspace_free(ws);
+}
+
+/* Two derivations of one slope step.  The body file measures its angles
+ * from the floor's normal and keeps them as the floor tilts (gravity turns
+ * by d); compass.c measures them from the vertical (th = gamma - leg), so
+ * its state at gamma + d is the body's rotated by d: compass.c's stride
+ * from (th_st + d, th_sw + d, rates) on gamma + d must give the body file's
+ * step time and length. */
+static void test_slope_step_closed_form_and_body_file_agree(void **state)
+{
+    (void)state;
+    const sm_model *mc = test_model("compass"), *mb = NULL;
+    char why[512];
+    assert_status(sm_registry_open(SM_SOURCE_DIR "/models/compass.yaml", &mb, why, sizeof why), SM_OK);
+    double period[2][2], length[2][2];
+    const sm_model *ms[2] = {mc, mb};
+    for (int i = 0; i < 2; i++) {
+        sm_workspace *ws = test_workspace(ms[i], 0, SM_METHOD_ADAMS);
+        double p[SM_MAX_PARAMS];
+        sm_model_default_params(ms[i], p);
+        const sm_fixed_result g = simplest_gait(ws, p);
+        const int k = sm_model_param_index(ms[i], "slope_step");
+        assert_true(k >= 0 && sm_param_is_disturbance(ms[i], (size_t)k));
+        for (int s = 0; s < 2; s++) {
+            const double d = s ? 0.01 : -0.01;
+            double x0[SM_MAX_STATE], x1[SM_MAX_STATE];
+            memcpy(x0, g.x, sizeof x0);
+            if (i == 0) x0[0] += d, x0[1] += d;
+            sm_step_metrics mt;
+            assert_status(sm_disturbed_stride(ws, p, (size_t)k, d, x0, x1, &mt), SM_OK);
+            period[i][s] = mt.period, length[i][s] = mt.step_length;
+        }
+        sm_workspace_free(ws);
+    }
+    for (int s = 0; s < 2; s++) {
+        assert_close(period[1][s], period[0][s], 1e-9);
+        assert_close(length[1][s], length[0][s], 1e-9);
+    }
+    /* a steeper stride is not the level one */
+    assert_true(fabs(period[0][1] - period[0][0]) > 1e-4);
+    sm_registry_close(mb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -369,6 +518,10 @@ int main(void)
         cmocka_unit_test(test_step_down_monotone_in_max_strides),
         cmocka_unit_test(test_scan_finds_the_first_edge),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_rimless_step_down_closed_form),
+        cmocka_unit_test(test_rimless_slope_step_closed_form),
+        cmocka_unit_test(test_slip_attack_error_keeps_energy),
+        cmocka_unit_test(test_slope_step_closed_form_and_body_file_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

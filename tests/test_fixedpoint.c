@@ -12,7 +12,7 @@
 static void check_rimless_gait(double n, double gamma, double g, double l)
 {
     const sm_model *m = test_model("rimless");
-    const double p[4] = {n, gamma, g, l};
+    const double p[SM_MAX_PARAMS] = {n, gamma, g, l};
     char why[256];
     assert_status(sm_model_check_params(m, p, why, sizeof why), SM_OK);
     const double alpha = M_PI / n, gl = g / l;
@@ -57,7 +57,7 @@ static void test_rimless_default_gait(void **state)
 {
     (void)state;
     const sm_model *m = test_model("rimless");
-    double p[4];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     check_rimless_gait(p[0], p[1], p[2], p[3]);
 }
@@ -78,7 +78,7 @@ static void test_rimless_poincare_and_jacobian(void **state)
     (void)state;
     const sm_model *m = test_model("rimless");
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
-    const double p[4] = {10, 0.08, 9.81, 1.0};
+    const double p[SM_MAX_PARAMS] = {10, 0.08, 9.81, 1.0};
     const double alpha = M_PI / 10, c = cos(2 * alpha), K = 4 * 9.81 * sin(alpha) * sin(0.08);
     const double v = -2.5;
     double Pv, x_end[2], P2v;
@@ -879,7 +879,7 @@ static void test_lift_and_free_are_inverse(void **state)
 {
     (void)state;
     const sm_model *m = test_model("rimless");
-    double p[4];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     p[0] = 8;
     const double z[1] = {-0.73};

@@ -79,7 +79,7 @@ static void test_energy_conserved_rimless(void **state)
     (void)state;
     const sm_model *m = test_model("rimless");
     sm_workspace *ws = test_workspace(m, 1e-10, SM_METHOD_ADAMS);
-    const double p[4] = {10, 0.08, 9.81, 1.0};
+    const double p[SM_MAX_PARAMS] = {10, 0.08, 9.81, 1.0};
     double x[2] = {M_PI / 10, -1.5};
 
     energy_watch w = {.m = m, .p = p, .energy = rimless_energy, .t_last = 0.0};
@@ -643,7 +643,7 @@ static void test_bdf_matches_adams(void **state)
 
     /* The rimless wheel as well. */
     const sm_model *r = test_model("rimless");
-    const double pr[4] = {10, 0.08, 9.81, 1.0};
+    const double pr[SM_MAX_PARAMS] = {10, 0.08, 9.81, 1.0};
     double xr[2] = {M_PI / 10, -2.0}, ra[2], rb[2];
     sm_workspace_free(wa);
     sm_workspace_free(wb);

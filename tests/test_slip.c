@@ -57,7 +57,7 @@ static void gait(const double *p, sm_workspace *ws, sm_fixed_result *r)
 static void energy_conserved_over_strides_and_toeoff_at_zero_force(void **state)
 {
     const sm_model *m = test_model("slip");
-    double p[6];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     /* rtol 1e-12: energy is then conserved to about 1e-11 of itself per stride. */
     sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
@@ -86,7 +86,7 @@ static void energy_conserved_over_strides_and_toeoff_at_zero_force(void **state)
 static void one_multiplier_is_one_and_the_default_gait_is_stable(void **state)
 {
     const sm_model *m = test_model("slip");
-    double p[6];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     sm_fixed_result r;
@@ -114,7 +114,7 @@ static void one_multiplier_is_one_and_the_default_gait_is_stable(void **state)
 static void flight_and_stalling_are_not_walking(void **state)
 {
     const sm_model *m = test_model("slip");
-    double p[6], x[5] = {0}, y[5];
+    double p[SM_MAX_PARAMS], x[5] = {0}, y[5];
     sm_model_default_params(m, p);
     sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
     /* Too fast from a low apex: the stance leg leaves the ground before the

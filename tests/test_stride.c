@@ -162,7 +162,7 @@ static void test_rimless_closed_form_stride(void **state)
 {
     (void)state;
     const sm_model *m = test_model("rimless");
-    const double params[][4] = {{10, 0.08, 9.81, 1.0}, {6, 0.3, 9.81, 1.0}, {16, 0.05, 1.0, 0.8}};
+    const double params[][SM_MAX_PARAMS] = {{10, 0.08, 9.81, 1.0}, {6, 0.3, 9.81, 1.0}, {16, 0.05, 1.0, 0.8}};
     const double starts[] = {-1.0, -2.0, -4.0, -7.5};
     /* rtol = atol = 1e-12: at the default 1e-10 a slow start that barely
      * vaults (theta_dot+ = -1 with the defaults) is off by 4e-9 in
@@ -201,7 +201,7 @@ static void test_rimless_closed_form_stride(void **state)
         }
     }
     /* Too slow to vault over the spoke: it rolls back. */
-    const double p[4] = {10, 0.08, 9.81, 1.0};
+    const double p[SM_MAX_PARAMS] = {10, 0.08, 9.81, 1.0};
     double x[2] = {M_PI / 10, -0.3}, y[2];
     assert_status(sm_stride(ws, p, x, y, NULL, NULL), SM_FELL_BACKWARD);
     sm_workspace_free(ws);

@@ -247,6 +247,9 @@ typedef struct {
     bool has_floor_step;                 /* false: none (a file built in C leaves it so) */
     size_t floor_step_param;             /* the parameter */
     size_t floor_step_coord;             /* a position coordinate */
+    /* a slope step: the parameter added to the slope for a stride */
+    bool has_slope_step;
+    size_t slope_step_param;
 } body_file;
 
 /* Reads a file.  On a bad file: SM_BAD_MODEL_FILE and "path:line:col: what is

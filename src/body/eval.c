@@ -32,7 +32,9 @@ void body_def_at(const body_file *f, size_t i, const double *p, sm_rigid_body_de
 
 void body_gravity_at(const body_file *f, const double *p, double g[3])
 {
-    const double g0 = body_num_eval(&f->gravity, p), slope = body_num_eval(&f->slope, p);
+    const double g0 = body_num_eval(&f->gravity, p);
+    /* a slope step (load_disturb.c) tilts this stride's gravity only */
+    const double slope = body_num_eval(&f->slope, p) + (f->has_slope_step ? p[f->slope_step_param] : 0.0);
     g[0] = g0 * sin(slope);
     g[1] = 0.0;
     g[2] = -g0 * cos(slope);
@@ -74,6 +76,10 @@ void body_eval_plan(body_model *bm)
     bm->gravity_dep = (body_deps){0};
     deps_add(&bm->gravity_dep, &f->gravity, 1);
     deps_add(&bm->gravity_dep, &f->slope, 1);
+    if (f->has_slope_step) {
+        const body_num d = {.param = (int)f->slope_step_param};
+        deps_add(&bm->gravity_dep, &d, 1);
+    }
 }
 
 static bool moved(const body_deps *d, const bool *changed)
