@@ -56,6 +56,9 @@ static const struct {
     {"sm_basin_config.fix", "--fix"},
     {"sm_basin_config.max_strides", "--max-strides"},
     {"sm_basin_config.tol", "--return-tol"},
+    {"sm_cont_steps.step", "--step"},
+    {"sm_cont_steps.step_min", "--step-min"},
+    {"sm_cont_steps.step_max", "--step-max"},
 };
 
 static bool ident_char(char c)
