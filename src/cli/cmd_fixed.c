@@ -327,14 +327,7 @@ int cmd_fixed(int argc, char **argv)
     cli_run_init(&run, "fixed");
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"guess", required_argument, 0, OPT_GUESS},
-                                         {"period", required_argument, 0, OPT_PERIOD},
-                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
-                                         {"tol", required_argument, 0, OPT_TOL},
-                                         {"max-iter", required_argument, 0, OPT_MAX_ITER},
-                                         {"fd-step", required_argument, 0, OPT_FD_STEP},
-                                         {"central", no_argument, 0, OPT_CENTRAL},
-                                         {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
-                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
+                                         CLI_NEWTON_OPTIONS,
                                          {"mu", required_argument, 0, OPT_MU},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};

@@ -91,14 +91,7 @@ int cmd_sweep(int argc, char **argv)
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"grid", required_argument, 0, OPT_GRID},
                                          SWEEP_RUN_OPTIONS,
-                                         {"period", required_argument, 0, OPT_PERIOD},
-                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
-                                         {"tol", required_argument, 0, OPT_TOL},
-                                         {"max-iter", required_argument, 0, OPT_MAX_ITER},
-                                         {"fd-step", required_argument, 0, OPT_FD_STEP},
-                                         {"central", no_argument, 0, OPT_CENTRAL},
-                                         {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
-                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
+                                         CLI_NEWTON_OPTIONS,
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, args, opts, help, own_option, &o, false);
     if (rc) {
