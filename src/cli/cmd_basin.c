@@ -302,12 +302,7 @@ int cmd_basin(int argc, char **argv)
     }
 
     sm_sweep_config c;
-    sm_sweep_config_default(&c, m);
-    memcpy(c.params, run.params, sizeof c.params);
-    c.solver = run.solver;
-    c.newton = run.newton;
-    c.have_guess = run.have_x0;
-    memcpy(c.guess, run.x0, sizeof c.guess);
+    sweep_config_from_run(&run, &c);
     c.grid = bc.plane;
     c.task = sm_basin_task(b);
     json_t *extra = basin_json(m, &bc, b, r);

@@ -102,12 +102,7 @@ int cmd_sweep(int argc, char **argv)
     const sm_model *m = run.model;
 
     sm_sweep_config c;
-    sm_sweep_config_default(&c, m);
-    memcpy(c.params, run.params, sizeof c.params);
-    c.solver = run.solver;
-    c.newton = run.newton;
-    c.have_guess = run.have_x0;
-    memcpy(c.guess, run.x0, sizeof c.guess);
+    sweep_config_from_run(&run, &c);
     if (o.n_grids == 0)
         return cli_fail(&run, EX_USAGE, "which parameters? give at least one --grid NAME=LO:HI:N");
     char why[1024];
