@@ -32,6 +32,24 @@ typedef struct {
     bool failed;
 } gw_error;
 
+/* The library's message in this interface's words: the fields of
+ * sm_cont_steps are the opts fields of the same names. */
+static char *opts_text(char *text)
+{
+    static const char lib[] = "sm_cont_steps.", ours[] = "opts.";
+    char *o = text;
+    for (const char *t = text; *t;)
+        if (strncmp(t, lib, sizeof lib - 1) == 0) {
+            memcpy(o, ours, sizeof ours - 1);
+            o += sizeof ours - 1;
+            t += sizeof lib - 1;
+        } else {
+            *o++ = *t++;
+        }
+    *o = '\0';
+    return text;
+}
+
 static void gw_fail(gw_error *e, sm_status st, const char *fmt, ...)
 {
     if (e->failed) return;
@@ -683,9 +701,10 @@ static mxArray *cmd_continue(gw_run *r, const mxArray *opts, gw_error *e)
     o.hi = fmax(from, to);
     o.direction = to > from ? +1 : -1;
     o.period = r->newton.period;
-    o.h_max = have_max ? step_max : fmax(fmax(0.02, fabs(to - from) / 20.0), fmax(have_step ? step : 0.0, have_min ? step_min : 0.0));
-    o.h0 = have_step ? step : fmin(fmax(step, have_min ? step_min : 0.0), o.h_max);
-    o.h_min = have_min ? step_min : fmin(step_min, o.h0);
+    const sm_cont_steps steps = {.step = step, .step_min = step_min, .step_max = step_max,
+                                 .have_step = have_step, .have_step_min = have_min, .have_step_max = have_max};
+    if (!e->failed && sm_cont_steps_apply(&steps, from, to, &o, why, sizeof why) != SM_OK)
+        gw_fail(e, SM_BAD_OPTION, "%s", opts_text(why));
     o.max_points = max_points;
     o.tol = r->newton.tol;
     o.fd_step = r->newton.fd_step;

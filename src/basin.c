@@ -91,20 +91,6 @@ static const char *free_names(const sm_model *m, char *buf, size_t len)
     return buf;
 }
 
-static bool parse_double(const char *s, size_t len, double *out)
-{
-    char buf[64];
-    if (len == 0 || len >= sizeof buf) return false;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(buf, &end);
-    if (end == buf || *end != '\0' || errno == ERANGE || !isfinite(v)) return false;
-    *out = v;
-    return true;
-}
-
 sm_status sm_basin_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis *a, char *why, size_t why_len)
 {
     memset(a, 0, sizeof *a);
@@ -125,7 +111,8 @@ sm_status sm_basin_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
     }
     memcpy(a->name, spec, nlen);
     a->param = (size_t)k;
-    if (!parse_double(eq + 1, (size_t)(c1 - eq - 1), &a->lo) || !parse_double(c1 + 1, (size_t)(c2 - c1 - 1), &a->hi)) {
+    if (!sweep_parse_number(eq + 1, (size_t)(c1 - eq - 1), &a->lo) ||
+        !sweep_parse_number(c1 + 1, (size_t)(c2 - c1 - 1), &a->hi)) {
         snprintf(why, why_len, "sm_basin_config.plane %s: LO and HI must be finite numbers in '%s'", a->name, spec);
         return SM_BAD_PARAM;
     }
@@ -161,7 +148,7 @@ sm_status sm_basin_fix_parse(sm_basin_config *c, const char *spec, char *why, si
         return SM_UNKNOWN_PARAM;
     }
     double v;
-    if (!parse_double(eq + 1, strlen(eq + 1), &v)) {
+    if (!sweep_parse_number(eq + 1, strlen(eq + 1), &v)) {
         snprintf(why, why_len, "sm_basin_config.fix %.*s: the value must be a finite number, not '%s'", (int)(eq - spec),
                  spec, eq + 1);
         return SM_BAD_PARAM;

@@ -98,6 +98,19 @@ static sm_ffi_table *points_table(const sm_model *m, const char *param)
     return t;
 }
 
+/* The library's message in the handle's words: its settings are the
+ * fields of sm_cont_steps by their bare names. */
+static char *settings_text(char *text)
+{
+    static const char prefix[] = "sm_cont_steps.";
+    char *o = text;
+    for (const char *t = text; *t;)
+        if (strncmp(t, prefix, sizeof prefix - 1) == 0) t += sizeof prefix - 1;
+        else *o++ = *t++;
+    *o = '\0';
+    return text;
+}
+
 /* The continuation's options from the handle's settings, as the stridemap
  * program makes them from its flags (cmd_continue.c). */
 static int options(sm_ffi_model *h, size_t ip, double from, double to, const sm_newton_options *newton,
@@ -109,26 +122,17 @@ static int options(sm_ffi_model *h, size_t ip, double from, double to, const sm_
     o->hi = fmax(from, to);
     o->direction = to > from ? +1 : -1;
     o->period = newton->period;
-    if (s->have_step_min && s->have_step_max && s->step_min > s->step_max)
-        return ffi_fail(h, SM_BAD_OPTION, "step_min %g is larger than step_max %g; make step_min <= step_max",
-                        s->step_min, s->step_max);
-    if (s->have_step && s->have_step_min && s->step < s->step_min)
-        return ffi_fail(h, SM_BAD_OPTION, "step %g is smaller than step_min %g; make step_min <= step", s->step,
-                        s->step_min);
-    if (s->have_step && s->have_step_max && s->step > s->step_max)
-        return ffi_fail(h, SM_BAD_OPTION, "step %g is larger than step_max %g; make step <= step_max", s->step,
-                        s->step_max);
-    /* A default gives way to a step given. */
-    o->h_max = s->have_step_max ? s->step_max
-                                : fmax(fmax(0.02, s->weight * fabs(to - from) / 20.0),
-                                       fmax(s->have_step ? s->step : 0.0, s->have_step_min ? s->step_min : 0.0));
-    o->h0 = s->have_step ? s->step : fmin(fmax(s->step, s->have_step_min ? s->step_min : 0.0), o->h_max);
-    o->h_min = s->have_step_min ? s->step_min : fmin(s->step_min, o->h0);
+    o->weight = s->weight;
+    const sm_cont_steps steps = {.step = s->step, .step_min = s->step_min, .step_max = s->step_max,
+                                 .have_step = s->have_step, .have_step_min = s->have_step_min,
+                                 .have_step_max = s->have_step_max};
+    char why[512];
+    if (sm_cont_steps_apply(&steps, from, to, o, why, sizeof why) != SM_OK)
+        return ffi_fail(h, SM_BAD_OPTION, "%s", settings_text(why));
     o->max_points = (int)s->max_points;
     o->tol = newton->tol;
     o->max_iter = (int)s->corrector_iter;
     o->fd_step = newton->fd_step;
-    o->weight = s->weight;
     o->locate = s->locate;
     o->locate_tol = s->locate_tol;
     o->start = *newton;

@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "stridemap/sweep.h"
+#include "sweep_internal.h"
 
 #define SWEEP_MAX_N 100000000L     /* points on one axis */
 #define SWEEP_MAX_POINTS 1000000000L /* points in the grid */
 
-static bool parse_number(const char *s, size_t len, double *out)
+bool sweep_parse_number(const char *s, size_t len, double *out)
 {
     char buf[64];
     if (len == 0 || len >= sizeof buf) return false;
@@ -50,8 +51,8 @@ sm_status sm_sweep_axis_parse(const sm_model *m, const char *spec, sm_sweep_axis
         return SM_UNKNOWN_PARAM;
     }
     a->param = (size_t)i;
-    if (!parse_number(eq + 1, (size_t)(c1 - eq - 1), &a->lo) ||
-        !parse_number(c1 + 1, (size_t)(c2 - c1 - 1), &a->hi)) {
+    if (!sweep_parse_number(eq + 1, (size_t)(c1 - eq - 1), &a->lo) ||
+        !sweep_parse_number(c1 + 1, (size_t)(c2 - c1 - 1), &a->hi)) {
         snprintf(why, why_len, "sm_sweep_axis %s: LO and HI must be finite numbers in '%s'", a->name, spec);
         return SM_BAD_PARAM;
     }

@@ -17,6 +17,10 @@ typedef struct {
 /* printf into o (sweep_csv.c); does nothing once o is full. */
 void sweep_put(sweep_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Parses the finite number s[0..len) (sweep_grid.c); false for anything
+ * else, an overflow or a number that is not whole text. */
+bool sweep_parse_number(const char *s, size_t len, double *out);
+
 /* Column positions of a sweep CSV for a model and grid. */
 typedef struct {
     size_t n_cols;

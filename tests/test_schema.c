@@ -1,11 +1,11 @@
 /* docs/output-schema.md against the program: the tables are read from the
  * document itself, so that neither can drift from the other.  For each
- * JSON output (fixed, search, params, the continue, orbit and sweep
+ * JSON output (fixed, search, params, the continue, orbit, sweep and basin
  * sidecars), over runs that between them meet every documented condition:
  * every key is documented, with the documented type; every key documented
  * "always" is there in each run; every documented key appears in some run
  * (MPI's alone excepted); "schema" is the document's version.  For each
- * CSV (simulate, continue, orbit, sweep): every column is documented, every
+ * CSV (simulate, continue, orbit, sweep, basin, inverse): every column is documented, every
  * "always" column is there, the fixed columns in the documented order.
  * The binary's path comes as argv[1]. */
 #include <jansson.h>
@@ -326,6 +326,29 @@ static void test_sweep(void **state)
     check_covered(&t, "sweep sidecars");
 }
 
+/* A basin's sidecars: a plain run, and one with --segment and --guess (the
+ * keys only they write). */
+static void test_basin(void **state)
+{
+    (void)state;
+    doc_table t;
+    read_table("`basin` sidecars", &t);
+    cli_result *r = cli_run("basin", "simplest", "--plane", "theta=0.17:0.23:3,theta_dot=-0.23:-0.17:3", "-q",
+                            "--out", tmp("basin1"), NULL);
+    if (r->status != 0) fail_msg("basin: exit %d: %s", r->status, r->err);
+    r = cli_run("basin", "simplest", "--plane", "theta=0.17:0.23:4,theta_dot=-0.23:-0.17:3", "--segment", "2",
+                "--guess", "0.2,-0.2,0.4,-0.0158", "-q", "--out", tmp("basin2"), NULL);
+    if (r->status != 0) fail_msg("basin --segment --guess: exit %d: %s", r->status, r->err);
+    static const char *const files[] = {"basin1/part-local.json", "basin1/basin.json", "basin2/part-local.json",
+                                        "basin2/basin.json"};
+    for (size_t i = 0; i < 4; i++) {
+        json_t *doc = load(files[i]);
+        check_json(&t, doc, files[i]);
+        json_decref(doc);
+    }
+    check_covered(&t, "basin sidecars");
+}
+
 /* The header of a CSV written by a run: its columns against the table. */
 static void check_csv(doc_table *t, const char *header, json_t *states, json_t *params, const char *what)
 {
@@ -413,6 +436,36 @@ static void test_csv_columns(void **state)
     check_csv(&t, text, states, params, "sweep CSV");
     json_decref(states);
     json_decref(params);
+
+    names_of("simplest", &states, &params);
+    read_table("`basin` CSV", &t);
+    cli_result *rb = cli_run("basin", "simplest", "--plane", "theta=0.17:0.23:3,theta_dot=-0.23:-0.17:3", "-q",
+                             "--out", tmp("bc"), NULL);
+    if (rb->status != 0) fail_msg("basin: exit %d: %s", rb->status, rb->err);
+    cli_slurp(tmp("bc/basin.csv"), text, sizeof text);
+    check_csv(&t, text, states, params, "basin CSV");
+    cli_slurp(tmp("bc/part-local.csv"), text, sizeof text);
+    check_csv(&t, text, states, params, "basin part-local.csv");
+    check_covered(&t, "basin CSV");
+    json_decref(states);
+    json_decref(params);
+
+    /* inverse on a walk 'simulate' wrote, without and with --forward */
+    char hu9[512];
+    snprintf(hu9, sizeof hu9, "%s", src_path("models/human_hu9.yaml"));
+    names_of(hu9, &states, &params);
+    read_table("`inverse` CSV", &t);
+    assert_int_equal(cli_run("simulate", hu9, "--steps", "1", "--dt", "0.002", "--out", tmp("walk.csv"), NULL)->status,
+                     0);
+    cli_result *ri = cli_run("inverse", hu9, tmp("walk.csv"), "--half-window", "2", NULL);
+    if (ri->status != 0) fail_msg("inverse: exit %d: %s", ri->status, ri->err);
+    check_csv(&t, ri->out, states, params, "inverse CSV");
+    ri = cli_run("inverse", hu9, tmp("walk.csv"), "--half-window", "2", "--forward", NULL);
+    if (ri->status != 0) fail_msg("inverse --forward: exit %d: %s", ri->status, ri->err);
+    check_csv(&t, ri->out, states, params, "inverse --forward CSV");
+    check_covered(&t, "inverse CSV");
+    json_decref(states);
+    json_decref(params);
 }
 
 int main(int argc, char **argv)
@@ -428,6 +481,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_search_params),
         cmocka_unit_test(test_continue_orbit),
         cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_basin),
         cmocka_unit_test(test_csv_columns),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);

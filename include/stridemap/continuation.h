@@ -240,4 +240,19 @@ typedef struct {
 sm_status sm_cont_tree(sm_workspace *ws, const double *p, const double *x_guess, const sm_cont_options *o,
                        const sm_cont_tree_options *t, const sm_cont_tree_fns *fns, sm_cont_tree_result *res);
 
+/* Continuation's three steps as a caller was given them: each one given or
+ * not; a value not given holds the caller's default (step 1e-3 and
+ * step_min 1e-8 are the program's; step_max's is worked out). */
+typedef struct {
+    double step, step_min, step_max; /* sm_cont_options.h0, h_min, h_max */
+    bool have_step, have_step_min, have_step_max;
+} sm_cont_steps;
+
+/* Sets o->h0, h_min, h_max from s for a continuation over [from, to] at
+ * o->weight: a step given is kept; a default never crosses a step given,
+ * and step_max's default is 0.02 or weight |to - from| / 20, the larger.
+ * SM_BAD_OPTION, with why naming the two, when given steps disagree. */
+sm_status sm_cont_steps_apply(const sm_cont_steps *s, double from, double to, sm_cont_options *o, char *why,
+                              size_t why_len);
+
 #endif

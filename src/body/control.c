@@ -117,15 +117,26 @@ sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, c
     return SM_OK;
 }
 
-sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, double *u)
+/* What a control law reads at state x of phase ph: the kinematics, the
+ * phase's contacts c[*nc] and the springs' generalised forces tau. */
+static sm_status law_inputs(const body_eval *e, size_t ph, const double *x, sm_contact *c, size_t *nc, double *tau)
 {
     const body_model *bm = e->bm;
     sm_status st = sm_rigid_forward(e->m, e->d, x, x + bm->nq);
     if (st != SM_OK) return st;
-    sm_contact c[BODY_MAX_CONTACTS];
-    const size_t nc = body_phase_contacts(e, ph, x + bm->nq, c);
-    double tau[SM_RIGID_MAX_V];
+    *nc = body_phase_contacts(e, ph, x + bm->nq, c);
     body_spring_forces(e, x, x + bm->nq, tau);
+    return SM_OK;
+}
+
+sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, double *u)
+{
+    const body_model *bm = e->bm;
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc;
+    double tau[SM_RIGID_MAX_V];
+    sm_status st = law_inputs(e, ph, x, c, &nc, tau);
+    if (st != SM_OK) return st;
     return body_control_add(e, c, nc, x, x + bm->nq, x + bm->nq + bm->nv, tau, u);
 }
 
@@ -133,12 +144,11 @@ sm_status body_control_law_at(const body_eval *e, size_t ph, const double *x, do
 {
     const body_model *bm = e->bm;
     const body_controller *k = &bm->f->ctrl;
-    sm_status st = sm_rigid_forward(e->m, e->d, x, x + bm->nq);
-    if (st != SM_OK) return st;
     sm_contact c[BODY_MAX_CONTACTS];
-    const size_t nc = body_phase_contacts(e, ph, x + bm->nq, c);
+    size_t nc;
     double tau[SM_RIGID_MAX_V];
-    body_spring_forces(e, x, x + bm->nq, tau);
+    sm_status st = law_inputs(e, ph, x, c, &nc, tau);
+    if (st != SM_OK) return st;
     const double *zi = k->n_int ? x + bm->nq + bm->nv + body_ctrl_nheld(k) : NULL;
     return body_control_law(e, c, nc, x, x + bm->nq, zi, tau, u);
 }

@@ -60,6 +60,9 @@ static const struct {
     {"sm_disturb_options.return_tol", "--return-tol"},
     {"sm_disturb_options.bisect_tol", "--bisect-tol"},
     {"sm_disturb_options.scan_points", "--scan"},
+    {"sm_cont_steps.step", "--step"},
+    {"sm_cont_steps.step_min", "--step-min"},
+    {"sm_cont_steps.step_max", "--step-max"},
 };
 
 static bool ident_char(char c)

@@ -147,6 +147,15 @@ enum {
         {"max-order", required_argument, 0, OPT_MAX_ORDER},                                       \
         {"help", no_argument, 0, OPT_HELP}
 
+/* Newton's options, as 'fixed' takes them and every command that finds a
+ * gait the same way ('sweep', 'basin'). */
+#define CLI_NEWTON_OPTIONS                                                                          \
+    {"period", required_argument, 0, OPT_PERIOD}, {"two-step", no_argument, 0, OPT_TWO_STEP},      \
+        {"tol", required_argument, 0, OPT_TOL}, {"max-iter", required_argument, 0, OPT_MAX_ITER},   \
+        {"fd-step", required_argument, 0, OPT_FD_STEP}, {"central", no_argument, 0, OPT_CENTRAL},   \
+        {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},                                 \
+        {"jacobian", required_argument, 0, OPT_JACOBIAN}
+
 /* A subcommand's own options: return 0 if handled, 1 if not its option, or
  * an exit code >= 64 for a bad value. */
 typedef int (*cli_own_option_fn)(cli_run *run, int opt, const char *arg, void *ctx);

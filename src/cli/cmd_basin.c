@@ -239,14 +239,7 @@ int cmd_basin(int argc, char **argv)
                                          {"return-tol", required_argument, 0, OPT_RETURN_TOL},
                                          {"no-cell-map", no_argument, 0, OPT_NO_CELL_MAP},
                                          SWEEP_RUN_OPTIONS,
-                                         {"period", required_argument, 0, OPT_PERIOD},
-                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
-                                         {"tol", required_argument, 0, OPT_TOL},
-                                         {"max-iter", required_argument, 0, OPT_MAX_ITER},
-                                         {"fd-step", required_argument, 0, OPT_FD_STEP},
-                                         {"central", no_argument, 0, OPT_CENTRAL},
-                                         {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
-                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
+                                         CLI_NEWTON_OPTIONS,
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, args, opts, help, own_option, &o, false);
     free(args);
@@ -309,12 +302,7 @@ int cmd_basin(int argc, char **argv)
     }
 
     sm_sweep_config c;
-    sm_sweep_config_default(&c, m);
-    memcpy(c.params, run.params, sizeof c.params);
-    c.solver = run.solver;
-    c.newton = run.newton;
-    c.have_guess = run.have_x0;
-    memcpy(c.guess, run.x0, sizeof c.guess);
+    sweep_config_from_run(&run, &c);
     c.grid = bc.plane;
     c.task = sm_basin_task(b);
     json_t *extra = basin_json(m, &bc, b, r);

@@ -312,26 +312,15 @@ int cmd_continue(int argc, char **argv)
     o->hi = fmax(from, to);
     o->direction = to > from ? +1 : -1;
     o->period = run.newton.period;
-    /* Steps given together must agree; a default gives way to a step given. */
-    if (s.have_step_min && s.have_step_max && s.step_min > s.step_max)
-        return cli_fail(&run, EX_USAGE, "--step-min %g is larger than --step-max %g; make --step-min <= --step-max",
-                        s.step_min, s.step_max);
-    if (s.have_step && s.have_step_min && s.step < s.step_min)
-        return cli_fail(&run, EX_USAGE, "--step %g is smaller than --step-min %g; make --step-min <= --step",
-                        s.step, s.step_min);
-    if (s.have_step && s.have_step_max && s.step > s.step_max)
-        return cli_fail(&run, EX_USAGE, "--step %g is larger than --step-max %g; make --step <= --step-max",
-                        s.step, s.step_max);
-    o->h_max = s.have_step_max ? s.step_max
-                               : fmax(fmax(0.02, s.weight * fabs(to - from) / 20.0),
-                                      fmax(s.have_step ? s.step : 0.0, s.have_step_min ? s.step_min : 0.0));
-    o->h0 = s.have_step ? s.step : fmin(fmax(s.step, s.have_step_min ? s.step_min : 0.0), o->h_max);
-    o->h_min = s.have_step_min ? s.step_min : fmin(s.step_min, o->h0);
+    o->weight = s.weight;
+    const sm_cont_steps steps = {.step = s.step, .step_min = s.step_min, .step_max = s.step_max,
+                                 .have_step = s.have_step, .have_step_min = s.have_step_min,
+                                 .have_step_max = s.have_step_max};
+    if (sm_cont_steps_apply(&steps, from, to, o, why, sizeof why) != SM_OK) return cli_fail(&run, EX_USAGE, "%s", why);
     o->max_points = (int)s.max_points;
     o->tol = run.newton.tol;
     o->max_iter = (int)s.corrector_iter;
     o->fd_step = run.newton.fd_step;
-    o->weight = s.weight;
     o->locate = !s.no_locate;
     o->locate_tol = s.locate_tol;
     o->start = run.newton;

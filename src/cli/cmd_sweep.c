@@ -91,14 +91,7 @@ int cmd_sweep(int argc, char **argv)
     static const struct option opts[] = {CLI_SOLVER_OPTIONS,
                                          {"grid", required_argument, 0, OPT_GRID},
                                          SWEEP_RUN_OPTIONS,
-                                         {"period", required_argument, 0, OPT_PERIOD},
-                                         {"two-step", no_argument, 0, OPT_TWO_STEP},
-                                         {"tol", required_argument, 0, OPT_TOL},
-                                         {"max-iter", required_argument, 0, OPT_MAX_ITER},
-                                         {"fd-step", required_argument, 0, OPT_FD_STEP},
-                                         {"central", no_argument, 0, OPT_CENTRAL},
-                                         {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
-                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
+                                         CLI_NEWTON_OPTIONS,
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, args, opts, help, own_option, &o, false);
     if (rc) {
@@ -109,12 +102,7 @@ int cmd_sweep(int argc, char **argv)
     const sm_model *m = run.model;
 
     sm_sweep_config c;
-    sm_sweep_config_default(&c, m);
-    memcpy(c.params, run.params, sizeof c.params);
-    c.solver = run.solver;
-    c.newton = run.newton;
-    c.have_guess = run.have_x0;
-    memcpy(c.guess, run.x0, sizeof c.guess);
+    sweep_config_from_run(&run, &c);
     if (o.n_grids == 0)
         return cli_fail(&run, EX_USAGE, "which parameters? give at least one --grid NAME=LO:HI:N");
     char why[1024];

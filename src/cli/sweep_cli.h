@@ -41,6 +41,10 @@ enum {
 /* Takes one of SWEEP_RUN_OPTIONS (and --guess): 0 if taken, 1 if not one of them, or an exit code. */
 int sweep_run_option(cli_run *run, int opt, const char *arg, sweep_run_opts *o);
 
+/* c's defaults for run's model, with run's parameters, solver and Newton
+ * options and --guess. */
+void sweep_config_from_run(const cli_run *run, sm_sweep_config *c);
+
 /* argv with -q spelled --quiet (the shared parser knows only "hs:"); free it, not its strings. */
 char **sweep_quiet_args(int argc, char **argv);
 

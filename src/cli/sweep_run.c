@@ -68,6 +68,16 @@ int sweep_run_option(cli_run *run, int opt, const char *arg, sweep_run_opts *o)
     }
 }
 
+void sweep_config_from_run(const cli_run *run, sm_sweep_config *c)
+{
+    sm_sweep_config_default(c, run->model);
+    memcpy(c->params, run->params, sizeof c->params);
+    c->solver = run->solver;
+    c->newton = run->newton;
+    c->have_guess = run->have_x0;
+    memcpy(c->guess, run->x0, sizeof c->guess);
+}
+
 char **sweep_quiet_args(int argc, char **argv)
 {
     /* -q is the one short option of its own; the shared parser knows "hs:". */

@@ -15,10 +15,11 @@ function test_stridemap(dir)
     @() same_simulation(dir)
     @() same_branch(dir)
     @() params_and_models()
+    @() disagreeing_steps_are_an_error()
   };
   names = {'fixed simplest', 'fixed compass', 'fixed models/compass.yaml', 'bad parameter', ...
            'unknown parameter', 'unknown model', 'fall', 'Newton after a fall', 'simulate', ...
-           'continue', 'params and models'};
+           'continue', 'params and models', 'disagreeing steps'};
   failed = 0;
   for k = 1:numel(checks)
     try
@@ -109,6 +110,19 @@ function bad_param_is_an_error()
     return;
   end
   error('gamma = 2 (out of range) raised no error');
+end
+
+% Steps given together must agree, as the program's --step and --step-max
+% (sm_cont_steps_apply), the message in opts' names.
+function disagreeing_steps_are_an_error()
+  try
+    sm_continue('logistic', 'param', 'r', 'to', 3.2, 'step', 1, 'step_max', 0.5);
+  catch err
+    expect(strcmp(err.identifier, 'stridemap:bad_option'), 'identifier %s', err.identifier);
+    expect(~isempty(strfind(err.message, 'opts.step 1 is larger than opts.step_max 0.5')), 'message: %s', err.message);
+    return;
+  end
+  error('step 1 above step_max 0.5 raised no error');
 end
 
 function unknown_param_is_an_error()
