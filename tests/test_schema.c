@@ -280,6 +280,16 @@ static void test_search_params(void **state)
     json_decref(doc);
     check_covered(&t, "search --json");
 
+    read_table("`disturb --json`", &t);
+    doc = run_json("disturb", "simplest", "--param", "step_down", "--from", "-0.002", "--to", "0.002", "--max-strides",
+                   "60", "--json", NULL);
+    check_json(&t, doc, "disturb simplest");
+    json_decref(doc);
+    doc = run_json("disturb", "simplest", "--param", "push", "--from", "0", "--to", "1e-4", "--json", NULL);
+    check_json(&t, doc, "disturb simplest, a range survived whole");
+    json_decref(doc);
+    check_covered(&t, "disturb --json");
+
     read_table("`params --json`", &t);
     doc = run_json("params", "compass", "--json", NULL);
     check_json(&t, doc, "params compass");

@@ -193,6 +193,7 @@ int cmd_disturb(int argc, char **argv)
     const sm_param_def *d = &m->params[ip];
     if (run.json) {
         json_t *doc = json_object(), *params = json_object(), *gait = json_object();
+        cli_json_schema(doc);
         for (size_t i = 0; i < m->n_params; i++)
             json_object_set_new(params, m->params[i].name, cli_json_number(run.params[i]));
         json_object_set_new(doc, "model", json_string(m->name));
