@@ -42,6 +42,7 @@ part human_inverse /usr/bin/python3 scripts/reproduce_human_inverse.py --exe "$S
 part basins /usr/bin/python3 scripts/reproduce_basins.py --exe "$STRIDEMAP"
 part walkers3d /usr/bin/python3 scripts/reproduce_walkers3d.py --exe "$STRIDEMAP"
 part disturb /usr/bin/python3 scripts/reproduce_disturb.py --exe "$STRIDEMAP"
+part humans /usr/bin/python3 scripts/reproduce_humans.py --exe "$STRIDEMAP"
 echo "total: $SECONDS s" | tee -a results/tables/timing.txt >&2
 /usr/bin/python3 scripts/fill_results_readme.py results/README.md
 if [ ${#failed[@]} -gt 0 ]; then
