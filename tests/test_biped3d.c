@@ -18,6 +18,7 @@
 #include "test_util.h"
 #include "src_path.h"
 #include "cli_run.h"
+#include "csv_read.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -570,6 +571,87 @@ static void test_simulate_one_stride(void **state)
     assert_int_equal(n, 4);
 }
 
+/* The heel-strike of the simulated step (issue 15: "after Heel2strike the
+ * heel's velocity is zero to round-off and the energy lost is not
+ * negative"), from the pre and post rows of `stridemap simulate`: the
+ * post-impact velocity of foot b's heel line is zero in its held rows (heel
+ * centre x, y, z; outer heel x, z) though the heel came down moving; the
+ * configuration is unchanged; and the kinetic energy lost equals
+ * ½ Δvᵀ M Δv, Kelvin's theorem for a plastic impact (Δv = v⁺ − v⁻ with
+ * J v⁺ = 0 and M Δv = Jᵀ Λ make v⁻ᵀ M v⁻ − v⁺ᵀ M v⁺ = Δvᵀ M Δv), so it
+ * cannot be negative. */
+static void test_heelstrike_in_step(void **state)
+{
+    (void)state;
+    if (!cli_exe) skip();
+    /* rtol 1e-10: as test_simulate_one_stride, the guess's knife edge */
+    cli_result *r = cli_run("simulate", SM_SOURCE_DIR "/models/biped3d.yaml", "--steps", "1", "--rtol", "1e-10",
+                            "--atol", "1e-10", NULL);
+    if (r->status != 0) fail_msg("status %d: %s", r->status, r->err);
+    static char f[128][64];
+    const char *s = r->out;
+    const size_t nh = rfc4180_record(s, f, 128, &s);
+    const int q0 = column(f, nh, "hat_x");
+    assert_int_equal(q0, 5);
+    assert_int_equal(column(f, nh, "foot_b_dot"), q0 + 2 * NV - 1);
+    double pre[2 * NV], post[2 * NV];
+    int have = 0;
+    while (*s && have != 3) {
+        const size_t n = rfc4180_record(s, f, 128, &s);
+        if (n != nh || strcmp(f[4], "heelstrike") != 0) continue;
+        double *x = strcmp(f[0], "pre") == 0 ? pre : strcmp(f[0], "post") == 0 ? post : NULL;
+        if (!x) continue;
+        for (size_t i = 0; i < 2 * NV; i++) x[i] = strtod(f[q0 + (int)i], NULL);
+        have |= x == pre ? 1 : 2;
+    }
+    assert_int_equal(have, 3);
+    for (size_t i = 0; i < NV; i++) assert_true(pre[i] == post[i]);
+
+    biped B;
+    open_biped(&B);
+    BODY_EVAL_MEM(mem, B.bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, B.bm, B.p, mem, NULL, 0), SM_OK);
+    const int heel = sm_rigid_site_index(e.m, "heel_b"), outer = sm_rigid_site_index(e.m, "heel_bo");
+    assert_true(heel >= 0 && outer >= 0);
+    double vel[2][2][3]; /* [pre, post][heel, outer] */
+    for (int k = 0; k < 2; k++) {
+        const double *x = k ? post : pre;
+        assert_status(sm_rigid_forward(e.m, e.d, x, x + NV), SM_OK);
+        for (int site = 0; site < 2; site++) {
+            double J[3 * NV];
+            sm_rigid_site_jac(e.m, e.d, (size_t)(site ? outer : heel), J, NULL);
+            for (int i = 0; i < 3; i++) {
+                vel[k][site][i] = 0;
+                for (size_t j = 0; j < NV; j++) vel[k][site][i] += J[i * NV + j] * x[NV + j];
+            }
+        }
+    }
+    const double before = fabs(vel[0][0][2]);
+    const double after = fmax(fmax(fmax(fabs(vel[1][0][0]), fabs(vel[1][0][1])), fabs(vel[1][0][2])),
+                              fmax(fabs(vel[1][1][0]), fabs(vel[1][1][2])));
+    print_message("heel-strike: heel coming down at %.3g m/s, held rows after it at most %.3g m/s\n", before, after);
+    assert_true(before > 1e-3);
+    assert_true(after < 1e-12);
+
+    static double M[NV * NV];
+    assert_status(sm_rigid_forward(e.m, e.d, pre, pre + NV), SM_OK);
+    sm_rigid_mass(e.m, e.d, M);
+    double T[2] = {0, 0}, kelvin = 0;
+    for (size_t i = 0; i < NV; i++)
+        for (size_t j = 0; j < NV; j++) {
+            T[0] += 0.5 * pre[NV + i] * M[i * NV + j] * pre[NV + j];
+            T[1] += 0.5 * post[NV + i] * M[i * NV + j] * post[NV + j];
+            kelvin += 0.5 * (post[NV + i] - pre[NV + i]) * M[i * NV + j] * (post[NV + j] - pre[NV + j]);
+        }
+    print_message("heel-strike: T %.12g -> %.12g J, lost %.6g J, 1/2 dv'M dv %.6g J\n", T[0], T[1], T[0] - T[1],
+                  kelvin);
+    assert_true(T[0] - T[1] >= 0.0);
+    assert_true(kelvin > 0.0);
+    assert_close(T[0] - T[1], kelvin, 1e-9 * T[0]);
+    sm_registry_close(B.m);
+}
+
 int main(int argc, char **argv)
 {
     cli_exe = argc > 1 ? argv[1] : NULL;
@@ -581,6 +663,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_mirror_relabel),
         cmocka_unit_test(test_double_stance_forces),
         cmocka_unit_test(test_simulate_one_stride),
+        cmocka_unit_test(test_heelstrike_in_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,6 +116,33 @@ else
 fi
 expect 73 "$scripts/plot_inverse.py" "$dir/inv.csv" /nonexistent-dir/i.png
 
+# plot_human.py: the human walkers' step (stick figures, and with --forces the ground forces)
+printf 'kind,step,time,phase,event,hat.x,hat.z,hat,thigh_a,shank_a,foot_a,toe_a,thigh_b,shank_b,foot_b,toe_b\nstart,0,0,ss1,,x,0.9,0,0,0,0,0,0,0,0,0\n' >"$dir/hu_nan.csv"
+for bad in empty other hu_nan; do
+    expect 65 "$scripts/plot_human.py" human_hu9 "$dir/$bad.csv" "$dir/h.png"
+done
+expect 66 "$scripts/plot_human.py" human_hu9 "$dir/missing.csv" "$dir/h.png"
+expect 64 "$scripts/plot_human.py" human9 "$dir/hu_nan.csv" "$dir/h.png"
+expect 64 "$scripts/plot_human.py" human_hu9 "$dir/hu_nan.csv" "$dir/h.png" --param nope=1
+# a biped3d file read as human_hu9 lacks its columns
+printf 'kind,step,time,phase,event,hat_x\nstart,0,0,heel_rock,,0\n' >"$dir/bi_short.csv"
+expect 65 "$scripts/plot_human.py" human_hu9 "$dir/bi_short.csv" "$dir/h.png"
+expect 65 "$scripts/plot_human.py" biped3d "$dir/bi_short.csv" "$dir/h.png" --forces
+if "$stridemap" simulate "$modelhu" --steps 1 --out "$dir/hu.csv" >/dev/null 2>&1 &&
+    "$py" "$scripts/plot_human.py" human_hu9 "$dir/hu.csv" "$dir/hu.png" && [ -s "$dir/hu.png" ] &&
+    "$py" "$scripts/plot_human.py" human_hu9 "$dir/hu.csv" "$dir/huf.png" --forces && [ -s "$dir/huf.png" ]; then
+    echo "ok: plot_human draws human_hu9's step and its ground forces"
+else
+    echo "FAIL: plot_human on human_hu9's simulate CSV"
+    failed=$((failed + 1))
+fi
+expect 73 "$scripts/plot_human.py" human_hu9 "$dir/hu.csv" /nonexistent-dir/h.png
+# two steps are refused: the figures are one step's, drawn before the legs swap
+if "$stridemap" simulate "$modelhu" --steps 2 --out "$dir/hu2.csv" >/dev/null 2>&1; [ -s "$dir/hu2.csv" ] &&
+    grep -q '^[a-z]*,1,' "$dir/hu2.csv"; then
+    expect 65 "$scripts/plot_human.py" human_hu9 "$dir/hu2.csv" "$dir/h.png"
+fi
+
 # Basins: bad files, then a small basin drawn with its gait.
 printf 'index,theta,theta_dot,outcome,status,strides\n0,0.1,-0.1,maybe,ok,3\n' >"$dir/basin_bad.csv"
 printf 'index,theta,outcome,status,strides\n0,0.1,fell,fell_forward,0\n' >"$dir/basin_1d.csv"

@@ -414,6 +414,106 @@ static void test_human_dof(void **state)
     sm_registry_close(m);
 }
 
+/* Issue 15's checks on the human's simulated step, from `stridemap simulate
+ * models/human_hu9.yaml --steps 1`: at the heel-strike (ss1 -> ds1) the
+ * configuration is unchanged, the new contacts (heel_b's pin, with tip_a's
+ * pin and the swing toe's lock) are at rest after it to round-off, and the
+ * kinetic energy lost equals ½ Δvᵀ M Δv (Kelvin's theorem for a plastic
+ * impact), so it is not negative; then through double support (ds1, up to
+ * foot-flat) both pins stay where the impact left them, to 1e-9 m (the
+ * seed's DS1 drift over a step), at every row, the event's pre row too. */
+static void test_human_heelstrike_ds1(void **state)
+{
+    (void)state;
+    const sm_model *m = open_ok("models/human_hu9.yaml");
+    const body_file *f = body_model_file(m);
+    const sm_rigid_model *rm = body_model_rigid(m);
+    sm_rigid_data *rd = sm_rigid_data_create(rm);
+    const size_t nq = f->nq, nv = f->nv;
+    assert_int_equal(nq, 11);
+    assert_int_equal(nv, 11);
+    cli_result *r = cli_run("simulate", src_path("models/human_hu9.yaml"), "--steps", "1", "--rtol", "1e-10", "--atol",
+                            "1e-10", NULL);
+    if (r->status != 0) fail_msg("simulate: exit %d: %s", r->status, r->err);
+    static char fields[256][64];
+    const char *s = r->out;
+    const size_t nh = rfc4180_record(s, fields, 256, &s);
+    assert_int_equal(column(fields, nh, "hat.x"), 5);
+    const int tip = sm_rigid_site_index(rm, "tip_a"), heel = sm_rigid_site_index(rm, "heel_b");
+    const int toe_b = sm_rigid_body_index(rm, "toe_b");
+    assert_true(tip >= 0 && heel >= 0 && toe_b >= 0);
+    double pre[SM_MAX_STATE], post[SM_MAX_STATE], anchor[2][3], worst = 0;
+    int have = 0;
+    size_t ds1_rows = 0;
+    while (*s) {
+        const size_t n = rfc4180_record(s, fields, 256, &s);
+        if (n != nh) continue;
+        double x[SM_MAX_STATE];
+        for (size_t i = 0; i < nq + nv; i++) x[i] = num(fields[5 + i]);
+        const bool strike = strcmp(fields[4], "heelstrike") == 0;
+        if (strike && strcmp(fields[0], "pre") == 0) memcpy(pre, x, sizeof pre), have |= 1;
+        if (strike && strcmp(fields[0], "post") == 0) {
+            memcpy(post, x, sizeof post), have |= 2;
+            assert_int_equal(sm_rigid_forward(rm, rd, x, x + nq), SM_OK);
+            sm_rigid_site_pos(rm, rd, (size_t)tip, anchor[0]);
+            sm_rigid_site_pos(rm, rd, (size_t)heel, anchor[1]);
+            continue;
+        }
+        if (!(have & 2) || strcmp(fields[3], "ds1") != 0 || strcmp(fields[0], "post") == 0) continue;
+        assert_int_equal(sm_rigid_forward(rm, rd, x, x + nq), SM_OK);
+        for (int k = 0; k < 2; k++) {
+            double pos[3];
+            sm_rigid_site_pos(rm, rd, (size_t)(k ? heel : tip), pos);
+            worst = fmax(worst, hypot(pos[0] - anchor[k][0], pos[2] - anchor[k][2]));
+        }
+        ds1_rows++;
+    }
+    assert_int_equal(have, 3);
+    print_message("ds1: %zu rows, pins within %.3g m of where the heel-strike left them\n", ds1_rows, worst);
+    assert_true(ds1_rows > 10);
+    assert_true(worst < 1e-9);
+    for (size_t i = 0; i < nq; i++) assert_true(pre[i] == post[i]);
+    assert_true(fabs(anchor[1][2]) < 1e-9); /* the heel struck the ground */
+
+    double vel[2][2][3], J[3 * SM_RIGID_MAX_V];
+    for (int k = 0; k < 2; k++) {
+        const double *x = k ? post : pre;
+        assert_int_equal(sm_rigid_forward(rm, rd, x, x + nq), SM_OK);
+        for (int site = 0; site < 2; site++) {
+            sm_rigid_site_jac(rm, rd, (size_t)(site ? heel : tip), J, NULL);
+            for (int i = 0; i < 3; i++) {
+                vel[k][site][i] = 0;
+                for (size_t j = 0; j < nv; j++) vel[k][site][i] += J[i * nv + j] * x[nq + j];
+            }
+        }
+    }
+    const double before = hypot(vel[0][1][0], vel[0][1][2]);
+    const double after = fmax(fmax(fabs(vel[1][0][0]), fabs(vel[1][0][2])),
+                              fmax(fmax(fabs(vel[1][1][0]), fabs(vel[1][1][2])),
+                                   fabs(post[nq + sm_rigid_body_vadr(rm, (size_t)toe_b)])));
+    print_message("heel-strike: heel moving at %.3g m/s before, held rows at most %.3g after\n", before, after);
+    assert_true(after < 1e-12);
+    assert_true(before > 1e3 * after);
+
+    static double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V];
+    assert_int_equal(sm_rigid_forward(rm, rd, pre, pre + nq), SM_OK);
+    sm_rigid_mass(rm, rd, M);
+    double T[2] = {0, 0}, kelvin = 0;
+    for (size_t i = 0; i < nv; i++)
+        for (size_t j = 0; j < nv; j++) {
+            const double dvi = post[nq + i] - pre[nq + i], dvj = post[nq + j] - pre[nq + j];
+            T[0] += 0.5 * pre[nq + i] * M[i * nv + j] * pre[nq + j];
+            T[1] += 0.5 * post[nq + i] * M[i * nv + j] * post[nq + j];
+            kelvin += 0.5 * dvi * M[i * nv + j] * dvj;
+        }
+    print_message("heel-strike: T %.12g -> %.12g J, lost %.6g J, 1/2 dv'M dv %.6g J\n", T[0], T[1], T[0] - T[1],
+                  kelvin);
+    assert_true(T[0] - T[1] >= 0.0);
+    assert_true(fabs((T[0] - T[1]) - kelvin) < 1e-9 * T[0]);
+    sm_rigid_data_free(rd);
+    sm_registry_close(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -428,6 +528,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_five_link_walk),
         cmocka_unit_test(test_human_walk),
         cmocka_unit_test(test_human_dof),
+        cmocka_unit_test(test_human_heelstrike_ds1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
