@@ -167,6 +167,7 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
     mt->min_normal_force = NAN;
     mt->max_friction_ratio = NAN;
     mt->n_events = 0;
+    bool heelstrike_seen = false;
 
     memmove(x_out, x_in, n * sizeof *x_out);
     if (!all_finite(x_in, n)) return SM_BAD_STATE;
@@ -230,6 +231,15 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
         }
         if (m->kinetic_energy)
             mt->impact_energy_loss += m->kinetic_energy(x, p, m->data) - m->kinetic_energy(x_plus, p, m->data);
+        /* A stride may end at another event (toe-off) with heel-strike inside it. */
+        const bool heelstrike = strcmp(ev->name, "heelstrike") == 0;
+        if (m->momentum && (heelstrike || (ev->outcome == SM_EVENT_SECTION && !heelstrike_seen))) {
+            double before[2], after[2];
+            m->momentum(x, p, m->data, before);
+            m->momentum(x_plus, p, m->data, after);
+            mt->heelstrike_impulse = hypot(after[0] - before[0], after[1] - before[1]);
+            heelstrike_seen |= heelstrike;
+        }
         if (obs && obs->event && obs->event(obs->ctx, t, phase, ev->name, x, x_plus) != 0) {
             memcpy(x_out, x_plus, n * sizeof *x);
             return SM_IO_ERROR;
@@ -242,12 +252,6 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
             mt->period = t;
             if (m->step_length) mt->step_length = m->step_length(x, p, m->data);
             mt->speed = mt->step_length / mt->period;
-            if (m->momentum) {
-                double before[2], after[2];
-                m->momentum(x, p, m->data, before);
-                m->momentum(x_plus, p, m->data, after);
-                mt->heelstrike_impulse = hypot(after[0] - before[0], after[1] - before[1]);
-            }
             if (m->weight)
                 mt->cost_of_transport = mt->impact_energy_loss / (m->weight(p, m->data) * mt->step_length);
             memcpy(x_out, x_plus, n * sizeof *x);

@@ -510,6 +510,20 @@ static void test_human_heelstrike_ds1(void **state)
                   kelvin);
     assert_true(T[0] - T[1] >= 0.0);
     assert_true(fabs((T[0] - T[1]) - kelvin) < 1e-9 * T[0]);
+
+    /* The step's summary names the heel-strike's momentum jump, not that of
+     * the toe-off that ends the stride (2e-5 N s before). */
+    double p[SM_MAX_PARAMS], mom[2][2];
+    sm_model_default_params(m, p);
+    m->momentum(pre, p, m->data, mom[0]);
+    m->momentum(post, p, m->data, mom[1]);
+    const double jump = hypot(mom[1][0] - mom[0][0], mom[1][1] - mom[0][1]);
+    const char *h = strstr(r->err, "heelstrike_impulse ");
+    assert_non_null(h);
+    const double reported = strtod(h + strlen("heelstrike_impulse "), NULL);
+    print_message("heel-strike: momentum jump %.10g N s, summary %.10g\n", jump, reported);
+    assert_true(jump > 1.0);
+    assert_true(fabs(reported - jump) < 1e-6 * jump);
     sm_rigid_data_free(rd);
     sm_registry_close(m);
 }
