@@ -39,6 +39,7 @@ typedef struct {
     bool method_given;                /* --method was given */
     bool method_auto;                 /* BDF picked because the model is stiff (a controller) */
     bool two_step;                    /* --two-step: the period is doubled once the model is known */
+    int gsn;                          /* fixed: 1 --gsn, -1 --no-gsn, 0 the JSON only */
 } cli_run;
 
 /* Fills defaults for a subcommand's run. */

@@ -148,12 +148,10 @@ static json_t *restricted_json(const cli_run *run, const sm_fixed_result *r)
     return o;
 }
 
-/* The gait sensitivity norm costs strides of its own (0.6 of a simplest
+/* The gait sensitivity norm costs strides of its own (0.6 of the rest of a simplest
  * walker's 'fixed'): in the JSON, the full record, unless --no-gsn; in the
  * text only with --gsn. */
 enum { OPT_GSN = 2000, OPT_NO_GSN };
-typedef enum { GSN_JSON_ONLY, GSN_ALWAYS, GSN_NEVER } gsn_mode;
-static gsn_mode gsn_wanted = GSN_JSON_ONLY;
 
 /* The gait sensitivity norm to each of the model's disturbances (default
  * indicators), for a converged stable period-1 gait; false where none. */
@@ -162,7 +160,7 @@ static bool gait_sensitivity(const cli_run *run, const sm_fixed_result *r, sm_wo
 {
     const sm_model *m = run->model;
     *n = 0;
-    if (gsn_wanted == GSN_NEVER || (gsn_wanted == GSN_JSON_ONLY && !run->json)) return false;
+    if (run->gsn < 0 || (run->gsn == 0 && !run->json)) return false;
     if (!r->converged || r->status != SM_OK || run->newton.period != 1) return false;
     for (size_t i = 0; i < m->n_params && *n < SM_MAX_STATE; i++)
         if (sm_param_is_disturbance(m, i)) param[(*n)++] = i;
@@ -381,7 +379,7 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
 {
     (void)ctx;
     if (opt == OPT_GSN || opt == OPT_NO_GSN) {
-        gsn_wanted = opt == OPT_GSN ? GSN_ALWAYS : GSN_NEVER;
+        run->gsn = opt == OPT_GSN ? 1 : -1;
         return 0;
     }
     if (opt == OPT_MU) {
