@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "test_util.h"
+#include "../src/body/body_model.h"
+#include "stridemap/rigid_contact.h"
 
 /* x -> A x + B d, its "step time" 1 + c.x + D d: the linear system
  * x_{k+1} = A x_k + B d_k, e_k = c x_k + D d_k in Hobbelen and Wisse's form. */
@@ -506,6 +508,128 @@ static void test_slope_step_closed_form_and_body_file_agree(void **state)
     sm_registry_close(mb);
 }
 
+/* Two derivations of one push: compass.c's written out by hand (the
+ * stance leg normal to the slope, the generalised impulse (l cos th_st P,
+ * 0) on its two angles) and the body file's (the hip passing over foot_a,
+ * J_hip^T u P on its eight coordinates with foot_a's pin held): the pushed
+ * step's time, length and end state agree, and so do the GSNs.  compass.c's
+ * th = gamma - leg, its rates -leg_dot. */
+static void test_push_closed_form_and_body_file_agree(void **state)
+{
+    (void)state;
+    const sm_model *mc = test_model("compass"), *mb = NULL;
+    char why[512];
+    assert_status(sm_registry_open(SM_SOURCE_DIR "/models/compass.yaml", &mb, why, sizeof why), SM_OK);
+    const double push[2] = {-6.0, 9.0};
+    double gsn[2], period[2][2], length[2][2], end[2][2][4];
+    const sm_model *ms[2] = {mc, mb};
+    for (int i = 0; i < 2; i++) {
+        sm_workspace *ws = test_workspace(ms[i], 0, SM_METHOD_ADAMS);
+        double p[SM_MAX_PARAMS];
+        sm_model_default_params(ms[i], p);
+        const double gamma = p[sm_model_param_index(ms[i], i ? "slope" : "gamma")];
+        const sm_fixed_result g = simplest_gait(ws, p);
+        const int k = sm_model_param_index(ms[i], "push");
+        assert_true(k >= 0 && sm_param_is_disturbance(ms[i], (size_t)k));
+        for (int s = 0; s < 2; s++) {
+            double x1[SM_MAX_STATE];
+            sm_step_metrics mt;
+            assert_status(sm_disturbed_stride(ws, p, (size_t)k, push[s], g.x, x1, &mt), SM_OK);
+            period[i][s] = mt.period, length[i][s] = mt.step_length;
+            if (i == 0) {
+                memcpy(end[i][s], x1, sizeof end[i][s]);
+            } else {
+                const int la = sm_model_state_index(mb, "leg_a"), lb = sm_model_state_index(mb, "leg_b");
+                const int va = sm_model_state_index(mb, "leg_a_dot"), vb = sm_model_state_index(mb, "leg_b_dot");
+                const double th[4] = {gamma - x1[la], gamma - x1[lb], -x1[va], -x1[vb]};
+                memcpy(end[i][s], th, sizeof th);
+            }
+        }
+        sm_gsn_options o;
+        sm_gsn_options_default(&o);
+        sm_gsn_result r;
+        assert_status(sm_gsn(ws, p, &g.gait, (size_t)k, &o, &r), SM_OK);
+        gsn[i] = r.gsn;
+        sm_workspace_free(ws);
+    }
+    for (int s = 0; s < 2; s++) {
+        assert_close(period[1][s], period[0][s], 1e-9);
+        assert_close(length[1][s], length[0][s], 1e-9);
+        for (int j = 0; j < 4; j++) assert_close(end[1][s][j], end[0][s][j], 1e-9);
+    }
+    /* a forward push shortens the step's time */
+    if (!(period[0][1] < period[0][0])) fail_msg("pushed back %.9g s, forward %.9g s", period[0][0], period[0][1]);
+    assert_close(gsn[1], gsn[0], 1e-6 * gsn[0]);
+    sm_registry_close(mb);
+}
+
+/* The push's impulse balance on a 3-D walker with a rolling foot: the
+ * walker's linear momentum (summed over its bodies' centres of mass, apart
+ * from the push's solve) changes by u P plus the impulse of the contact
+ * held, in every direction; and the push is the same in reduced and full
+ * coordinates' terms: u is perpendicular to gravity. */
+static void push_momentum_balance(const char *file, const char *name, double P)
+{
+    const sm_model *m = NULL;
+    char why[512];
+    assert_status(sm_registry_open(file, &m, why, sizeof why), SM_OK);
+    const body_model *bm = m->data;
+    const body_file *f = bm->f;
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    const int ip = sm_model_param_index(m, name);
+    assert_true(ip >= 0);
+    size_t k = f->n_push;
+    for (size_t i = 0; i < f->n_push; i++)
+        if (f->push[i].param == (size_t)ip) k = i;
+    assert_true(k < f->n_push);
+    p[ip] = P;
+    body_guess_full(bm, x, p);
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    double before[3] = {0}, after[3] = {0}, u[3], g[3];
+    double y[SM_MAX_STATE];
+    memcpy(y, x, sizeof y);
+    body_impact imp;
+    assert_status(body_push_apply(&e, 0, k, y, &imp), SM_OK);
+    const double *xs[2] = {x, y};
+    double *mom[2] = {before, after};
+    for (int s = 0; s < 2; s++) {
+        assert_status(sm_rigid_forward(e.m, e.d, xs[s], xs[s] + bm->nq), SM_OK);
+        for (size_t i = 0; i < f->n_bodies; i++) {
+            double vcom[3];
+            sm_rigid_body_state(e.m, e.d, i, NULL, NULL, vcom, NULL);
+            const double mass = body_num_eval(&f->bodies[i].mass, p);
+            for (int j = 0; j < 3; j++) mom[s][j] += mass * vcom[j];
+        }
+    }
+    body_push_direction(f, k, p, u);
+    body_gravity_at(f, p, g);
+    assert_close(u[0] * g[0] + u[1] * g[1] + u[2] * g[2], 0.0, 1e-12);
+    double Fc[3] = {0};
+    for (size_t c = 0; c < imp.nc; c++) {
+        double F[3];
+        sm_contact_force(e.m, e.d, imp.c, imp.nc, imp.Lambda, c, F);
+        if (imp.c[c].kind != SM_CONTACT_LOCK)
+            for (int j = 0; j < 3; j++) Fc[j] += F[j];
+    }
+    double moved = 0;
+    for (int j = 0; j < 3; j++) {
+        assert_close(after[j] - before[j], u[j] * P + Fc[j], 1e-10 * fabs(P));
+        moved = fmax(moved, fabs(after[j] - before[j]));
+    }
+    assert_true(moved > 1e-3 * fabs(P));
+    assert_true(imp.residual < 1e-10);
+    sm_registry_close(m);
+}
+
+static void test_push_momentum_balance(void **state)
+{
+    (void)state;
+    push_momentum_balance(SM_SOURCE_DIR "/models/compass.yaml", "push", 7.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -522,6 +646,8 @@ int main(void)
         cmocka_unit_test(test_rimless_slope_step_closed_form),
         cmocka_unit_test(test_slip_attack_error_keeps_energy),
         cmocka_unit_test(test_slope_step_closed_form_and_body_file_agree),
+        cmocka_unit_test(test_push_closed_form_and_body_file_agree),
+        cmocka_unit_test(test_push_momentum_balance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

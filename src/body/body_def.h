@@ -24,6 +24,7 @@
 #define BODY_MAX_EVENTS 12
 #define BODY_MAX_GUARDS 6
 #define BODY_MAX_COORDS 48
+#define BODY_MAX_PUSHES 4
 
 /* An expression compiled to a stack program (expr.c). */
 typedef struct body_expr body_expr;
@@ -139,6 +140,7 @@ typedef enum {
     BODY_WHEN_SLIP,   /* contact (pin with mu, in the phase) */
     BODY_WHEN_STICK,  /* contact (slide, in the phase) */
     BODY_WHEN_PHASE_RATE, /* the controller's dtheta/dt, oriented to grow over the step (added by the loader) */
+    BODY_WHEN_PUSH,   /* push target (index into pushes): its site passes over its contact (added by the loader) */
 } body_when_kind;
 
 typedef enum {
@@ -250,6 +252,15 @@ typedef struct {
     /* a slope step: the parameter added to the slope for a stride */
     bool has_slope_step;
     size_t slope_step_param;
+    /* pushes: a horizontal impulse at a site once its site passes over the
+     * stance contact (src/body/push.c); each adds an event to every phase */
+    size_t n_push;
+    struct {
+        size_t param;  /* the impulse, N s */
+        int site;      /* where it acts */
+        int over;      /* the contact whose point the site passes (the section's origin by default) */
+        bool sideways; /* along y (the walker's left) instead of forward */
+    } push[BODY_MAX_PUSHES];
 } body_file;
 
 /* Reads a file.  On a bad file: SM_BAD_MODEL_FILE and "path:line:col: what is

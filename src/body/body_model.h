@@ -178,6 +178,14 @@ typedef struct {
  * e's forward sweep is left at the state before. */
 sm_status body_event_impact(const body_eval *e, size_t ph, size_t ev, double *x, body_impact *out);
 
+/* A push (push.c): its event's value at e's forward sweep (the site's x
+ * less its contact point's; 1, never crossed, where p holds no push), its
+ * direction u[3] at p, and the push applied to the full state x in phase
+ * ph (x's rates replaced; out gets the contacts' impulses). */
+double body_push_value(const body_eval *e, size_t k, const double *p);
+void body_push_direction(const body_file *f, size_t k, const double *p, double u[3]);
+sm_status body_push_apply(const body_eval *e, size_t ph, size_t k, double *x, body_impact *out);
+
 /* The per-(phase, event) callbacks (events.c) and the rhs of each phase (phase.c). */
 sm_event_fn body_event_value_fn(size_t ph, size_t ev);
 sm_guard_fn body_event_guard_fn(size_t ph, size_t ev);

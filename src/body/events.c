@@ -137,6 +137,8 @@ static double event_at(event_state *s, size_t ev, double t)
     }
     if (!state_swept(s)) return NAN;
     switch (E->when) {
+    case BODY_WHEN_PUSH:
+        return body_push_value(&s->e, (size_t)E->target, s->p);
     case BODY_WHEN_GAP: {
         sm_contact c;
         body_contact_at(&s->e, (size_t)E->target, NULL, &c);
@@ -299,11 +301,16 @@ static int event_reset_full(size_t ph, size_t ev, const double *xm, double *xp, 
         body_relabel(bm, xm, xp);
     else
         memcpy(xp, xm, bm->n_state * sizeof *xp);
-    if (!E->impact && !section) return 0;
+    if (!E->impact && !section && E->when != BODY_WHEN_PUSH) return 0;
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     sm_status st = body_eval_init(&e, bm, p, mem, NULL, 0);
     if (st != SM_OK) return SM_CALLBACK_STATUS(st);
+    if (E->when == BODY_WHEN_PUSH) {
+        body_impact imp;
+        st = body_push_apply(&e, ph, (size_t)E->target, xp, &imp);
+        return st == SM_OK ? 0 : SM_CALLBACK_STATUS(st);
+    }
     const size_t next = section ? (size_t)bm->section_phase : E->next_phase >= 0 ? (size_t)E->next_phase : 0;
     if (E->impact) {
         body_impact imp;

@@ -108,7 +108,7 @@ static void build_phases(body_model *bm)
         const body_phase *P = &f->phases[ph];
         for (size_t k = 0; k < P->n_events; k++) {
             const body_event *E = &P->events[k];
-            const bool resets = E->impact || E->relabel || E->outcome == SM_EVENT_SECTION;
+            const bool resets = E->impact || E->relabel || E->outcome == SM_EVENT_SECTION || E->when == BODY_WHEN_PUSH;
             bm->events[ph][k] = (sm_event){
                 .name = E->name,
                 .value = body_event_value_fn(ph, k),
