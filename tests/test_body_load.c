@@ -84,7 +84,9 @@ static void test_compass(void **state)
     assert_int_equal(f->contacts[1].site, 2);
     assert_int_equal(f->n_phases, 1);
     assert_int_equal(f->phases[0].n_contacts, 1);
-    assert_int_equal(f->phases[0].n_events, 3);
+    assert_int_equal(f->phases[0].n_events, 4); /* the file's 3 and its push's (added last) */
+    assert_int_equal(f->phases[0].events[3].when, BODY_WHEN_PUSH);
+    assert_int_equal(f->phases[0].events[3].next_phase, 0);
     const body_event *hs = &f->phases[0].events[0];
     assert_int_equal(hs->when, BODY_WHEN_GAP);
     assert_int_equal(hs->target, 1);
@@ -182,8 +184,10 @@ static void test_kneed_mcgeer(void **state)
     assert_int_equal(f->n_phases, 2);
     assert_int_equal(f->phases[0].n_contacts, 2);
     assert_int_equal(f->phases[1].n_contacts, 3);
-    assert_int_equal(f->phases[0].n_events, 6);
-    assert_int_equal(f->phases[1].n_events, 5);
+    assert_int_equal(f->phases[0].n_events, 7); /* the file's 6 and 5, and the push's event in each */
+    assert_int_equal(f->phases[1].n_events, 6);
+    assert_int_equal(f->phases[1].events[5].when, BODY_WHEN_PUSH);
+    assert_int_equal(f->phases[1].events[5].next_phase, 1);
     assert_int_equal(f->phases[0].events[0].outcome, SM_EVENT_TO_PHASE);
     assert_int_equal(f->phases[0].events[0].next_phase, 1);
     assert_int_equal(f->phases[0].events[1].failure, SM_EVENT_ORDER);
