@@ -1,11 +1,23 @@
 /* The gait sensitivity norm (include/stridemap/disturb.h): B, C, D and the
  * first steps' response by differences of whole strides, the rest by the
  * gait's Jacobian and a discrete Lyapunov sum. */
+#include <lapacke.h>
 #include <math.h>
 #include <string.h>
 
 #include "stridemap/disturb.h"
 #include "stridemap/poincare.h"
+
+const char *sm_gsn_why_name(sm_gsn_why why)
+{
+    switch (why) {
+    case SM_GSN_DEFINED: return "defined";
+    case SM_GSN_UNSTABLE: return "unstable";
+    case SM_GSN_FAMILY: return "family";
+    case SM_GSN_FAILED: return "failed";
+    }
+    return "?";
+}
 
 void sm_gsn_options_default(sm_gsn_options *o)
 {
@@ -121,6 +133,48 @@ static sm_status indicator_jacobian(sm_workspace *ws, const double *p, const sm_
     return SM_OK;
 }
 
+/* A family's gait: the right and left eigenvectors v, w (w.v = 1) of the
+ * multiplier 1 (g->trivial_index), the part a = w.b of b along the family,
+ * r->family_drift = |C v| |a| / |(e_0, e_1)|, and A - v w^T, b - a v in A, bt
+ * (the map and the disturbance on the family's complement). */
+static sm_status deflate(const sm_gait *g, const double *C, size_t ni, sm_gsn_result *r, double *A, double *bt)
+{
+    const size_t nf = g->n_free;
+    double M[SM_MAX_STATE * SM_MAX_STATE], wr[SM_MAX_STATE], wi[SM_MAX_STATE];
+    double vl[SM_MAX_STATE * SM_MAX_STATE], vr[SM_MAX_STATE * SM_MAX_STATE];
+    memcpy(M, g->jacobian, nf * nf * sizeof *M);
+    if (LAPACKE_dgeev(LAPACK_ROW_MAJOR, 'V', 'V', (lapack_int)nf, M, (lapack_int)nf, wr, wi, vl, (lapack_int)nf, vr,
+                      (lapack_int)nf) != 0)
+        return SM_LAPACK_FAILED;
+    size_t k = 0;
+    double best = INFINITY;
+    for (size_t i = 0; i < nf; i++) {
+        const double d = hypot(wr[i] - 1.0, wi[i]);
+        if (d < best) best = d, k = i;
+    }
+    if (wi[k] != 0.0) return SM_LAPACK_FAILED; /* a multiplier 1 is real */
+    double v[SM_MAX_STATE], w[SM_MAX_STATE], wv = 0, a = 0;
+    for (size_t i = 0; i < nf; i++) v[i] = vr[i * nf + k], w[i] = vl[i * nf + k];
+    for (size_t i = 0; i < nf; i++) wv += w[i] * v[i];
+    if (!(fabs(wv) > 1e-12)) return SM_LAPACK_FAILED;
+    for (size_t i = 0; i < nf; i++) w[i] /= wv;
+    for (size_t i = 0; i < nf; i++) a += w[i] * r->b[i];
+    double cv = 0, e = 0;
+    for (size_t j = 0; j < ni; j++) {
+        double s = 0;
+        for (size_t i = 0; i < nf; i++) s += C[j * nf + i] * v[i];
+        if (isfinite(s)) cv += s * s;
+        if (isfinite(r->D[j])) e += r->D[j] * r->D[j];
+        if (isfinite(r->e1[j])) e += r->e1[j] * r->e1[j];
+    }
+    r->family_drift = sqrt(cv) * fabs(a) / (e > 0 ? sqrt(e) : 1.0);
+    for (size_t i = 0; i < nf; i++) {
+        bt[i] = r->b[i] - a * v[i];
+        for (size_t j = 0; j < nf; j++) A[i * nf + j] -= v[i] * w[j];
+    }
+    return SM_OK;
+}
+
 /* One disturbance's response; C (n_ind x n_free) is computed on first
  * need into C and *have_C set, so that several disturbances share it. */
 static sm_status gsn_one(sm_workspace *ws, const double *p, const sm_gait *g, size_t param, const sm_gsn_options *o,
@@ -129,6 +183,8 @@ static sm_status gsn_one(sm_workspace *ws, const double *p, const sm_gait *g, si
     const sm_model *m = sm_workspace_model(ws);
     memset(r, 0, sizeof *r);
     r->gsn = NAN;
+    r->family_drift = NAN;
+    r->why = SM_GSN_FAILED;
     for (size_t i = 0; i < SM_GSN_MAX_INDICATORS; i++) r->per_indicator[i] = NAN;
     r->status = SM_BAD_OPTION;
     if (g->period != 1 || !sm_param_is_disturbance(m, param) || o->n_indicators < 1 ||
@@ -144,6 +200,7 @@ static sm_status gsn_one(sm_workspace *ws, const double *p, const sm_gait *g, si
     const double hd = h * fmax(1.0, fabs(p[param]));
     for (int k = 0; k < 2; k++)
         if ((r->status = run_pair(ws, p, param, g->x, k ? -hd : hd, o, &t[k], &r->strides)) != SM_OK) return r->status;
+    r->why = SM_GSN_DEFINED;
     for (size_t i = 0; i < ni; i++) {
         r->D[i] = central(t[0].e0[i], t[1].e0[i], hd);
         r->e1[i] = central(t[0].e1[i], t[1].e1[i], hd);
@@ -151,19 +208,39 @@ static sm_status gsn_one(sm_workspace *ws, const double *p, const sm_gait *g, si
     for (size_t i = 0; i < n; i++) r->B[i] = central(t[0].x1[i], t[1].x1[i], hd);
     for (size_t i = 0; i < nf; i++) r->b[i] = central(t[0].z2[i], t[1].z2[i], hd);
 
-    /* the response decays only inside the unit circle, and a family's
-     * multiplier 1 carries the walker to another gait for good */
+    /* the response decays only inside the unit circle */
     r->status = SM_OK;
-    if (!g->stable || g->trivial_index >= 0 || !(g->max_abs_eig < 1)) return r->status;
-
+    if (!g->stable || !(g->max_abs_eig < 1)) {
+        r->why = SM_GSN_UNSTABLE;
+        return r->status;
+    }
     if (!*have_C) {
-        if ((r->status = indicator_jacobian(ws, p, g, o, h, C, &r->strides)) != SM_OK) return r->status;
+        if ((r->status = indicator_jacobian(ws, p, g, o, h, C, &r->strides)) != SM_OK) {
+            r->why = SM_GSN_FAILED;
+            return r->status;
+        }
         *have_C = true;
+    }
+    double A[SM_MAX_STATE * SM_MAX_STATE], bt[SM_MAX_STATE];
+    memcpy(A, g->jacobian, nf * nf * sizeof *A);
+    memcpy(bt, r->b, nf * sizeof *bt);
+    if (g->trivial_index >= 0) {
+        if ((r->status = deflate(g, C, ni, r, A, bt)) != SM_OK) {
+            r->why = SM_GSN_FAILED;
+            return r->status;
+        }
+        if (!(r->family_drift <= SM_GSN_FAMILY_TOL)) {
+            r->why = SM_GSN_FAMILY;
+            return r->status;
+        }
     }
     double Q[SM_MAX_STATE * SM_MAX_STATE], X[SM_MAX_STATE * SM_MAX_STATE];
     for (size_t i = 0; i < nf; i++)
-        for (size_t j = 0; j < nf; j++) Q[i * nf + j] = r->b[i] * r->b[j];
-    if ((r->status = sm_lyapunov_sum(nf, g->jacobian, Q, X)) != SM_OK) return r->status;
+        for (size_t j = 0; j < nf; j++) Q[i * nf + j] = bt[i] * bt[j];
+    if ((r->status = sm_lyapunov_sum(nf, A, Q, X)) != SM_OK) {
+        r->why = SM_GSN_FAILED;
+        return r->status;
+    }
     double total = 0;
     bool any = false;
     for (size_t i = 0; i < ni; i++) {
@@ -177,6 +254,7 @@ static sm_status gsn_one(sm_workspace *ws, const double *p, const sm_gait *g, si
         if (isfinite(sq)) total += sq, any = true;
     }
     r->gsn = any ? sqrt(total) : NAN;
+    if (!any) r->why = SM_GSN_FAILED;
     return r->status;
 }
 

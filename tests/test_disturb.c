@@ -630,6 +630,84 @@ static void test_push_momentum_balance(void **state)
     push_momentum_balance(SM_SOURCE_DIR "/models/compass.yaml", "push", 7.0);
 }
 
+/* A family's gait (a multiplier 1, trivial_index): A = V diag(1, l) V^-1.
+ * A disturbance B along the complement (V^-1 B has no first component)
+ * responds as a stable system of the other multiplier: closed form
+ * D^2 + (c V)_2^2 (V^-1 B)_2^2 / (1 - l^2).  One with a part along the
+ * family moves the walker to another gait for good: NaN, named. */
+static void test_gsn_on_a_family_complement(void **state)
+{
+    (void)state;
+    const double l = 0.6, V[4] = {1.0, 0.4, 0.3, 1.2}, det = V[0] * V[3] - V[1] * V[2];
+    const double Vi[4] = {V[3] / det, -V[1] / det, -V[2] / det, V[0] / det};
+    const double lam[2] = {1.0, l};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) lin_A[2 * i + j] = V[2 * i] * lam[0] * Vi[j] + V[2 * i + 1] * lam[1] * Vi[2 + j];
+    lin_c[0] = 2.0, lin_c[1] = 0.7, lin_D = 0.25;
+    sm_workspace *ws = test_workspace(&lin_model, 0, SM_METHOD_ADAMS);
+    const double p[1] = {0.0};
+    sm_gait g = linear_gait(l);
+    g.trivial_index = 0;
+    sm_gsn_options o;
+    sm_gsn_options_default(&o);
+    sm_gsn_result r;
+    /* B = 0.8 times the second eigenvector: all on the complement */
+    lin_B[0] = 0.8 * V[1], lin_B[1] = 0.8 * V[3];
+    const double cv2 = lin_c[0] * V[1] + lin_c[1] * V[3];
+    const double closed = sqrt(lin_D * lin_D + cv2 * cv2 * 0.64 / (1 - l * l));
+    assert_status(sm_gsn(ws, p, &g, 0, &o, &r), SM_OK);
+    assert_int_equal(r.why, SM_GSN_DEFINED);
+    assert_true(r.family_drift < 1e-9);
+    assert_close(r.gsn, closed, 1e-9 * closed);
+    /* and a part along the family: the step time drifts for good */
+    lin_B[0] += 0.1 * V[0], lin_B[1] += 0.1 * V[2];
+    assert_status(sm_gsn(ws, p, &g, 0, &o, &r), SM_OK);
+    assert_int_equal(r.why, SM_GSN_FAMILY);
+    assert_true(isnan(r.gsn) && r.family_drift > 1e-3);
+    assert_string_equal(sm_gsn_why_name(r.why), "family");
+    sm_workspace_free(ws);
+}
+
+/* slip's gaits are a family in energy, and its attack_error keeps the
+ * energy: the GSN is the response's sum on the energy level, which the
+ * walker's own strides give.  Sum |e_k(d) - e_k(-d)|^2 / (2 d)^2 over the
+ * strides after a disturbed one until the response has decayed (the other
+ * multipliers' modulus is 0.955: 900 strides leave 1e-18 of it). */
+static void test_slip_gsn_against_the_strides(void **state)
+{
+    (void)state;
+    const sm_model *m = test_model("slip");
+    sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    sm_fixed_result g;
+    assert_status(sm_fixed_point(ws, p, x0, &no, &g), SM_OK);
+    assert_true(g.gait.trivial_index >= 0 && g.gait.stable);
+    const size_t ia = (size_t)sm_model_param_index(m, "attack_error");
+    sm_gsn_options o;
+    sm_gsn_options_default(&o);
+    sm_gsn_result r;
+    assert_status(sm_gsn(ws, p, &g.gait, ia, &o, &r), SM_OK);
+    assert_int_equal(r.why, SM_GSN_DEFINED);
+    assert_true(r.family_drift < SM_GSN_FAMILY_TOL);
+    const double d = 1e-5;
+    double x[2][SM_MAX_STATE], sum = 0;
+    sm_step_metrics mt[2];
+    for (int s = 0; s < 2; s++)
+        assert_status(sm_disturbed_stride(ws, p, ia, s ? -d : d, g.x, x[s], &mt[s]), SM_OK);
+    for (int k = 0; k < 900; k++) {
+        const double dl = (mt[0].step_length - mt[1].step_length) / (2 * d);
+        const double dt = (mt[0].period - mt[1].period) / (2 * d);
+        sum += dl * dl + dt * dt;
+        for (int s = 0; s < 2; s++) assert_status(sm_stride(ws, p, x[s], x[s], &mt[s], NULL), SM_OK);
+    }
+    assert_close(r.gsn, sqrt(sum), 1e-5 * sqrt(sum));
+    sm_workspace_free(ws);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -648,6 +726,8 @@ int main(void)
         cmocka_unit_test(test_slope_step_closed_form_and_body_file_agree),
         cmocka_unit_test(test_push_closed_form_and_body_file_agree),
         cmocka_unit_test(test_push_momentum_balance),
+        cmocka_unit_test(test_gsn_on_a_family_complement),
+        cmocka_unit_test(test_slip_gsn_against_the_strides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

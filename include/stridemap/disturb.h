@@ -121,6 +121,17 @@ typedef struct {
  * Wisse's step length and step time). */
 void sm_gsn_options_default(sm_gsn_options *o);
 
+/* Why a gait sensitivity norm is NaN (sm_gsn_result.why). */
+typedef enum {
+    SM_GSN_DEFINED = 0, /* a number */
+    SM_GSN_UNSTABLE,    /* the gait is unstable: the response grows */
+    SM_GSN_FAMILY,      /* the disturbance moves the walker along its family of gaits for good */
+    SM_GSN_FAILED,      /* a stride failed, or bad input: status says which */
+} sm_gsn_why;
+
+/* The name of a sm_gsn_why: "defined", "unstable", "family", "failed". */
+const char *sm_gsn_why_name(sm_gsn_why why);
+
 typedef struct {
     sm_status status;
     double gsn;                                   /* NaN when not defined (see sm_gsn) */
@@ -132,14 +143,31 @@ typedef struct {
     double e1[SM_GSN_MAX_INDICATORS];             /* de_1/dd: the next step's */
     double b[SM_MAX_STATE];                       /* dz_2/dd, the free coordinates after it */
     long strides;                                 /* strides integrated */
+    sm_gsn_why why;                               /* why gsn is NaN (SM_GSN_DEFINED if it is not) */
+    double family_drift;                          /* a family's gait: |C v| |a| / |(e_0, e_1)|, the
+                                                     indicators' change per stride along the family
+                                                     (v its multiplier 1's eigenvector, a the part of b
+                                                     along it) against the first two strides'
+                                                     response; NaN without a family */
 } sm_gsn_result;
 
 /* The gait sensitivity norm of the converged period-1 gait g (its x and
  * Jacobian) at p to the disturbance `param`.  SM_OK with gsn NaN where the
- * response does not decay (an unstable gait, or a multiplier 1 along a
- * family of gaits, whose disturbance moves the walker to another gait of
- * the family); SM_BAD_OPTION for a period other than 1, a parameter that
- * is no disturbance or an indicator out of range; a failed stride's status. */
+ * response does not decay: an unstable gait (why SM_GSN_UNSTABLE), or a
+ * disturbance that moves the walker to another gait of its family for good
+ * (SM_GSN_FAMILY).  A gait of a family (g->trivial_index: a multiplier 1 by
+ * a conservation law or a family condition, with right and left
+ * eigenvectors v, w, w.v = 1) responds to b as a v + A^k (b - a v),
+ * a = w.b: the part along the family stays, the rest decays with the other
+ * multipliers.  Where the indicators' change a C v per stride is below
+ * SM_GSN_FAMILY_TOL of the first two strides' response (a disturbance that
+ * keeps the family's invariant: slip's attack_error keeps its energy, so a
+ * is zero to the differences' noise), the norm is the sum over the rest,
+ * with A deflated (A - v w^T, its multiplier 1 made 0); else it is NaN with
+ * SM_GSN_FAMILY.  SM_BAD_OPTION for a period other than 1, a parameter
+ * that is no disturbance or an indicator out of range; a failed stride's
+ * status (why SM_GSN_FAILED). */
+#define SM_GSN_FAMILY_TOL 1e-5
 sm_status sm_gsn(sm_workspace *ws, const double *p, const sm_gait *g, size_t param, const sm_gsn_options *o,
                  sm_gsn_result *r);
 

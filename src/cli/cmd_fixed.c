@@ -189,6 +189,7 @@ static json_t *gsn_json(const cli_run *run, const sm_fixed_result *r, sm_workspa
         json_object_set_new(o, "per_indicator", each);
         json_object_set_new(o, "unit", json_string(run->model->params[param[k]].unit));
         json_object_set_new(o, "status", json_string(sm_status_name(g[k].status)));
+        json_object_set_new(o, "reason", ok && isfinite(g[k].gsn) ? json_null() : json_string(sm_gsn_why_name(g[k].why)));
         json_object_set_new(per, run->model->params[param[k]].name, o);
     }
     json_t *doc = json_object();
@@ -360,7 +361,7 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
             if (g[k].status == SM_OK && isfinite(g[k].gsn))
                 printf("%s %s %.6g", k ? "," : "", m->params[gp[k]].name, g[k].gsn);
             else
-                printf("%s %s -", k ? "," : "", m->params[gp[k]].name);
+                printf("%s %s - (%s)", k ? "," : "", m->params[gp[k]].name, sm_gsn_why_name(g[k].why));
         }
         printf(" (gait sensitivity norm per unit disturbance; indicators step length, step time)\n");
     }
