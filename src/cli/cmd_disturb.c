@@ -7,7 +7,7 @@
 static const char help[] =
     "usage: stridemap disturb MODEL --param NAME --from A --to B [--max-strides K] [--return-tol T]\n"
     "                         [--bisect-tol W] [--scan N] [--set NAME=VALUE]... [--guess v1,v2,...] [--rtol R]\n"
-    "                         [--atol A] [--method M] [--tmax T] [--json]\n"
+    "                         [--atol A] [--method M] [--tmax T] [--tol T] [Newton options] [--json]\n"
     "\n"
     "Finds MODEL's gait, then the largest one-step disturbance NAME of each sign\n"
     "in [A, B] that it survives: the disturbance acts on one stride, and the walker\n"
@@ -29,6 +29,8 @@ static const char help[] =
     "  --bisect-tol W    stop bisecting at a bracket this narrow (default 1e-6 max(|A|, |B|))\n"
     "  --scan N          steps of the outward scan (default 20; 1: bisect at once)\n"
     "  --set, --guess, --rtol, --atol, --method, --max-order, --max-step, --tmax: as for 'fixed'\n"
+    "  --tol, --max-iter, --fd-step, --central, --newton-update, --jacobian: Newton's\n"
+    "                    options for the gait, as for 'fixed' (a period-1 gait)\n"
     "  --json            one JSON object on stdout\n"
     "\n"
     "exit status: 0 done, 1 no gait found, 64 bad usage (unknown disturbance, A > B),\n"
@@ -148,6 +150,12 @@ int cmd_disturb(int argc, char **argv)
                                          {"bisect-tol", required_argument, 0, OPT_BISECT_TOL},
                                          {"scan", required_argument, 0, OPT_SCAN},
                                          {"guess", required_argument, 0, OPT_GUESS},
+                                         {"tol", required_argument, 0, OPT_TOL},
+                                         {"max-iter", required_argument, 0, OPT_MAX_ITER},
+                                         {"fd-step", required_argument, 0, OPT_FD_STEP},
+                                         {"central", no_argument, 0, OPT_CENTRAL},
+                                         {"newton-update", required_argument, 0, OPT_NEWTON_UPDATE},
+                                         {"jacobian", required_argument, 0, OPT_JACOBIAN},
                                          {"json", no_argument, 0, OPT_JSON},
                                          {0, 0, 0, 0}};
     int rc = cli_parse(&run, argc, argv, opts, help, own_option, &a, false);
@@ -215,6 +223,8 @@ int cmd_disturb(int argc, char **argv)
         cli_json_metrics(gait, &r.metrics, 3);
         json_object_set_new(doc, "gait", gait);
         json_object_set_new(doc, "gsn", g.status == SM_OK ? cli_json_number(g.gsn) : json_null());
+        json_object_set_new(doc, "gsn_reason",
+                            g.status == SM_OK && isfinite(g.gsn) ? json_null() : json_string(sm_gsn_why_name(g.why)));
         json_object_set_new(doc, "negative", side_json(&neg));
         json_object_set_new(doc, "positive", side_json(&pos));
         json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
@@ -232,6 +242,8 @@ int cmd_disturb(int argc, char **argv)
         side_text("positive", &pos, d->unit);
         if (g.status == SM_OK && isfinite(g.gsn))
             printf("gsn          %.9g (step length and step time)\n", g.gsn);
+        else
+            printf("gsn          - (%s)\n", sm_gsn_why_name(g.why));
     }
     if (fflush(stdout) != 0 || ferror(stdout)) return cli_fail(&run, EX_IOERR, "could not write the result");
     return 0;
