@@ -4,6 +4,7 @@
  * floor step's geometry, and the largest surviving step-down: monotone in
  * the stride limit and reproducible. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "test_util.h"
 #include "../src/body/body_model.h"
@@ -563,11 +564,11 @@ static void test_push_closed_form_and_body_file_agree(void **state)
     sm_registry_close(mb);
 }
 
-/* The push's impulse balance on a 3-D walker with a rolling foot: the
- * walker's linear momentum (summed over its bodies' centres of mass, apart
- * from the push's solve) changes by u P plus the impulse of the contact
- * held, in every direction; and the push is the same in reduced and full
- * coordinates' terms: u is perpendicular to gravity. */
+/* The push's impulse balance: the walker's linear momentum (summed over
+ * its bodies' centres of mass, apart from the push's solve) changes by u P
+ * plus the impulse of the contacts held, in every direction (a pin on the
+ * compass, a rolling disk on garcia3d, forward and to the left), and u is
+ * perpendicular to gravity. */
 static void push_momentum_balance(const char *file, const char *name, double P)
 {
     const sm_model *m = NULL;
@@ -628,6 +629,8 @@ static void test_push_momentum_balance(void **state)
 {
     (void)state;
     push_momentum_balance(SM_SOURCE_DIR "/models/compass.yaml", "push", 7.0);
+    push_momentum_balance(SM_SOURCE_DIR "/models/garcia3d.yaml", "push", -4.0);
+    push_momentum_balance(SM_SOURCE_DIR "/models/garcia3d.yaml", "push_left", 3.0);
 }
 
 /* A family's gait (a multiplier 1, trivial_index): A = V diag(1, l) V^-1.
@@ -708,6 +711,44 @@ static void test_slip_gsn_against_the_strides(void **state)
     sm_workspace_free(ws);
 }
 
+/* compass.yaml integrated in reduced coordinates (the joints alone, the
+ * base from the stance pin): the pushed stride is the full formulation's. */
+static void test_push_reduced_is_full(void **state)
+{
+    (void)state;
+    static char text[1 << 16];
+    FILE *in = fopen(SM_SOURCE_DIR "/models/compass.yaml", "r");
+    assert_non_null(in);
+    const size_t n = fread(text, 1, sizeof text - 1, in);
+    fclose(in);
+    char path[] = "/tmp/stridemap_push_reduced_XXXXXX.yaml";
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    fwrite(text, 1, n, out);
+    fputs("integrate: reduced\n", out);
+    fclose(out);
+    double period[2], length[2];
+    const char *files[2] = {SM_SOURCE_DIR "/models/compass.yaml", path};
+    for (int i = 0; i < 2; i++) {
+        const sm_model *m = NULL;
+        char why[512];
+        assert_status(sm_registry_open(files[i], &m, why, sizeof why), SM_OK);
+        sm_workspace *ws = test_workspace(m, 0, SM_METHOD_ADAMS);
+        double p[SM_MAX_PARAMS], x1[SM_MAX_STATE];
+        sm_model_default_params(m, p);
+        const sm_fixed_result g = simplest_gait(ws, p);
+        sm_step_metrics mt;
+        assert_status(sm_disturbed_stride(ws, p, (size_t)sm_model_param_index(m, "push"), 8.0, g.x, x1, &mt), SM_OK);
+        period[i] = mt.period, length[i] = mt.step_length;
+        sm_workspace_free(ws);
+        sm_registry_close(m);
+    }
+    unlink(path);
+    assert_close(period[1], period[0], 1e-9);
+    assert_close(length[1], length[0], 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -726,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_slope_step_closed_form_and_body_file_agree),
         cmocka_unit_test(test_push_closed_form_and_body_file_agree),
         cmocka_unit_test(test_push_momentum_balance),
+        cmocka_unit_test(test_push_reduced_is_full),
         cmocka_unit_test(test_gsn_on_a_family_complement),
         cmocka_unit_test(test_slip_gsn_against_the_strides),
     };
