@@ -39,6 +39,14 @@ WALKERS = [
     ("compass, 3°", "compass", "push", 20),
     ("compass, 3°", "compass", "slope_step", 0.05),
     ("kneed_mcgeer (body file)", "models/kneed_mcgeer.yaml", "step_down", 0.03),
+    ("compass.yaml (body file)", "models/compass.yaml", "push", 20),
+    ("five_link (HZD, body file)", "five_link", "step_down", 0.1),
+    ("five_link (HZD, body file)", "five_link", "push", 50),
+    ("five_link (HZD, body file)", "five_link", "slope_step", 0.2),
+    ("garcia3d (3-D, body file)", "garcia3d", "step_down", 0.02),
+    ("garcia3d (3-D, body file)", "garcia3d", "slope_step", 0.05),
+    ("garcia3d (3-D, body file)", "garcia3d", "push", 10),
+    ("garcia3d (3-D, body file)", "garcia3d", "push_left", 10),
 ]
 SWEEP_B = [round(0.3 + 0.3 * k / 9, 6) for k in range(10)]
 
@@ -62,13 +70,27 @@ def fixed(exe, model, tol, sets=()):
 
 
 def bracket(ck, key, a, b):
-    """'survives .. fails (failure)' to the digits both runs share."""
+    """'survives .. fails (failure)' to the digits both runs share.  A gait
+    that survives nothing (an unstable one: every trial, however small,
+    fails) shows 0 and the failure at the smallest trial."""
     if a is None or b is None:
         return "–"
     if a["failure"] is None and b["failure"] is None:
         return "all of it (%s)" % ck.sig(key, a["survives"], b["survives"], 3)
     ck.same(key + " failure", a["failure"], b["failure"])
+    if a["survives"] == 0 and b["survives"] == 0:
+        return "none (%s at %.1g)" % (b["failure"], b["fails"])
     return "%s (%s beyond)" % (ck.sig(key, a["survives"], b["survives"], 3), b["failure"])
+
+
+def gsn_text(ck, key, f):
+    """The GSN to 4 digits, or why there is none (fixed --json's reason)."""
+    g = [x["gsn"] for x in f]
+    if g[0] is None or g[1] is None:
+        why = [x.get("reason") for x in f]
+        ck.same(key + " reason", why[0], why[1])
+        return "– (%s)" % why[1]
+    return ck.sig(key, g[0], g[1], 4)
 
 
 def main():
@@ -94,13 +116,14 @@ def main():
         d = [disturb(a.exe, model, name, rng, tol) for _, tol in RUNS]
         if model not in gsn_cache:
             gsn_cache[model] = [fixed(a.exe, model, tol) for _, tol in RUNS]
-        g = [f["gait_sensitivity"]["disturbances"][name]["gsn"] for f in gsn_cache[model]]
+        gf = [f["gait_sensitivity"]["disturbances"][name] for f in gsn_cache[model]]
+        g = [x["gsn"] for x in gf]
         key = "%s %s" % (model, name)
         unit = d[1]["unit"]
         print("| %s | %s (%s) | ±%g | %s | %s | %s |" % (
             label, name, unit, rng, bracket(ck, key + " negative", d[0]["negative"], d[1]["negative"]),
             bracket(ck, key + " positive", d[0]["positive"], d[1]["positive"]),
-            ck.sig(key + " gsn", g[0], g[1], 4)))
+            gsn_text(ck, key + " gsn", gf)))
         record.append({"model": model, "disturbance": name, "unit": unit, "range": rng, "runs": [
             {"tolerance": RUNS[k][0], "negative": d[k]["negative"], "positive": d[k]["positive"], "gsn": g[k]}
             for k in range(2)]})
