@@ -197,9 +197,27 @@ static sm_status gsn_one(sm_workspace *ws, const double *p, const sm_gait *g, si
 
     /* e_0, e_1, x_1 and z_2 against d, at +-h */
     two_strides t[2];
-    const double hd = h * fmax(1.0, fabs(p[param]));
+    double hd = h * fmax(1.0, fabs(p[param]));
     for (int k = 0; k < 2; k++)
         if ((r->status = run_pair(ws, p, param, g->x, k ? -hd : hd, o, &t[k], &r->strides)) != SM_OK) return r->status;
+    /* A disturbance whose unit moves the state little (a push of 1 N s on a
+     * 30 kg walker: B ~ 0.03) would move it by h B only, into the
+     * integration's noise: step so that the state moves by h relative, as
+     * the Jacobian's differences do, within the parameter's range. */
+    double bmax = 0;
+    for (size_t i = 0; i < n; i++)
+        bmax = fmax(bmax, fabs(central(t[0].x1[i], t[1].x1[i], hd)) / fmax(1.0, fabs(g->x[i])));
+    const sm_param_def *def = &m->params[param];
+    const double room = fmin(p[param] - def->min, def->max - p[param]);
+    if (bmax > 0 && bmax < 1 && isfinite(bmax)) {
+        const double wider = fmin(hd / bmax, 0.5 * room);
+        if (wider > hd) {
+            hd = wider;
+            for (int k = 0; k < 2; k++)
+                if ((r->status = run_pair(ws, p, param, g->x, k ? -hd : hd, o, &t[k], &r->strides)) != SM_OK)
+                    return r->status;
+        }
+    }
     r->why = SM_GSN_DEFINED;
     for (size_t i = 0; i < ni; i++) {
         r->D[i] = central(t[0].e0[i], t[1].e0[i], hd);

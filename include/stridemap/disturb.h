@@ -42,7 +42,9 @@
  * summed by Smith's doubling (X <- X + A_j X A_j^T, A_j <- A_j^2), 2^j terms
  * after j steps.  For x -> A x + B d this is exactly the closed form
  * (tests/test_disturb.c).  The derivatives in d and z are central
- * differences at h (sm_gsn_fd_step): 4 strides per disturbance and 2 per
+ * differences at h (sm_gsn_fd_step; in d, at h / max|B| where a unit of d
+ * moves the state by less than 1, relative, so that the state moves by h,
+ * within half the parameter's range): 4 or 8 strides per disturbance and 2 per
  * free coordinate for C, shared by the disturbances (sm_gsn_all). */
 #ifndef STRIDEMAP_DISTURB_H
 #define STRIDEMAP_DISTURB_H
