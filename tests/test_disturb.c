@@ -759,7 +759,7 @@ static void test_push_gsn_of_a_heavy_walker_against_the_strides(void **state)
     (void)state;
     const sm_model *m = NULL;
     char why[512];
-    assert_status(sm_registry_open("three_link_hzd", &m, why, sizeof why), SM_OK);
+    assert_status(sm_registry_open(SM_SOURCE_DIR "/models/three_link_hzd.yaml", &m, why, sizeof why), SM_OK);
     sm_workspace *ws = test_workspace(m, 0, m->stiff ? SM_METHOD_BDF : SM_METHOD_ADAMS);
     double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
