@@ -198,6 +198,12 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
  * off.  force, if not NULL, 3 (n + 1): the world force the contact exerts,
  * Σ m (ẍ − g) = force[0..2] + Σ_j q̈_j force[3(j+1)..] (the slides' rows of
  * the saddle-point system's Jᵀλ). */
+/* The planar forward sweep into d at the slides' zero for the pinned
+ * dynamics alone: the hinges' coordinates qh and rates vh in the plan's
+ * order (the tree's), the links' velocities left unset.  m must have a
+ * plan (sm_rigid_pinned_plan_init true); false, d untouched, when its
+ * planar path is off. */
+bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh);
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
                               double radius, double *M, double *bias, double *force);
 

@@ -390,8 +390,12 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
     const body_model *bm = e->bm;
     const size_t nq = bm->nq, n = bm->pinned.n;
     if (!swept) {
-        const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
-        if (st != SM_OK) return st;
+        /* the hinges are the coordinates after the slides, in the plan's
+         * order (body_reduced_setup); the slides' never enter */
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++) sum += xf[BASE + i] + xf[nq + BASE + i];
+        if (!isfinite(sum)) return SM_BAD_STATE;
+        if (!sm_rigid_pinned_forward(e->m, e->d, xf + BASE, xf + nq + BASE)) return SM_OK;
     }
     const body_contact *sc = &bm->f->contacts[bm->f->origin];
     const double radius = sc->kind == SM_CONTACT_ROLL ? body_num_eval(&sc->radius, e->p) : 0.0;
@@ -438,7 +442,7 @@ sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *
     const sm_status st = pinned_solve(e, ph, xf, false, qdd, NULL, NULL, NULL, NULL, &applied);
     if (st == SM_OK && !applied) {
         double vdot[SM_RIGID_MAX_V];
-        const sm_status s2 = body_reduced_accel(e, ph, xf, true, vdot, NULL, NULL, NULL);
+        const sm_status s2 = body_reduced_accel(e, ph, xf, false, vdot, NULL, NULL, NULL);
         memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
         return s2;
     }
@@ -458,10 +462,15 @@ sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, b
         return body_reduced_accel(e, ph, xf, swept, vdot, lambda, cs, ncs);
     }
     const size_t n = bm->pinned.n;
+    /* the whole sweep: a caller reads the links' velocities after it */
+    if (!swept) {
+        const sm_status sw = sm_rigid_forward(e->m, e->d, xf, xf + bm->nq);
+        if (sw != SM_OK) return sw;
+    }
     double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
     double force[3 * (SM_RIGID_MAX_V + 1)], a[SM_RIGID_MAX_V];
     bool applied;
-    const sm_status st = pinned_solve(e, ph, xf, swept, a, M, bias, tau, force, &applied);
+    const sm_status st = pinned_solve(e, ph, xf, true, a, M, bias, tau, force, &applied);
     if (st == SM_OK && !applied) {
         double vdot[SM_RIGID_MAX_V];
         return body_reduced_accel(e, ph, xf, true, vdot, lambda, cs, ncs);

@@ -20,6 +20,7 @@
  * has zero acceleration, the slides' share of every body's: the d'Alembert
  * forces take gravity shifted by the anchor's velocity-product
  * acceleration in the tree with the slides at rest. */
+#include <math.h>
 #include <string.h>
 
 #include "rigid_internal.h"
@@ -79,6 +80,52 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
             }
             plan->nest[a][b] = b_in_a ? 1 : a_in_b ? 2 : 0;
         }
+    return true;
+}
+
+/* The sweep at the slides' zero (the reduced right-hand side's base at
+ * rest at the origin): a slide then only offsets its child, so the pass
+ * reads the hinges' own coordinates and skips the velocities, which the
+ * pinned dynamics never reads (sm_rigid_planar_forward's pv). */
+bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh)
+{
+    if (!m->use_planar) return false;
+    size_t a = 0;
+    for (size_t L = 0; L < m->nlink; L++) {
+        const int P = m->parent[L];
+        const double *rT = m->pl_rT + 3 * L;
+        double *p = d->pp + 3 * L, *pa = d->pa + 2 * L;
+        if (P < 0) {
+            p[0] = rT[0];
+            p[1] = rT[1];
+            p[2] = rT[2];
+            pa[0] = pa[1] = 0.0;
+            d->th[L] = d->thd[L] = 0.0;
+            d->cs[2 * L] = 1.0;
+            d->cs[2 * L + 1] = 0.0;
+        } else {
+            const double cP = d->cs[2 * P], sP = d->cs[2 * P + 1], thdP = d->thd[P], *pP = d->pp + 3 * P;
+            const double off[2] = {cP * rT[0] - sP * rT[1], sP * rT[0] + cP * rT[1]}, w2 = thdP * thdP;
+            p[0] = pP[0] + off[0];
+            p[1] = pP[1] + off[1];
+            p[2] = pP[2] + rT[2];
+            pa[0] = d->pa[2 * P] - w2 * off[0];
+            pa[1] = d->pa[2 * P + 1] - w2 * off[1];
+            d->th[L] = d->th[P];
+            d->thd[L] = thdP;
+            d->cs[2 * L] = cP;
+            d->cs[2 * L + 1] = sP;
+        }
+        if (m->kind[L] == LINK_HINGE) {
+            const double sg = m->pl_sgn[L], th = d->th[L] + sg * qh[a];
+            d->th[L] = th;
+            d->thd[L] += sg * vh[a];
+            d->cs[2 * L] = cos(th);
+            d->cs[2 * L + 1] = sin(th);
+            a++;
+        }
+    }
+    d->poses_pending = true;
     return true;
 }
 
