@@ -131,6 +131,9 @@ size_t body_eval_words(const body_model *bm);
 size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c);
 /* One contact of the file as a rigid-core contact at p. */
 void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c);
+/* The same without a pin's anchor (a site position): for what reads the
+ * contact's shape alone, a gap or a friction coefficient. */
+void body_contact_shape(const body_eval *e, size_t k, sm_contact *c);
 
 /* Applied generalized forces tau[nv] of the file's springs at (q, v). */
 void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau);

@@ -204,6 +204,8 @@ static void contact_at(const body_eval *e, size_t k, const double *v, sm_contact
 
 void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c) { contact_at(e, k, v, c, true); }
 
+void body_contact_shape(const body_eval *e, size_t k, sm_contact *c) { contact_at(e, k, NULL, c, false); }
+
 static size_t phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c, bool anchor)
 {
     const body_phase *P = &e->bm->f->phases[ph];

@@ -132,14 +132,14 @@ static double event_at(event_state *s, size_t ev, double t)
         if (!state_force(s, E->target, &n, &tan)) return NAN;
         if (E->when == BODY_WHEN_FORCE) return n - level + ramp(t, E->direction > 0 ? -1e9 : 1e9);
         sm_contact c;
-        body_contact_at(&s->e, (size_t)E->target, NULL, &c);
+        body_contact_shape(&s->e, (size_t)E->target, &c);
         return tan - c.mu * n - level;
     }
     if (!state_swept(s)) return NAN;
     switch (E->when) {
     case BODY_WHEN_GAP: {
         sm_contact c;
-        body_contact_at(&s->e, (size_t)E->target, NULL, &c);
+        body_contact_shape(&s->e, (size_t)E->target, &c);
         return sm_contact_gap(s->e.m, s->e.d, q, &c, NULL) - level + floor_step(bm, s->ph, E->target, s->p) +
                ramp(t, lift);
     }

@@ -176,8 +176,15 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
     double *q = xf, *v = xf + nq;
     q[0] = q[1] = v[0] = v[1] = 0.0;
     body_unreduce(bm, xr, xf);
-    const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
-    if (st != SM_OK) return st;
+    /* positions for the events: the pinned sweep (no link velocities, which
+     * no event reads; the finiteness check on the joints as the full one's) */
+    double sum = 0.0;
+    for (size_t i = 0; !rates && bm->pinned_ok && i < bm->n_reduced; i++) sum += xr[i];
+    if (!rates && bm->pinned_ok && !isfinite(sum)) return SM_BAD_STATE;
+    if (rates || !bm->pinned_ok || !sm_rigid_pinned_forward(e->m, e->d, q + BASE, v + BASE)) {
+        const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
+        if (st != SM_OK) return st;
+    }
     sm_contact c;
     stance_contact(e, &c);
     double pos[3];
