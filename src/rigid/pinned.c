@@ -134,7 +134,50 @@ typedef struct {
     double m, h[2], K, T;
 } set_sums;
 
+/* A subtree's sums about its link's origin (planar.c's composites, packed:
+ * the pinned path reads seven numbers a link, not a 36-double block). */
+typedef struct {
+    double m, h[2], K, F[2], T;
+} comp;
+
 static double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1]; }
+
+/* For the subtree below each link L, about p_L (x the centres of mass,
+ * f = m (ẍ⁰ − g) their d'Alembert forces): m, h = Σ m (x − p_L),
+ * K = Σ m |x − p_L|² + I_n, F = Σ f, T = Σ (x − p_L) × f; each link's own
+ * terms first, then carried to the parent's origin by r = p_L − p_λ
+ * (h += m r, K += 2 r·h + m |r|², T += r × F).  The links are in tree
+ * order (a parent before its children), so one backward pass carries all. */
+static void composites(const sm_rigid_model *m, const sm_rigid_data *d, const double g[2], comp *restrict C)
+{
+    const size_t n = m->nlink;
+    const double *restrict pp = d->pp, *restrict cs = d->cs, *restrict pa = d->pa, *restrict thd = d->thd;
+    for (size_t L = 0; L < n; L++) {
+        const double mass = m->mass[L], In = m->pl_In[L];
+        if (mass == 0.0 && In == 0.0) { /* a massless link (a base's first slide) */
+            C[L] = (comp){0};
+            continue;
+        }
+        const double *u = m->pl_com + 3 * L, c = cs[2 * L], s = cs[2 * L + 1], w2 = thd[L] * thd[L];
+        const double X0 = c * u[0] - s * u[1], X1 = s * u[0] + c * u[1];
+        const double f0 = mass * (pa[2 * L] - w2 * X0 - g[0]), f1 = mass * (pa[2 * L + 1] - w2 * X1 - g[1]);
+        C[L] = (comp){mass, {mass * X0, mass * X1}, mass * (X0 * X0 + X1 * X1) + In, {f0, f1}, X0 * f1 - X1 * f0};
+    }
+    for (size_t L = n; L-- > 0;) {
+        const int P = m->parent[L];
+        if (P < 0) continue;
+        const comp *c = &C[L];
+        comp *cp = &C[P];
+        const double r0 = pp[3 * L] - pp[3 * P], r1 = pp[3 * L + 1] - pp[3 * P + 1];
+        cp->m += c->m;
+        cp->h[0] += c->h[0] + c->m * r0;
+        cp->h[1] += c->h[1] + c->m * r1;
+        cp->K += c->K + 2.0 * (r0 * c->h[0] + r1 * c->h[1]) + c->m * (r0 * r0 + r1 * r1);
+        cp->F[0] += c->F[0];
+        cp->F[1] += c->F[1];
+        cp->T += c->T + r0 * c->F[1] - r1 * c->F[0];
+    }
+}
 
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
                               double radius, double *M, double *bias, double *force)
@@ -142,39 +185,39 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
     if (!m->use_planar) return false;
     const size_t n = plan->n, SL = m->site_link[plan->site];
     const double *u = m->pl_site + 3 * plan->site, c = d->cs[2 * SL], s = d->cs[2 * SL + 1];
-    const double *pL = d->pp + 3 * SL;
+    const double *pL = d->pp + 3 * SL, *e1 = m->pl_e1, *e2 = m->pl_e2, *G = m->gravity;
     const double X[2] = {c * u[0] - s * u[1], s * u[0] + c * u[1]}, w2 = d->thd[SL] * d->thd[SL];
     /* the anchor's acceleration at v̇ = 0 joins gravity; f is the point at rest */
-    const double g[2] = {m->gravity[0] * m->pl_e1[0] + m->gravity[1] * m->pl_e1[1] + m->gravity[2] * m->pl_e1[2] +
-                              d->pa[2 * SL] - w2 * X[0],
-                          m->gravity[0] * m->pl_e2[0] + m->gravity[1] * m->pl_e2[1] + m->gravity[2] * m->pl_e2[2] +
-                              d->pa[2 * SL + 1] - w2 * X[1]};
-    const double f[2] = {pL[0] + X[0] - radius * m->pl_e1[2], pL[1] + X[1] - radius * m->pl_e2[2]};
-    sm_rigid_planar_composite(m, d, g);
-    const double *Cs = d->Ic;
+    const double g[2] = {G[0] * e1[0] + G[1] * e1[1] + G[2] * e1[2] + d->pa[2 * SL] - w2 * X[0],
+                         G[0] * e2[0] + G[1] * e2[1] + G[2] * e2[2] + d->pa[2 * SL + 1] - w2 * X[1]};
+    const double f[2] = {pL[0] + X[0] - radius * e1[2], pL[1] + X[1] - radius * e2[2]};
+    comp Cs[m->nlink];
+    composites(m, d, g, Cs);
     /* the whole walker about f, from the root's composite */
-    const double *C0 = Cs + 36 * plan->root, r0[2] = {d->pp[3 * plan->root] - f[0], d->pp[3 * plan->root + 1] - f[1]};
-    const set_sums all = {C0[C_M],
-                          {C0[C_HX] + C0[C_M] * r0[0], C0[C_HY] + C0[C_M] * r0[1]},
-                          C0[C_K] + 2.0 * (r0[0] * C0[C_HX] + r0[1] * C0[C_HY]) + C0[C_M] * dot2(r0, r0),
-                          C0[C_T] + r0[0] * C0[C_FY] - r0[1] * C0[C_FX]};
-    const double F[2] = {C0[C_FX], C0[C_FY]}, *sig = plan->sig, *pi = plan->pi;
+    const comp *C0 = &Cs[plan->root];
+    const double r0[2] = {d->pp[3 * plan->root] - f[0], d->pp[3 * plan->root + 1] - f[1]};
+    const set_sums all = {C0->m,
+                          {C0->h[0] + C0->m * r0[0], C0->h[1] + C0->m * r0[1]},
+                          C0->K + 2.0 * dot2(r0, C0->h) + C0->m * dot2(r0, r0),
+                          C0->T + r0[0] * C0->F[1] - r0[1] * C0->F[0]};
+    const double *F = C0->F, *sig = plan->sig, *pi = plan->pi;
     set_sums R[SM_RIGID_MAX_V];
     double M0[SM_RIGID_MAX_V];
     for (size_t a = 0; a < n; a++) {
         const size_t L = plan->link[a];
-        const double *C = Cs + 36 * L, *p = d->pp + 3 * L;
+        const comp *C = &Cs[L];
+        const double *p = d->pp + 3 * L;
         set_sums *S = &R[a];
         if (!plan->on_path[a]) {
-            *S = (set_sums){C[C_M], {C[C_HX], C[C_HY]}, C[C_K], C[C_T]};
+            *S = (set_sums){C->m, {C->h[0], C->h[1]}, C->K, C->T};
         } else {
             /* the whole walker about p_a less the subtree */
             const double r[2] = {f[0] - p[0], f[1] - p[1]};
-            S->m = all.m - C[C_M];
-            S->h[0] = all.h[0] + all.m * r[0] - C[C_HX];
-            S->h[1] = all.h[1] + all.m * r[1] - C[C_HY];
-            S->K = all.K + 2.0 * dot2(r, all.h) + all.m * dot2(r, r) - C[C_K];
-            S->T = all.T + r[0] * F[1] - r[1] * F[0] - C[C_T];
+            S->m = all.m - C->m;
+            S->h[0] = all.h[0] + all.m * r[0] - C->h[0];
+            S->h[1] = all.h[1] + all.m * r[1] - C->h[1];
+            S->K = all.K + 2.0 * dot2(r, all.h) + all.m * dot2(r, r) - C->K;
+            S->T = all.T + r[0] * F[1] - r[1] * F[0] - C->T;
         }
         const double D[2] = {p[0] - f[0], p[1] - f[1]};
         M0[a] = S->K + dot2(D, S->h);
@@ -182,10 +225,10 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
     if (force) {
         /* Σ m (ẍ − g) = F + Σ_j q̈_j Σ m ∂ẋ/∂q̇_j, a set turning about its
          * pivot carrying the momentum perp(h) per unit rate */
-        for (int k = 0; k < 3; k++) force[k] = F[0] * m->pl_e1[k] + F[1] * m->pl_e2[k];
+        for (int k = 0; k < 3; k++) force[k] = F[0] * e1[k] + F[1] * e2[k];
         for (size_t j = 0; j < n; j++) {
             const double P0 = -(sig[j] * R[j].h[1] + pi[j] * all.h[1]), P1 = sig[j] * R[j].h[0] + pi[j] * all.h[0];
-            for (int k = 0; k < 3; k++) force[3 * (j + 1) + k] = P0 * m->pl_e1[k] + P1 * m->pl_e2[k];
+            for (int k = 0; k < 3; k++) force[3 * (j + 1) + k] = P0 * e1[k] + P1 * e2[k];
         }
     }
     for (size_t j = 0; j < n; j++) {
