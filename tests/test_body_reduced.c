@@ -287,7 +287,7 @@ static void test_pinned_compass_closed_form(void **state)
     const double q[4] = {0, 0, ta, tb}, v[4] = {0, 0, wa, wb};
     assert_status(sm_rigid_forward(e.m, e.d, q, v), SM_OK);
     double M[4], bias[2];
-    assert_true(sm_rigid_pinned_dynamics(e.m, e.d, &bm->pinned, 0.0, M, bias, NULL));
+    assert_true(sm_rigid_pinned_dynamics(e.m, e.d, &bm->pinned, 0.0, NULL, M, bias, NULL));
     const double M11 = (mh + m) * l * l + m * a * a, M12 = -m * l * b * cos(D), M22 = m * b * b;
     assert_close(M[0], M11, 1e-12 * M11);
     assert_close(M[1], M12, 1e-12 * M11);

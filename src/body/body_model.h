@@ -88,6 +88,7 @@ typedef struct {
     sm_rigid_pinned_plan pinned;
     unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
     size_t pinned_nfree[BODY_MAX_PHASES];
+    unsigned char pinned_locked[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* 1: the phase locks the hinge (plan order) */
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:

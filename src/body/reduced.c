@@ -112,8 +112,10 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
             if (bc->kind == SM_CONTACT_LOCK) locked[sm_rigid_body_vadr(bm->tmpl, (size_t)bc->body)] = true;
         }
         bm->pinned_nfree[ph] = 0;
-        for (size_t i = 0; i < bm->pinned.n; i++)
+        for (size_t i = 0; i < bm->pinned.n; i++) {
+            bm->pinned_locked[ph][i] = locked[bm->pinned.vadr[i]];
             if (!locked[bm->pinned.vadr[i]]) bm->pinned_free[ph][bm->pinned_nfree[ph]++] = (unsigned char)i;
+        }
     }
     bm->events_read_base_rates = false;
     for (size_t ph = 0; ph < f->n_phases; ph++)
@@ -414,7 +416,7 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
         tau = tl;
     }
     /* false only with the planar sweeps switched off (tests): the full solve */
-    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, M, bias, force)) return SM_OK;
+    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, bm->pinned_locked[ph], M, bias, force)) return SM_OK;
     *applied = true;
     body_spring_forces(e, xf, xf + nq, tau);
     const unsigned char *F = bm->pinned_free[ph];
@@ -503,7 +505,9 @@ sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, b
         size_t i = 0;
         while (bm->pinned.vadr[i] != v) i++;
         double r = bias[i] - tau[v];
-        for (size_t j = 0; j < n; j++) r += M[i * n + j] * a[j];
+        /* the locked columns are unset (zero accelerations) */
+        for (size_t j = 0; j < n; j++)
+            if (!bm->pinned_locked[ph][j]) r += M[i * n + j] * a[j];
         lambda[row++] = r;
     }
     return SM_OK;

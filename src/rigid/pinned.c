@@ -180,7 +180,7 @@ static void composites(const sm_rigid_model *m, const sm_rigid_data *d, const do
 }
 
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
-                              double radius, double *M, double *bias, double *force)
+                              double radius, const unsigned char *locked, double *M, double *bias, double *force)
 {
     if (!m->use_planar) return false;
     const size_t n = plan->n, SL = m->site_link[plan->site];
@@ -203,7 +203,11 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
     const double *F = C0->F, *sig = plan->sig, *pi = plan->pi;
     set_sums R[SM_RIGID_MAX_V];
     double M0[SM_RIGID_MAX_V];
+    /* a hinge's own rows are read when it is free, or for a lock's torque */
+    bool row[SM_RIGID_MAX_V];
+    for (size_t a = 0; a < n; a++) row[a] = !locked || !locked[a] || force;
     for (size_t a = 0; a < n; a++) {
+        if (!row[a]) continue;
         const size_t L = plan->link[a];
         const comp *C = &Cs[L];
         const double *p = d->pp + 3 * L;
@@ -232,8 +236,11 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
         }
     }
     for (size_t j = 0; j < n; j++) {
+        if (!row[j]) continue;
         bias[j] = sig[j] * R[j].T + pi[j] * all.T;
         for (size_t k = 0; k <= j; k++) {
+            /* between two locked hinges: multiplies zero accelerations */
+            if (!row[k] || (locked && locked[j] && locked[k])) continue;
             double Mjk = 0.0;
             const unsigned char nk = plan->nest[j][k];
             if (j == k) {
