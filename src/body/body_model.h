@@ -89,6 +89,10 @@ typedef struct {
     unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
     size_t pinned_nfree[BODY_MAX_PHASES];
     unsigned char pinned_locked[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* 1: the phase locks the hinge (plan order) */
+    /* the springs and the stance contact's radius at the defaults, so that
+     * a right-hand side there evaluates none of their numbers (eval.c) */
+    sm_rigid_spring springs0[BODY_MAX_FORCES];
+    double origin_radius0;
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -102,6 +106,7 @@ typedef struct {
     const sm_rigid_model *m;
     sm_rigid_data *d;
     double *work;
+    bool at_defaults; /* p are the model's defaults */
 } body_eval;
 
 /* Declares the memory of a body_eval in the calling function's frame. */
@@ -135,6 +140,9 @@ void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *
 /* The same without a pin's anchor (a site position): for what reads the
  * contact's shape alone, a gap or a friction coefficient. */
 void body_contact_shape(const body_eval *e, size_t k, sm_contact *c);
+
+/* The radius of the section's origin contact at e's p (0 unless a roll). */
+double body_origin_radius(const body_eval *e);
 
 /* Applied generalized forces tau[nv] of the file's springs at (q, v). */
 void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau);

@@ -57,6 +57,9 @@ static void deps_add(body_deps *d, const body_num *nums, size_t n)
     }
 }
 
+static void springs_at_p(const body_file *f, const double *p, sm_rigid_spring *s);
+static double origin_radius_at(const body_file *f, const double *p);
+
 void body_eval_plan(body_model *bm)
 {
     const body_file *f = bm->f;
@@ -73,6 +76,8 @@ void body_eval_plan(body_model *bm)
         bm->site_dep[i] = (body_deps){0};
         deps_add(&bm->site_dep[i], f->sites[i].pos, 3);
     }
+    springs_at_p(f, bm->defaults, bm->springs0);
+    bm->origin_radius0 = origin_radius_at(f, bm->defaults);
     bm->gravity_dep = (body_deps){0};
     deps_add(&bm->gravity_dep, &f->gravity, 1);
     deps_add(&bm->gravity_dep, &f->slope, 1);
@@ -111,6 +116,7 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
     e->p = p;
     bool changed[SM_MAX_PARAMS];
     const bool any = memcmp(p, bm->defaults, f->n_params * sizeof *p) != 0;
+    e->at_defaults = !any;
     for (size_t i = 0; any && i < f->n_params; i++) changed[i] = memcmp(&p[i], &bm->defaults[i], sizeof *p) != 0;
     e->m = bm->tmpl;
     if (any) {
@@ -218,9 +224,8 @@ size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_co
     return phase_contacts(e, ph, v, c, true);
 }
 
-static void springs_at(const body_eval *e, sm_rigid_spring *s)
+static void springs_at_p(const body_file *f, const double *p, sm_rigid_spring *s)
 {
-    const body_file *f = e->bm->f;
     for (size_t i = 0; i < f->n_forces; i++) {
         const body_force *bf = &f->forces[i];
         s[i].n = bf->n;
@@ -228,11 +233,29 @@ static void springs_at(const body_eval *e, sm_rigid_spring *s)
             s[i].body[k] = (size_t)bf->body[k];
             s[i].coef[k] = bf->coef[k];
         }
-        s[i].stiffness = body_num_eval(&bf->stiffness, e->p);
-        s[i].damping = body_num_eval(&bf->damping, e->p);
-        s[i].rest = body_num_eval(&bf->rest, e->p);
-        s[i].torque = body_num_eval(&bf->torque, e->p);
+        s[i].stiffness = body_num_eval(&bf->stiffness, p);
+        s[i].damping = body_num_eval(&bf->damping, p);
+        s[i].rest = body_num_eval(&bf->rest, p);
+        s[i].torque = body_num_eval(&bf->torque, p);
     }
+}
+
+static void springs_at(const body_eval *e, sm_rigid_spring *s)
+{
+    const body_file *f = e->bm->f;
+    if (e->at_defaults) memcpy(s, e->bm->springs0, f->n_forces * sizeof *s);
+    else springs_at_p(f, e->p, s);
+}
+
+static double origin_radius_at(const body_file *f, const double *p)
+{
+    if (f->origin < 0 || f->contacts[f->origin].kind != SM_CONTACT_ROLL) return 0.0;
+    return body_num_eval(&f->contacts[f->origin].radius, p);
+}
+
+double body_origin_radius(const body_eval *e)
+{
+    return e->at_defaults ? e->bm->origin_radius0 : origin_radius_at(e->bm->f, e->p);
 }
 
 void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau)

@@ -406,8 +406,7 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
         if (!isfinite(sum)) return SM_BAD_STATE;
         if (!sm_rigid_pinned_forward(e->m, e->d, xf + BASE, xf + nq + BASE)) return SM_OK;
     }
-    const body_contact *sc = &bm->f->contacts[bm->f->origin];
-    const double radius = sc->kind == SM_CONTACT_ROLL ? body_num_eval(&sc->radius, e->p) : 0.0;
+    const double radius = body_origin_radius(e);
     /* sized to the walker: a 48 x 48 frame cost the stack probes of 18 KB a call */
     double Ml[n * n], bl[SM_RIGID_MAX_V], tl[SM_RIGID_MAX_V];
     if (!M) {

@@ -203,12 +203,13 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
     const double *F = C0->F, *sig = plan->sig, *pi = plan->pi;
     set_sums R[SM_RIGID_MAX_V];
     double M0[SM_RIGID_MAX_V];
-    /* a hinge's own rows are read when it is free, or for a lock's torque */
-    bool row[SM_RIGID_MAX_V];
-    for (size_t a = 0; a < n; a++) row[a] = !locked || !locked[a] || force;
-    for (size_t a = 0; a < n; a++) {
-        if (!row[a]) continue;
-        const size_t L = plan->link[a];
+    /* the hinges whose rows are read: the free ones, and for the forces
+     * the locks' too (a lock's torque is its row at the free columns) */
+    size_t idx[SM_RIGID_MAX_V], nr = 0;
+    for (size_t a = 0; a < n; a++)
+        if (!locked || !locked[a] || force) idx[nr++] = a;
+    for (size_t t = 0; t < nr; t++) {
+        const size_t a = idx[t], L = plan->link[a];
         const comp *C = &Cs[L];
         const double *p = d->pp + 3 * L;
         set_sums *S = &R[a];
@@ -235,25 +236,25 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
             for (int k = 0; k < 3; k++) force[3 * (j + 1) + k] = P0 * e1[k] + P1 * e2[k];
         }
     }
-    for (size_t j = 0; j < n; j++) {
-        if (!row[j]) continue;
+    for (size_t t = 0; t < nr; t++) {
+        const size_t j = idx[t];
         bias[j] = sig[j] * R[j].T + pi[j] * all.T;
-        for (size_t k = 0; k <= j; k++) {
+        const double sj = sig[j], pj = pi[j], *pj_pos = d->pp + 3 * plan->link[j];
+        M[j * n + j] = sj * sj * R[j].K + 2.0 * sj * pj * M0[j] + pj * pj * all.K;
+        for (size_t u = 0; u < t; u++) {
+            const size_t k = idx[u];
             /* between two locked hinges: multiplies zero accelerations */
-            if (!row[k] || (locked && locked[j] && locked[k])) continue;
+            if (locked && locked[j] && locked[k]) continue;
             double Mjk = 0.0;
             const unsigned char nk = plan->nest[j][k];
-            if (j == k) {
-                Mjk = R[j].K;
-            } else if (nk) {
+            if (nk) {
                 /* b inside a: K_b + (p_b − p_a)·h_b */
-                const size_t a = nk == 1 ? j : k, b = nk == 1 ? k : j;
-                const double *pa = d->pp + 3 * plan->link[a], *pb = d->pp + 3 * plan->link[b];
+                const size_t b = nk == 1 ? k : j;
+                const double *pa = nk == 1 ? pj_pos : d->pp + 3 * plan->link[k], *pb = d->pp + 3 * plan->link[b];
                 const double D[2] = {pb[0] - pa[0], pb[1] - pa[1]};
                 Mjk = R[b].K + dot2(D, R[b].h);
             }
-            const double e = sig[j] * sig[k] * Mjk + sig[j] * pi[k] * M0[j] + pi[j] * sig[k] * M0[k] +
-                             pi[j] * pi[k] * all.K;
+            const double e = sj * sig[k] * Mjk + sj * pi[k] * M0[j] + pj * sig[k] * M0[k] + pj * pi[k] * all.K;
             M[j * n + k] = e;
             M[k * n + j] = e;
         }
