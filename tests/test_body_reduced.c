@@ -245,6 +245,14 @@ static void test_pinned_path(void **state)
                 double scale = 1.0;
                 for (size_t i = 0; i < ni; i++) scale = fmax(scale, fabs(a1[2 + i]));
                 for (size_t i = 0; i < ni; i++) assert_close(a2[i], a1[2 + i], 1e-12 * scale);
+                /* the integrator's call on the reduced state: at the
+                 * defaults its own data block and the template */
+                double xd[SM_MAX_STATE];
+                assert_status(body_reduced_rhs(bm, ph, p, x, xd), SM_OK);
+                for (size_t i = 0; i < ni; i++) {
+                    assert_true(xd[i] == x[ni + i]);
+                    assert_close(xd[ni + i], a1[2 + i], 1e-12 * scale);
+                }
                 /* the forces the force events read: the stance contact's
                  * and each lock's, in the saddle-point solve's rows */
                 double l1[SM_RIGID_MAX_ROWS], l2[SM_RIGID_MAX_ROWS];

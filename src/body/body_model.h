@@ -93,6 +93,7 @@ typedef struct {
      * a right-hand side there evaluates none of their numbers (eval.c) */
     sm_rigid_spring springs0[BODY_MAX_FORCES];
     double origin_radius0;
+    size_t pinned_data_words; /* max_align_t units of the pinned path's data block */
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -290,6 +291,10 @@ void body_unreduce(const body_model *bm, const double *xr, double *xf);
  * where the phase holds it and locks only (sm_rigid_pinned_dynamics), else
  * by body_reduced_accel.  The right-hand side's; no forces. */
 sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd);
+/* Phase ph's right-hand side xd of the reduced state x at p (phase.c):
+ * the joints' rates and body_reduced_joint_accel's accelerations, by the
+ * pinned path on its own data block at the defaults. */
+sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd);
 /* body_reduced_accel's forces and contacts (the force events'), by the
  * pinned path where it applies. */
 sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, bool swept, double *lambda,

@@ -101,6 +101,7 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         }
     }
     bm->reduced = true;
+    bm->pinned_data_words = sm_rigid_pinned_data_bytes(bm->tmpl) / sizeof(max_align_t) + 1;
     bm->pinned_ok = sm_rigid_pinned_plan_init(bm->tmpl, (size_t)f->contacts[f->origin].site, &bm->pinned);
     /* the plan's hinges are the joints after the slides, in order */
     bm->pinned_ok &= bm->pinned.n == ni;
@@ -389,6 +390,25 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     return SM_OK;
 }
 
+/* M_r q̈ = τ − b_r over the phase's free hinges; qdd in the plan's order,
+ * the locked ones 0. */
+static sm_status free_solve(const body_model *bm, size_t ph, const double *M, const double *bias, const double *tau,
+                            double *qdd)
+{
+    const size_t n = bm->pinned.n;
+    const unsigned char *F = bm->pinned_free[ph];
+    const size_t nf = bm->pinned_nfree[ph];
+    double A[nf * nf], b[SM_RIGID_MAX_V];
+    for (size_t i = 0; i < nf; i++) {
+        b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
+        for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
+    }
+    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
+    memset(qdd, 0, n * sizeof *qdd);
+    for (size_t i = 0; i < nf; i++) qdd[F[i]] = b[i];
+    return SM_OK;
+}
+
 /* The pinned path in a direct phase: the hinges' accelerations qdd (plan
  * order, the locked ones 0), and if M, bias, tau and force are not NULL
  * what the forces need. */
@@ -418,17 +438,60 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
     if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, bm->pinned_locked[ph], M, bias, force)) return SM_OK;
     *applied = true;
     body_spring_forces(e, xf, xf + nq, tau);
-    const unsigned char *F = bm->pinned_free[ph];
-    const size_t nf = bm->pinned_nfree[ph];
-    double A[nf * nf], b[SM_RIGID_MAX_V];
-    for (size_t i = 0; i < nf; i++) {
-        b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
-        for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
+    return free_solve(bm, ph, M, bias, tau, qdd);
+}
+
+/* The right-hand side at the defaults in a direct phase (the integrator's
+ * every call): the pinned sweep and dynamics on a data block of their own,
+ * the template model, no expansion of the state unless springs read it. */
+static sm_status lean_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd, bool *done)
+{
+    *done = false;
+    const size_t n = bm->pinned.n, nq = bm->nq;
+    double sum = 0.0;
+    for (size_t i = 0; i < 2 * n; i++) sum += x[i];
+    if (!isfinite(sum)) return SM_BAD_STATE;
+    max_align_t mem[bm->pinned_data_words];
+    sm_rigid_data *d = sm_rigid_pinned_data_init(bm->tmpl, mem, sizeof mem);
+    if (!d || !sm_rigid_pinned_forward(bm->tmpl, d, x, x + n)) return SM_OK;
+    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    if (!sm_rigid_pinned_dynamics(bm->tmpl, d, &bm->pinned, bm->origin_radius0, bm->pinned_locked[ph], M, bias,
+                                  NULL))
+        return SM_OK;
+    *done = true;
+    if (bm->f->n_forces) {
+        double xf[SM_MAX_STATE];
+        xf[0] = xf[1] = xf[nq] = xf[nq + 1] = 0.0;
+        body_unreduce(bm, x, xf);
+        const body_eval e = {.bm = bm, .p = p, .m = bm->tmpl, .at_defaults = true};
+        body_spring_forces(&e, xf, xf + nq, tau);
+    } else {
+        memset(tau, 0, bm->nv * sizeof *tau);
     }
-    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
-    memset(qdd, 0, n * sizeof *qdd);
-    for (size_t i = 0; i < nf; i++) qdd[F[i]] = b[i];
-    return SM_OK;
+    memcpy(xd, x + n, n * sizeof *xd);
+    return free_solve(bm, ph, M, bias, tau, xd + n);
+}
+
+sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd)
+{
+    const size_t ni = bm->n_reduced / 2;
+    if (bm->pinned_ok && bm->reduced_direct[ph] && memcmp(p, bm->defaults, bm->f->n_params * sizeof *p) == 0) {
+        bool done;
+        const sm_status st = lean_rhs(bm, ph, p, x, xd, &done);
+        if (st != SM_OK || done) return st;
+    }
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    const sm_status st = body_eval_init(&e, bm, p, mem, NULL, 0);
+    if (st != SM_OK) return SM_BAD_PARAM;
+    /* the joints' rows on the base at rest at the origin: M, the bias, the
+     * rows and J̇v do not depend on where the base is, nor on its velocity
+     * (a uniform boost of a walker on flat ground changes no acceleration) */
+    double xf[SM_MAX_STATE];
+    xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
+    body_unreduce(bm, x, xf);
+    memcpy(xd, x + ni, ni * sizeof *xd);
+    return body_reduced_joint_accel(&e, ph, xf, xd + ni);
 }
 
 static bool pinned_applies(const body_eval *e, size_t ph)
