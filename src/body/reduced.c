@@ -399,6 +399,11 @@ static sm_status free_solve(const body_model *bm, size_t ph, const double *M, co
     const unsigned char *F = bm->pinned_free[ph];
     const size_t nf = bm->pinned_nfree[ph];
     double A[nf * nf], b[SM_RIGID_MAX_V];
+    if (nf == n) { /* no lock: the plan's order is the coordinates' (body_reduced_setup) */
+        memcpy(A, M, n * n * sizeof *A);
+        for (size_t i = 0; i < n; i++) qdd[i] = tau[BASE + i] - bias[i];
+        return spd_solve(A, n, qdd) ? SM_OK : SM_SINGULAR_CONSTRAINTS;
+    }
     for (size_t i = 0; i < nf; i++) {
         b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
         for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
@@ -444,7 +449,7 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
 /* The right-hand side at the defaults in a direct phase (the integrator's
  * every call): the pinned sweep and dynamics on a data block of their own,
  * the template model, no expansion of the state unless springs read it. */
-static sm_status lean_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd, bool *done)
+static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, double *xd, bool *done)
 {
     *done = false;
     const size_t n = bm->pinned.n, nq = bm->nq;
@@ -463,8 +468,8 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *p, cons
         double xf[SM_MAX_STATE];
         xf[0] = xf[1] = xf[nq] = xf[nq + 1] = 0.0;
         body_unreduce(bm, x, xf);
-        const body_eval e = {.bm = bm, .p = p, .m = bm->tmpl, .at_defaults = true};
-        body_spring_forces(&e, xf, xf + nq, tau);
+        memset(tau, 0, bm->nv * sizeof *tau);
+        sm_rigid_spring_forces(bm->tmpl, bm->springs0, bm->f->n_forces, xf, xf + nq, tau);
     } else {
         memset(tau, 0, bm->nv * sizeof *tau);
     }
@@ -477,7 +482,7 @@ sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, con
     const size_t ni = bm->n_reduced / 2;
     if (bm->pinned_ok && bm->reduced_direct[ph] && memcmp(p, bm->defaults, bm->f->n_params * sizeof *p) == 0) {
         bool done;
-        const sm_status st = lean_rhs(bm, ph, p, x, xd, &done);
+        const sm_status st = lean_rhs(bm, ph, x, xd, &done);
         if (st != SM_OK || done) return st;
     }
     BODY_EVAL_MEM(mem, bm);
