@@ -204,7 +204,8 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
 /* A data block for sm_rigid_pinned_forward and sm_rigid_pinned_dynamics
  * alone (the angles, rates, origins and their accelerations; nothing else
  * may read it): a right-hand side's block is a fifth of sm_rigid_data_init's.
- * NULL when bytes are fewer than sm_rigid_pinned_data_bytes(m). */
+ * NULL when bytes are fewer than sm_rigid_pinned_data_bytes(m) or m's
+ * planar path is off (the pinned path is then off too). */
 size_t sm_rigid_pinned_data_bytes(const sm_rigid_model *m);
 sm_rigid_data *sm_rigid_pinned_data_init(const sm_rigid_model *m, void *mem, size_t bytes);
 /* The planar forward sweep into d at the slides' zero for the pinned

@@ -89,9 +89,10 @@ typedef struct {
     unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
     size_t pinned_nfree[BODY_MAX_PHASES];
     unsigned char pinned_locked[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* 1: the phase locks the hinge (plan order) */
-    /* the springs and the stance contact's radius at the defaults, so that
-     * a right-hand side there evaluates none of their numbers (eval.c) */
+    /* the springs, the contacts and the stance contact's radius at the
+     * defaults, so that a call there evaluates none of their numbers (eval.c) */
     sm_rigid_spring springs0[BODY_MAX_FORCES];
+    sm_contact contacts0[BODY_MAX_CONTACTS]; /* each contact's shape, without a pin's anchor */
     double origin_radius0;
     size_t pinned_data_words; /* max_align_t units of the pinned path's data block */
 } body_model;

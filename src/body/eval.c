@@ -59,6 +59,7 @@ static void deps_add(body_deps *d, const body_num *nums, size_t n)
 
 static void springs_at_p(const body_file *f, const double *p, sm_rigid_spring *s);
 static double origin_radius_at(const body_file *f, const double *p);
+static void shape_at(const body_file *f, size_t k, const double *p, sm_contact *c);
 
 void body_eval_plan(body_model *bm)
 {
@@ -77,6 +78,7 @@ void body_eval_plan(body_model *bm)
         deps_add(&bm->site_dep[i], f->sites[i].pos, 3);
     }
     springs_at_p(f, bm->defaults, bm->springs0);
+    for (size_t k = 0; k < f->n_contacts; k++) shape_at(f, k, bm->defaults, &bm->contacts0[k]);
     bm->origin_radius0 = origin_radius_at(f, bm->defaults);
     bm->gravity_dep = (body_deps){0};
     deps_add(&bm->gravity_dep, &f->gravity, 1);
@@ -182,19 +184,27 @@ static double slide_accel(const body_eval *e, const sm_contact *c, const double 
     return at;
 }
 
-static void contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c, bool anchor)
+/* Contact k's shape at p: what it is, where, its numbers; no anchor. */
+static void shape_at(const body_file *f, size_t k, const double *p, sm_contact *c)
 {
-    const body_contact *bc = &e->bm->f->contacts[k];
+    const body_contact *bc = &f->contacts[k];
     memset(c, 0, sizeof *c);
     c->kind = bc->kind;
     c->site = bc->site >= 0 ? (size_t)bc->site : 0;
-    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, e->p) : 0.0;
+    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, p) : 0.0;
     memcpy(c->axis, bc->axis, sizeof c->axis);
-    c->mu = bc->has_mu || bc->kind == SM_CONTACT_SLIDE ? body_num_eval(&bc->mu, e->p) : 0.0;
+    c->mu = bc->has_mu || bc->kind == SM_CONTACT_SLIDE ? body_num_eval(&bc->mu, p) : 0.0;
     c->body = bc->body >= 0 ? (size_t)bc->body : 0;
-    c->at = bc->kind == SM_CONTACT_LOCK ? body_num_eval(&bc->at, e->p) : 0.0;
+    c->at = bc->kind == SM_CONTACT_LOCK ? body_num_eval(&bc->at, p) : 0.0;
     c->slide_sign = 1;
     c->rows = bc->rows;
+}
+
+static void contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c, bool anchor)
+{
+    const body_contact *bc = &e->bm->f->contacts[k];
+    if (e->at_defaults) *c = e->bm->contacts0[k];
+    else shape_at(e->bm->f, k, e->p, c);
     if (bc->kind == SM_CONTACT_PIN && anchor) {
         /* held where it is, on the ground: only the section's projection
          * reads the anchor, so the solve (every RHS call) skips it */

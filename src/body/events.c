@@ -169,6 +169,20 @@ static bool state_start(event_state *s, const body_model *bm, size_t ph, const d
     s->swept = s->solved = s->solve_ok = false;
     s->nc = 0;
     if (!bm->reduced) return true;
+    if (bm->pinned_ok && bm->reduced_direct[ph] && !bm->events_read_base_rates &&
+        memcmp(p, bm->defaults, bm->f->n_params * sizeof *p) == 0) {
+        /* at the defaults in a direct phase the events read positions and
+         * the pinned path's forces alone: its data block on the template */
+        s->e = (body_eval){.bm = bm, .p = p, .m = bm->tmpl, .at_defaults = true};
+        s->e.d = sm_rigid_pinned_data_init(bm->tmpl, mem, bm->pinned_data_words * sizeof *mem);
+        if (s->e.d) {
+            s->ready = 1;
+            if (body_expand_positions(&s->e, x, xf) != SM_OK) return false;
+            s->x = xf;
+            s->swept = true;
+            return true;
+        }
+    }
     /* the expansion's sweep serves the events (body_expand); gaps,
      * heights, coordinates, joint rates and forces need no base rate */
     if (!state_eval(s) ||

@@ -223,7 +223,7 @@ size_t sm_rigid_pinned_data_bytes(const sm_rigid_model *m)
 
 sm_rigid_data *sm_rigid_pinned_data_init(const sm_rigid_model *m, void *mem, size_t bytes)
 {
-    if (!m || !mem || bytes < sm_rigid_pinned_data_bytes(m)) return NULL;
+    if (!m || !m->use_planar || !mem || bytes < sm_rigid_pinned_data_bytes(m)) return NULL;
     size_t n = m->nlink ? m->nlink : 1;
     sm_rigid_data *d = align_mem(mem);
     double *blk = (double *)((unsigned char *)d + up(sizeof *d));
