@@ -93,6 +93,7 @@ typedef struct {
      * defaults, so that a call there evaluates none of their numbers (eval.c) */
     sm_rigid_spring springs0[BODY_MAX_FORCES];
     sm_contact contacts0[BODY_MAX_CONTACTS]; /* each contact's shape, without a pin's anchor */
+    double event_level0[BODY_MAX_PHASES][BODY_MAX_EVENTS]; /* each event's level */
     double origin_radius0;
     size_t pinned_data_words; /* max_align_t units of the pinned path's data block */
 } body_model;

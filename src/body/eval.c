@@ -79,6 +79,9 @@ void body_eval_plan(body_model *bm)
     }
     springs_at_p(f, bm->defaults, bm->springs0);
     for (size_t k = 0; k < f->n_contacts; k++) shape_at(f, k, bm->defaults, &bm->contacts0[k]);
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t k = 0; k < f->phases[ph].n_events; k++)
+            bm->event_level0[ph][k] = body_num_eval(&f->phases[ph].events[k].value, bm->defaults);
     bm->origin_radius0 = origin_radius_at(f, bm->defaults);
     bm->gravity_dep = (body_deps){0};
     deps_add(&bm->gravity_dep, &f->gravity, 1);

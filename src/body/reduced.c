@@ -160,17 +160,7 @@ void body_unreduce(const body_model *bm, const double *xr, double *xf)
 
 /* The stance contact as a rigid-core contact, without the anchor that
  * body_contact_at finds by a site position (only the projection reads it). */
-static void stance_contact(const body_eval *e, sm_contact *c)
-{
-    const body_contact *bc = &e->bm->f->contacts[e->bm->f->origin];
-    memset(c, 0, sizeof *c);
-    c->kind = bc->kind;
-    c->site = (size_t)bc->site;
-    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, e->p) : 0.0;
-    memcpy(c->axis, bc->axis, sizeof c->axis);
-    c->slide_sign = 1;
-    c->rows = bc->rows;
-}
+static void stance_contact(const body_eval *e, sm_contact *c) { body_contact_shape(e, (size_t)e->bm->f->origin, c); }
 
 static sm_status expand(const body_eval *e, const double *xr, double *xf, bool rates)
 {
@@ -277,22 +267,9 @@ static bool spd_solve(double *A, size_t nf, double *b)
  * anchors (only the projection reads them); their number. */
 static size_t direct_contacts(const body_eval *e, size_t ph, sm_contact *cs)
 {
-    const body_model *bm = e->bm;
-    const body_phase *P = &bm->f->phases[ph];
-    const size_t n = P->n_contacts;
-    for (size_t k = 0; k < n; k++) {
-        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
-        if (P->contacts[k] == bm->f->origin) {
-            stance_contact(e, &cs[k]);
-            continue;
-        }
-        memset(&cs[k], 0, sizeof cs[k]);
-        cs[k].kind = SM_CONTACT_LOCK;
-        cs[k].body = (size_t)bc->body;
-        cs[k].at = body_num_eval(&bc->at, e->p);
-        cs[k].slide_sign = 1;
-    }
-    return n;
+    const body_phase *P = &e->bm->f->phases[ph];
+    for (size_t k = 0; k < P->n_contacts; k++) body_contact_shape(e, (size_t)P->contacts[k], &cs[k]);
+    return P->n_contacts;
 }
 
 /* Phase ph's right-hand side by the reduced equations when its contacts
