@@ -96,6 +96,7 @@ typedef struct {
     double event_level0[BODY_MAX_PHASES][BODY_MAX_EVENTS]; /* each event's level */
     double origin_radius0;
     size_t pinned_data_words; /* max_align_t units of the pinned path's data block */
+    unsigned char spring_ri[BODY_MAX_FORCES][8]; /* reduced: each spring's joints among the state's */
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:

@@ -132,6 +132,9 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         }
         bm->reduced_direct[ph] = direct;
     }
+    for (size_t k = 0; k < f->n_forces; k++) /* the loader allows only bodies of 1-DOF joints */
+        for (size_t i = 0; i < f->forces[k].n && i < 8; i++)
+            bm->spring_ri[k][i] = (unsigned char)(sm_rigid_body_qadr(bm->tmpl, (size_t)f->forces[k].body[i]) - BASE);
     bm->n_reduced = 2 * ni;
     for (size_t i = 0; i < ni; i++) {
         bm->reduced_names[i] = bm->state_names[BASE + i];
@@ -429,7 +432,7 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
 static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, double *xd, bool *done)
 {
     *done = false;
-    const size_t n = bm->pinned.n, nq = bm->nq;
+    const size_t n = bm->pinned.n;
     double sum = 0.0;
     for (size_t i = 0; i < 2 * n; i++) sum += x[i];
     if (!isfinite(sum)) return SM_BAD_STATE;
@@ -441,14 +444,19 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
                                   NULL))
         return SM_OK;
     *done = true;
-    if (bm->f->n_forces) {
-        double xf[SM_MAX_STATE];
-        xf[0] = xf[1] = xf[nq] = xf[nq + 1] = 0.0;
-        body_unreduce(bm, x, xf);
-        memset(tau, 0, bm->nv * sizeof *tau);
-        sm_rigid_spring_forces(bm->tmpl, bm->springs0, bm->f->n_forces, xf, xf + nq, tau);
-    } else {
-        memset(tau, 0, bm->nv * sizeof *tau);
+    memset(tau, 0, bm->nv * sizeof *tau);
+    for (size_t k = 0; k < bm->f->n_forces; k++) {
+        /* sm_rigid_spring_forces on the joints' own indices */
+        const sm_rigid_spring *sp = &bm->springs0[k];
+        const unsigned char *ri = bm->spring_ri[k];
+        const size_t m = sp->n < 8 ? sp->n : 8;
+        double val = 0.0, rate = 0.0;
+        for (size_t i = 0; i < m; i++) {
+            val += sp->coef[i] * x[ri[i]];
+            rate += sp->coef[i] * x[n + ri[i]];
+        }
+        const double f = sp->stiffness * (val - sp->rest) + sp->damping * rate - sp->torque;
+        for (size_t i = 0; i < m; i++) tau[BASE + ri[i]] -= sp->coef[i] * f;
     }
     memcpy(xd, x + n, n * sizeof *xd);
     return free_solve(bm, ph, M, bias, tau, xd + n);
