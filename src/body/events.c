@@ -120,7 +120,8 @@ static double event_at(event_state *s, size_t ev, double t)
 {
     const body_model *bm = s->bm;
     const body_event *E = &bm->f->phases[s->ph].events[ev];
-    const double level = s->ready > 0 && s->e.at_defaults ? bm->event_level0[s->ph][ev] : body_num_eval(&E->value, s->p);
+    const double level =
+        s->ready > 0 && s->e.at_defaults ? bm->event_level0[s->ph][ev] : body_num_eval(&E->value, s->p);
     const double *q = s->x, *v = s->x + bm->nq;
     /* raised against the direction of the crossing it waits for */
     const double lift = E->direction > 0 ? -1e-6 : 1e-6;
