@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "src_path.h"
+#include "../src/body/body_model.h"
 #include "stridemap/registry.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/stride.h"
@@ -135,21 +136,28 @@ static void check_closed_form(double gamma, double a, double bb, double mh)
     sm_workspace *wc = NULL, *wb = NULL;
     assert_status(sm_workspace_create(c, &o, &wc), SM_OK);
     assert_status(sm_fixed_point(wc, pc, xc, &no, &rc), SM_OK);
-    /* the body walker from the closed form's gait: leg_a = gamma - th_st */
+    /* the body walker from the closed form's gait: leg_a = gamma - th_st
+     * (by name: the file integrates the joints alone) */
+    const int la = sm_model_state_index(b, "leg_a"), lb = sm_model_state_index(b, "leg_b"),
+              wa = sm_model_state_index(b, "leg_a_dot"), wb_ = sm_model_state_index(b, "leg_b_dot");
+    assert_true(la >= 0 && lb >= 0 && wa >= 0 && wb_ >= 0);
     b->guess(xb, pb, b->data);
-    xb[2] = gamma - rc.x[0];
-    xb[6] = -rc.x[2];
-    xb[7] = -rc.x[3];
+    xb[la] = gamma - rc.x[0];
+    xb[wa] = -rc.x[2];
+    xb[wb_] = -rc.x[3];
     sm_model_to_section(b, pb, xb, xs);
     assert_status(sm_workspace_create(b, &o, &wb), SM_OK);
     assert_status(sm_fixed_point(wb, pb, xs, &no, &rb), SM_OK);
-    assert_close(rb.x[2], gamma - rc.x[0], 1e-9);
-    assert_close(rb.x[3], gamma - rc.x[1], 1e-9);
-    assert_close(rb.x[6], -rc.x[2], 1e-9);
-    assert_close(rb.x[7], -rc.x[3], 1e-9);
+    assert_close(rb.x[la], gamma - rc.x[0], 1e-9);
+    assert_close(rb.x[lb], gamma - rc.x[1], 1e-9);
+    assert_close(rb.x[wa], -rc.x[2], 1e-9);
+    assert_close(rb.x[wb_], -rc.x[3], 1e-9);
     assert_close(rb.metrics.period, rc.metrics.period, 1e-9);
-    /* the hip a leg's length above the stance foot */
-    assert_close(rb.x[1], (a + bb) * cos(rb.x[2]), 1e-12);
+    /* the hip a leg's length above the stance foot (the base the
+     * expansion puts under the joints: hip_x, hip_z, leg_a, leg_b, rates) */
+    double xf[SM_MAX_STATE];
+    assert_status(body_expand_at(b->data, pb, rb.x, xf), SM_OK);
+    assert_close(xf[1], (a + bb) * cos(xf[2]), 1e-12);
     sm_workspace_free(wc);
     sm_workspace_free(wb);
     sm_registry_close(b);

@@ -120,6 +120,17 @@ static void kneed_mapped(const double *x, double *out)
     memcpy(out, m, sizeof m);
 }
 
+/* A body walker's state x in its full formulation's layout (the base's
+ * slides and rates first): x itself, or for a file that integrates the
+ * joints alone (integrate: reduced) the joints with the base its stance
+ * contact puts under them. */
+static const double *full_state(const body_model *bm, const double *p, const double *x, double *buf)
+{
+    if (!bm->reduced) return x;
+    assert_status(body_expand_at(bm, p, x, buf), SM_OK);
+    return buf;
+}
+
 static void gait_of(const sm_model *m, sm_fixed_result *r, double *p)
 {
     double x[SM_MAX_STATE];
@@ -140,12 +151,14 @@ static void check_compass(const sm_model *b)
     /* (hip.x, hip.z, leg_a, leg_b, rates) against the closed form's angles
      * from the vertical, positive the other way (th = gamma - angle) */
     const double gamma = pc[sm_model_param_index(c, "gamma")];
-    assert_close(rc.x[0], gamma - rb.x[2], 1e-10);
-    assert_close(rc.x[1], gamma - rb.x[3], 1e-10);
-    assert_close(rc.x[2], -rb.x[6], 1e-10);
-    assert_close(rc.x[3], -rb.x[7], 1e-10);
+    double xf[SM_MAX_STATE];
+    const double *x = full_state(b->data, pb, rb.x, xf);
+    assert_close(rc.x[0], gamma - x[2], 1e-10);
+    assert_close(rc.x[1], gamma - x[3], 1e-10);
+    assert_close(rc.x[2], -x[6], 1e-10);
+    assert_close(rc.x[3], -x[7], 1e-10);
     /* the lift puts the hip a leg's length above the stance foot */
-    assert_close(rb.x[1], cos(rb.x[2]), 1e-12);
+    assert_close(x[1], cos(x[2]), 1e-12);
     assert_int_equal(rb.n_free, rc.n_free);
     for (size_t i = 0; i < rb.n_free; i++) {
         assert_close(rb.eig_re[i], rc.eig_re[i], 1e-9);
@@ -198,10 +211,12 @@ static void test_compass_other_slope(void **state)
     static sm_fixed_result rb, rc;
     solve(b, pb, xb, &rb);
     solve(c, pc, xc, &rc);
-    assert_close(rc.x[0], 0.06 - rb.x[2], 1e-10);
-    assert_close(rc.x[1], 0.06 - rb.x[3], 1e-10);
-    assert_close(rc.x[2], -rb.x[6], 1e-10);
-    assert_close(rc.x[3], -rb.x[7], 1e-10);
+    double xf[SM_MAX_STATE];
+    const double *x = full_state(b->data, pb, rb.x, xf);
+    assert_close(rc.x[0], 0.06 - x[2], 1e-10);
+    assert_close(rc.x[1], 0.06 - x[3], 1e-10);
+    assert_close(rc.x[2], -x[6], 1e-10);
+    assert_close(rc.x[3], -x[7], 1e-10);
     assert_close(rb.metrics.period, rc.metrics.period, 1e-10);
     b->release(b);
 }
@@ -239,12 +254,13 @@ static double ground_lock(const sm_model *b, const double *p, const double *x)
 /* McGeer's kneed walker: knee locks, a knee-strike impact, two phases. */
 static void check_kneed(const sm_model *b)
 {
-    double pb[SM_MAX_PARAMS], mapped[6];
+    double pb[SM_MAX_PARAMS], mapped[6], xf[SM_MAX_STATE];
     static sm_fixed_result rb;
     gait_of(b, &rb, pb);
-    kneed_mapped(rb.x, mapped);
-    assert_close(rb.x[3], 0.0, 1e-12);
-    assert_close(rb.x[5], 0.0, 1e-12);
+    const double *x = full_state(b->data, pb, rb.x, xf);
+    kneed_mapped(x, mapped);
+    assert_close(x[3], 0.0, 1e-12);
+    assert_close(x[5], 0.0, 1e-12);
     /* The multipliers differ by up to 1.4e-10 for the walker built in C and
      * 5.5e-10 for the file's (0.4462130742 here), a difference that shrinks
      * with the tolerance: 1.2e-9 at rtol 1e-13, where each model's own
@@ -260,10 +276,10 @@ static void check_kneed(const sm_model *b)
  * (impact: [foot_a, knee_a, knee_b]) and released after it. */
 static void check_hsu(const sm_model *b)
 {
-    double pb[SM_MAX_PARAMS], mapped[6];
+    double pb[SM_MAX_PARAMS], mapped[6], xf[SM_MAX_STATE];
     static sm_fixed_result rb;
     gait_of(b, &rb, pb);
-    const double *x = rb.x;
+    const double *x = full_state(b->data, pb, rb.x, xf);
     kneed_mapped(x, mapped);
     /* the held knee: the trailing leg leaves straight, its flexion rate 0 */
     assert_close(x[11], 0.0, 1e-12);
@@ -308,6 +324,8 @@ typedef struct {
 static int watch_knee(void *ctx, double t, size_t phase, const double *x)
 {
     knee_watch *w = ctx;
+    double xf[SM_MAX_STATE];
+    x = full_state(w->bm, w->p, x, xf); /* the full saddle-point solve's forces */
     BODY_EVAL_MEM(mem, w->bm);
     body_eval e;
     assert_status(body_eval_init(&e, w->bm, w->p, mem, NULL, 0), SM_OK);
@@ -362,6 +380,8 @@ static void check_kneed_locked(const sm_model *b)
 static double gap_of(const sm_model *m, const double *p, const double *x, const char *name)
 {
     const body_model *bm = m->data;
+    double xf[SM_MAX_STATE];
+    x = full_state(bm, p, x, xf);
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);

@@ -17,7 +17,8 @@
  * therefore Chen's model.
  *
  * States: the closed form's (st, th, sh, rates) are absolute angles from
- * the slope normal with the stance foot at the origin; the body file's are
+ * the slope normal with the stance foot at the origin; the body file's in
+ * its full formulation (the file itself integrates the joints alone) are
  * (hip_x, hip_z, thigh_a, shank_a, thigh_b, shank_b, rates) with the
  * shanks' coordinates the knees' flexions (thigh minus shank). */
 #include <stdlib.h>
@@ -94,6 +95,9 @@ static void open_walker(walker *w, const char *path, bool other)
 
 static void close_walker(walker *w) { sm_registry_close(w->m); }
 
+/* The file in the full formulation (below, with write_full_model). */
+static void open_full(walker *w, bool other, bool free_knee);
+
 /* The closed form's state as the body file's: the stance foot at the
  * origin, the stance knee straight. */
 static void to_body(const kcf_params *P, const double *c, double *x)
@@ -167,7 +171,7 @@ static double knee_torque(const walker *w, size_t ph, const double *x)
 static void check_accel(bool other)
 {
     walker w;
-    open_walker(&w, MODEL_FILE, other);
+    open_full(&w, other, false);
     const size_t free_ph = phase_index(w.m, "knee_free"), locked_ph = phase_index(w.m, "knee_locked");
     unsigned long long seed = other ? 11 : 7;
     double worst = 0, worst_t = 0;
@@ -239,14 +243,18 @@ static void test_closed_form_energy(void **state)
 
 /* ---- (b) impact maps -------------------------------------------------------- */
 
-/* kneed_hsu.yaml with Garcia's heel-strike (impact: true, onto the next
+/* kneed_hsu.yaml in the full formulation (integrate: full, the state the
+ * closed form is compared with below: the base's slides and rates first),
+ * with Garcia's heel-strike if free_knee (impact: true, onto the next
  * phase's contacts, which release the new swing knee), written to a
- * temporary file; path gets its name. */
-static void write_free_knee_model(char *path, size_t len)
+ * temporary file; path gets its name.  The file itself integrates the
+ * joints alone (test_issue_gait); tests/test_body_reduced.c holds the two
+ * formulations to each other. */
+static void write_full_model(char *path, size_t len, bool free_knee)
 {
     FILE *in = fopen(MODEL_FILE, "r");
     assert_non_null(in);
-    snprintf(path, len, "/tmp/kneed_free_XXXXXX.yaml");
+    snprintf(path, len, "/tmp/kneed_full_XXXXXX.yaml");
     const int fd = mkstemps(path, 5);
     assert_true(fd >= 0);
     FILE *out = fdopen(fd, "w");
@@ -254,25 +262,29 @@ static void write_free_knee_model(char *path, size_t len)
     char line[1024];
     int found = 0;
     while (fgets(line, sizeof line, in)) {
-        if (strncmp(line, "        impact: [foot_a, knee_a, knee_b]", 40) == 0) {
+        if (free_knee && strncmp(line, "        impact: [foot_a, knee_a, knee_b]", 40) == 0) {
             fputs("        impact: true\n", out);
             found++;
             continue;
         }
+        if (strncmp(line, "integrate:", 10) == 0) continue;
         fputs(line, out);
     }
     fclose(in);
     fclose(out);
-    assert_int_equal(found, 1);
+    assert_int_equal(found, free_knee ? 1 : 0);
 }
 
-static void open_free_knee(walker *w, bool other)
+static void open_full(walker *w, bool other, bool free_knee)
 {
     char path[64];
-    write_free_knee_model(path, sizeof path);
+    write_full_model(path, sizeof path, free_knee);
     open_walker(w, path, other);
+    assert_false(w->bm->reduced);
     remove(path);
 }
+
+static void open_free_knee(walker *w, bool other) { open_full(w, other, true); }
 
 /* The knee-strike, and a heel-strike with both feet on the ground (the
  * section's projection then moves nothing), against the closed form's. */
@@ -316,10 +328,10 @@ static void check_impacts(walker *w, kcf_heelstrike_kind kind, unsigned long lon
 static void test_impacts_file(void **state)
 {
     walker w;
-    open_walker(&w, MODEL_FILE, false);
+    open_full(&w, false, false);
     check_impacts(&w, KCF_HS_LOCKED, 5, "the file: the new swing knee held");
     close_walker(&w);
-    open_walker(&w, MODEL_FILE, true);
+    open_full(&w, true, false);
     check_impacts(&w, KCF_HS_LOCKED, 13, "the file at other mass positions");
     close_walker(&w);
 }
@@ -356,7 +368,7 @@ static void check_stride(walker *w, kcf_heelstrike_kind kind, const double *x0, 
 static void test_stride_file(void **state)
 {
     walker w;
-    open_walker(&w, MODEL_FILE, false);
+    open_full(&w, false, false);
     double x[6];
     for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
     check_stride(&w, KCF_HS_LOCKED, x, "Tedrake's x0 (the file)");
@@ -429,13 +441,19 @@ static void test_issue_gait(void **state)
     double xb[SM_MAX_STATE];
     for (int i = 0; i < 6; i++) x[i] = TEDRAKE_X0[i] + (i < 3 ? w.P.gamma : 0.0);
     to_body(&w.P, x, xb);
+    /* the file integrates the joints alone: its state is the full one's
+     * joints, the base put back by the stance foot */
+    assert_true(w.bm->reduced);
+    double xr[SM_MAX_STATE], xf[SM_MAX_STATE];
+    body_reduce(w.bm, xb, xr);
     sm_workspace *ws = test_workspace(w.m, 1e-12, SM_METHOD_ADAMS);
     sm_newton_options no;
     sm_newton_options_default(&no);
     static sm_fixed_result r;
-    assert_status(sm_fixed_point(ws, w.p, xb, &no, &r), SM_OK);
+    assert_status(sm_fixed_point(ws, w.p, xr, &no, &r), SM_OK);
     assert_true(r.stable);
-    from_body(r.x, y);
+    assert_status(body_expand_at(w.bm, w.p, r.x, xf), SM_OK);
+    from_body(xf, y);
     assert_close(y[0], 0.2396419965, 1e-8);
     assert_close(y[3], -1.1338165864, 1e-8);
     assert_close(y[4], -0.1087293385, 1e-8);

@@ -197,8 +197,24 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
 /* M n x n row-major and bias n (n = plan->n); false if m's planar path is
  * off.  force, if not NULL, 3 (n + 1): the world force the contact exerts,
  * Σ m (ẍ − g) = force[0..2] + Σ_j q̈_j force[3(j+1)..] (the slides' rows of
- * the saddle-point system's Jᵀλ). */
+ * the saddle-point system's Jᵀλ).  locked, if not NULL, n flags: the hinges
+ * a lock holds (zero accelerations), whose entries among themselves are
+ * left unset, and without force their rows, columns and bias too (a lock's
+ * torque reads its row at the free columns and its bias). */
+/* A data block for sm_rigid_pinned_forward and sm_rigid_pinned_dynamics
+ * alone (the angles, rates, origins and their accelerations; nothing else
+ * may read it): a right-hand side's block is a fifth of sm_rigid_data_init's.
+ * NULL when bytes are fewer than sm_rigid_pinned_data_bytes(m) or m's
+ * planar path is off (the pinned path is then off too). */
+size_t sm_rigid_pinned_data_bytes(const sm_rigid_model *m);
+sm_rigid_data *sm_rigid_pinned_data_init(const sm_rigid_model *m, void *mem, size_t bytes);
+/* The planar forward sweep into d at the slides' zero for the pinned
+ * dynamics alone: the hinges' coordinates qh and rates vh in the plan's
+ * order (the tree's), the links' velocities left unset.  m must have a
+ * plan (sm_rigid_pinned_plan_init true); false, d untouched, when its
+ * planar path is off. */
+bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh);
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
-                              double radius, double *M, double *bias, double *force);
+                              double radius, const unsigned char *locked, double *M, double *bias, double *force);
 
 #endif

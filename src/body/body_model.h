@@ -88,6 +88,15 @@ typedef struct {
     sm_rigid_pinned_plan pinned;
     unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
     size_t pinned_nfree[BODY_MAX_PHASES];
+    unsigned char pinned_locked[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* 1: the phase locks the hinge (plan order) */
+    /* the springs, the contacts and the stance contact's radius at the
+     * defaults, so that a call there evaluates none of their numbers (eval.c) */
+    sm_rigid_spring springs0[BODY_MAX_FORCES];
+    sm_contact contacts0[BODY_MAX_CONTACTS]; /* each contact's shape, without a pin's anchor */
+    double event_level0[BODY_MAX_PHASES][BODY_MAX_EVENTS]; /* each event's level */
+    double origin_radius0;
+    size_t pinned_data_words; /* max_align_t units of the pinned path's data block */
+    unsigned char spring_ri[BODY_MAX_FORCES][8]; /* reduced: each spring's joints among the state's */
 } body_model;
 
 /* Everything one callback needs at parameters p, in caller (stack) memory:
@@ -101,6 +110,7 @@ typedef struct {
     const sm_rigid_model *m;
     sm_rigid_data *d;
     double *work;
+    bool at_defaults; /* p are the model's defaults */
 } body_eval;
 
 /* Declares the memory of a body_eval in the calling function's frame. */
@@ -131,6 +141,12 @@ size_t body_eval_words(const body_model *bm);
 size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c);
 /* One contact of the file as a rigid-core contact at p. */
 void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c);
+/* The same without a pin's anchor (a site position): for what reads the
+ * contact's shape alone, a gap or a friction coefficient. */
+void body_contact_shape(const body_eval *e, size_t k, sm_contact *c);
+
+/* The radius of the section's origin contact at e's p (0 unless a roll). */
+double body_origin_radius(const body_eval *e);
 
 /* Applied generalized forces tau[nv] of the file's springs at (q, v). */
 void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau);
@@ -286,6 +302,10 @@ void body_unreduce(const body_model *bm, const double *xr, double *xf);
  * where the phase holds it and locks only (sm_rigid_pinned_dynamics), else
  * by body_reduced_accel.  The right-hand side's; no forces. */
 sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *xf, double *qdd);
+/* Phase ph's right-hand side xd of the reduced state x at p (phase.c):
+ * the joints' rates and body_reduced_joint_accel's accelerations, by the
+ * pinned path on its own data block at the defaults. */
+sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd);
 /* body_reduced_accel's forces and contacts (the force events'), by the
  * pinned path where it applies. */
 sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, bool swept, double *lambda,

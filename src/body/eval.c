@@ -57,6 +57,10 @@ static void deps_add(body_deps *d, const body_num *nums, size_t n)
     }
 }
 
+static void springs_at_p(const body_file *f, const double *p, sm_rigid_spring *s);
+static double origin_radius_at(const body_file *f, const double *p);
+static void shape_at(const body_file *f, size_t k, const double *p, sm_contact *c);
+
 void body_eval_plan(body_model *bm)
 {
     const body_file *f = bm->f;
@@ -73,6 +77,12 @@ void body_eval_plan(body_model *bm)
         bm->site_dep[i] = (body_deps){0};
         deps_add(&bm->site_dep[i], f->sites[i].pos, 3);
     }
+    springs_at_p(f, bm->defaults, bm->springs0);
+    for (size_t k = 0; k < f->n_contacts; k++) shape_at(f, k, bm->defaults, &bm->contacts0[k]);
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t k = 0; k < f->phases[ph].n_events; k++)
+            bm->event_level0[ph][k] = body_num_eval(&f->phases[ph].events[k].value, bm->defaults);
+    bm->origin_radius0 = origin_radius_at(f, bm->defaults);
     bm->gravity_dep = (body_deps){0};
     deps_add(&bm->gravity_dep, &f->gravity, 1);
     deps_add(&bm->gravity_dep, &f->slope, 1);
@@ -111,6 +121,7 @@ sm_status body_eval_init(body_eval *e, const body_model *bm, const double *p, vo
     e->p = p;
     bool changed[SM_MAX_PARAMS];
     const bool any = memcmp(p, bm->defaults, f->n_params * sizeof *p) != 0;
+    e->at_defaults = !any;
     for (size_t i = 0; any && i < f->n_params; i++) changed[i] = memcmp(&p[i], &bm->defaults[i], sizeof *p) != 0;
     e->m = bm->tmpl;
     if (any) {
@@ -176,19 +187,27 @@ static double slide_accel(const body_eval *e, const sm_contact *c, const double 
     return at;
 }
 
-static void contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c, bool anchor)
+/* Contact k's shape at p: what it is, where, its numbers; no anchor. */
+static void shape_at(const body_file *f, size_t k, const double *p, sm_contact *c)
 {
-    const body_contact *bc = &e->bm->f->contacts[k];
+    const body_contact *bc = &f->contacts[k];
     memset(c, 0, sizeof *c);
     c->kind = bc->kind;
     c->site = bc->site >= 0 ? (size_t)bc->site : 0;
-    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, e->p) : 0.0;
+    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, p) : 0.0;
     memcpy(c->axis, bc->axis, sizeof c->axis);
-    c->mu = bc->has_mu || bc->kind == SM_CONTACT_SLIDE ? body_num_eval(&bc->mu, e->p) : 0.0;
+    c->mu = bc->has_mu || bc->kind == SM_CONTACT_SLIDE ? body_num_eval(&bc->mu, p) : 0.0;
     c->body = bc->body >= 0 ? (size_t)bc->body : 0;
-    c->at = bc->kind == SM_CONTACT_LOCK ? body_num_eval(&bc->at, e->p) : 0.0;
+    c->at = bc->kind == SM_CONTACT_LOCK ? body_num_eval(&bc->at, p) : 0.0;
     c->slide_sign = 1;
     c->rows = bc->rows;
+}
+
+static void contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c, bool anchor)
+{
+    const body_contact *bc = &e->bm->f->contacts[k];
+    if (e->at_defaults) *c = e->bm->contacts0[k];
+    else shape_at(e->bm->f, k, e->p, c);
     if (bc->kind == SM_CONTACT_PIN && anchor) {
         /* held where it is, on the ground: only the section's projection
          * reads the anchor, so the solve (every RHS call) skips it */
@@ -204,6 +223,8 @@ static void contact_at(const body_eval *e, size_t k, const double *v, sm_contact
 
 void body_contact_at(const body_eval *e, size_t k, const double *v, sm_contact *c) { contact_at(e, k, v, c, true); }
 
+void body_contact_shape(const body_eval *e, size_t k, sm_contact *c) { contact_at(e, k, NULL, c, false); }
+
 static size_t phase_contacts(const body_eval *e, size_t ph, const double *v, sm_contact *c, bool anchor)
 {
     const body_phase *P = &e->bm->f->phases[ph];
@@ -216,9 +237,8 @@ size_t body_phase_contacts(const body_eval *e, size_t ph, const double *v, sm_co
     return phase_contacts(e, ph, v, c, true);
 }
 
-static void springs_at(const body_eval *e, sm_rigid_spring *s)
+static void springs_at_p(const body_file *f, const double *p, sm_rigid_spring *s)
 {
-    const body_file *f = e->bm->f;
     for (size_t i = 0; i < f->n_forces; i++) {
         const body_force *bf = &f->forces[i];
         s[i].n = bf->n;
@@ -226,11 +246,29 @@ static void springs_at(const body_eval *e, sm_rigid_spring *s)
             s[i].body[k] = (size_t)bf->body[k];
             s[i].coef[k] = bf->coef[k];
         }
-        s[i].stiffness = body_num_eval(&bf->stiffness, e->p);
-        s[i].damping = body_num_eval(&bf->damping, e->p);
-        s[i].rest = body_num_eval(&bf->rest, e->p);
-        s[i].torque = body_num_eval(&bf->torque, e->p);
+        s[i].stiffness = body_num_eval(&bf->stiffness, p);
+        s[i].damping = body_num_eval(&bf->damping, p);
+        s[i].rest = body_num_eval(&bf->rest, p);
+        s[i].torque = body_num_eval(&bf->torque, p);
     }
+}
+
+static void springs_at(const body_eval *e, sm_rigid_spring *s)
+{
+    const body_file *f = e->bm->f;
+    if (e->at_defaults) memcpy(s, e->bm->springs0, f->n_forces * sizeof *s);
+    else springs_at_p(f, e->p, s);
+}
+
+static double origin_radius_at(const body_file *f, const double *p)
+{
+    if (f->origin < 0 || f->contacts[f->origin].kind != SM_CONTACT_ROLL) return 0.0;
+    return body_num_eval(&f->contacts[f->origin].radius, p);
+}
+
+double body_origin_radius(const body_eval *e)
+{
+    return e->at_defaults ? e->bm->origin_radius0 : origin_radius_at(e->bm->f, e->p);
 }
 
 void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau)

@@ -120,7 +120,8 @@ static double event_at(event_state *s, size_t ev, double t)
 {
     const body_model *bm = s->bm;
     const body_event *E = &bm->f->phases[s->ph].events[ev];
-    const double level = body_num_eval(&E->value, s->p);
+    const double level =
+        s->ready > 0 && s->e.at_defaults ? bm->event_level0[s->ph][ev] : body_num_eval(&E->value, s->p);
     const double *q = s->x, *v = s->x + bm->nq;
     /* raised against the direction of the crossing it waits for */
     const double lift = E->direction > 0 ? -1e-6 : 1e-6;
@@ -132,7 +133,7 @@ static double event_at(event_state *s, size_t ev, double t)
         if (!state_force(s, E->target, &n, &tan)) return NAN;
         if (E->when == BODY_WHEN_FORCE) return n - level + ramp(t, E->direction > 0 ? -1e9 : 1e9);
         sm_contact c;
-        body_contact_at(&s->e, (size_t)E->target, NULL, &c);
+        body_contact_shape(&s->e, (size_t)E->target, &c);
         return tan - c.mu * n - level;
     }
     if (!state_swept(s)) return NAN;
@@ -141,7 +142,7 @@ static double event_at(event_state *s, size_t ev, double t)
         return body_push_value(&s->e, (size_t)E->target, s->p);
     case BODY_WHEN_GAP: {
         sm_contact c;
-        body_contact_at(&s->e, (size_t)E->target, NULL, &c);
+        body_contact_shape(&s->e, (size_t)E->target, &c);
         return sm_contact_gap(s->e.m, s->e.d, q, &c, NULL) - level + floor_step(bm, s->ph, E->target, s->p) +
                ramp(t, lift);
     }
@@ -171,6 +172,20 @@ static bool state_start(event_state *s, const body_model *bm, size_t ph, const d
     s->swept = s->solved = s->solve_ok = false;
     s->nc = 0;
     if (!bm->reduced) return true;
+    if (bm->pinned_ok && bm->reduced_direct[ph] && !bm->events_read_base_rates &&
+        memcmp(p, bm->defaults, bm->f->n_params * sizeof *p) == 0) {
+        /* at the defaults in a direct phase the events read positions and
+         * the pinned path's forces alone: its data block on the template */
+        s->e = (body_eval){.bm = bm, .p = p, .m = bm->tmpl, .at_defaults = true};
+        s->e.d = sm_rigid_pinned_data_init(bm->tmpl, mem, bm->pinned_data_words * sizeof *mem);
+        if (s->e.d) {
+            s->ready = 1;
+            if (body_expand_positions(&s->e, x, xf) != SM_OK) return false;
+            s->x = xf;
+            s->swept = true;
+            return true;
+        }
+    }
     /* the expansion's sweep serves the events (body_expand); gaps,
      * heights, coordinates, joint rates and forces need no base rate */
     if (!state_eval(s) ||

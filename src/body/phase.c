@@ -7,23 +7,14 @@
 
 static int phase_rhs(size_t ph, const double *x, double *xd, const double *p, const body_model *bm)
 {
+    if (bm->reduced) {
+        /* the joints alone (reduced.c) */
+        const sm_status st = body_reduced_rhs(bm, ph, p, x, xd);
+        return st == SM_OK ? 0 : SM_CALLBACK_STATUS(st);
+    }
     BODY_EVAL_MEM(mem, bm);
     body_eval e;
     if (body_eval_init(&e, bm, p, mem, NULL, 0) != SM_OK) return SM_CALLBACK_STATUS(SM_BAD_PARAM);
-    if (bm->reduced) {
-        /* the joints' rows of the full constrained solve (reduced.c), on
-         * the base at rest at the origin: M, the bias, the rows and J̇v do
-         * not depend on where the base is, nor on its velocity (a uniform
-         * boost of a walker on flat ground changes no acceleration) */
-        const size_t ni = bm->n_reduced / 2;
-        double xf[SM_MAX_STATE];
-        xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
-        body_unreduce(bm, x, xf);
-        const sm_status st = body_reduced_joint_accel(&e, ph, xf, xd + ni);
-        if (st != SM_OK) return SM_CALLBACK_STATUS(st);
-        memcpy(xd, x + ni, ni * sizeof *xd);
-        return 0;
-    }
     const sm_status st = body_phase_solve(&e, ph, x, xd + bm->nq, NULL, NULL, NULL);
     /* a singular constraint set ends the stride with its own status (model.h) */
     if (st != SM_OK) return SM_CALLBACK_STATUS(st);

@@ -101,6 +101,7 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         }
     }
     bm->reduced = true;
+    bm->pinned_data_words = sm_rigid_pinned_data_bytes(bm->tmpl) / sizeof(max_align_t) + 1;
     bm->pinned_ok = sm_rigid_pinned_plan_init(bm->tmpl, (size_t)f->contacts[f->origin].site, &bm->pinned);
     /* the plan's hinges are the joints after the slides, in order */
     bm->pinned_ok &= bm->pinned.n == ni;
@@ -112,8 +113,10 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
             if (bc->kind == SM_CONTACT_LOCK) locked[sm_rigid_body_vadr(bm->tmpl, (size_t)bc->body)] = true;
         }
         bm->pinned_nfree[ph] = 0;
-        for (size_t i = 0; i < bm->pinned.n; i++)
+        for (size_t i = 0; i < bm->pinned.n; i++) {
+            bm->pinned_locked[ph][i] = locked[bm->pinned.vadr[i]];
             if (!locked[bm->pinned.vadr[i]]) bm->pinned_free[ph][bm->pinned_nfree[ph]++] = (unsigned char)i;
+        }
     }
     bm->events_read_base_rates = false;
     for (size_t ph = 0; ph < f->n_phases; ph++)
@@ -129,6 +132,9 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
         }
         bm->reduced_direct[ph] = direct;
     }
+    for (size_t k = 0; k < f->n_forces; k++) /* the loader allows only bodies of 1-DOF joints */
+        for (size_t i = 0; i < f->forces[k].n && i < 8; i++)
+            bm->spring_ri[k][i] = (unsigned char)(sm_rigid_body_qadr(bm->tmpl, (size_t)f->forces[k].body[i]) - BASE);
     bm->n_reduced = 2 * ni;
     for (size_t i = 0; i < ni; i++) {
         bm->reduced_names[i] = bm->state_names[BASE + i];
@@ -157,17 +163,7 @@ void body_unreduce(const body_model *bm, const double *xr, double *xf)
 
 /* The stance contact as a rigid-core contact, without the anchor that
  * body_contact_at finds by a site position (only the projection reads it). */
-static void stance_contact(const body_eval *e, sm_contact *c)
-{
-    const body_contact *bc = &e->bm->f->contacts[e->bm->f->origin];
-    memset(c, 0, sizeof *c);
-    c->kind = bc->kind;
-    c->site = (size_t)bc->site;
-    c->radius = bc->kind == SM_CONTACT_ROLL ? body_num_eval(&bc->radius, e->p) : 0.0;
-    memcpy(c->axis, bc->axis, sizeof c->axis);
-    c->slide_sign = 1;
-    c->rows = bc->rows;
-}
+static void stance_contact(const body_eval *e, sm_contact *c) { body_contact_shape(e, (size_t)e->bm->f->origin, c); }
 
 static sm_status expand(const body_eval *e, const double *xr, double *xf, bool rates)
 {
@@ -176,8 +172,15 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
     double *q = xf, *v = xf + nq;
     q[0] = q[1] = v[0] = v[1] = 0.0;
     body_unreduce(bm, xr, xf);
-    const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
-    if (st != SM_OK) return st;
+    /* positions for the events: the pinned sweep (no link velocities, which
+     * no event reads; the finiteness check on the joints as the full one's) */
+    double sum = 0.0;
+    for (size_t i = 0; !rates && bm->pinned_ok && i < bm->n_reduced; i++) sum += xr[i];
+    if (!rates && bm->pinned_ok && !isfinite(sum)) return SM_BAD_STATE;
+    if (rates || !bm->pinned_ok || !sm_rigid_pinned_forward(e->m, e->d, q + BASE, v + BASE)) {
+        const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
+        if (st != SM_OK) return st;
+    }
     sm_contact c;
     stance_contact(e, &c);
     double pos[3];
@@ -267,22 +270,9 @@ static bool spd_solve(double *A, size_t nf, double *b)
  * anchors (only the projection reads them); their number. */
 static size_t direct_contacts(const body_eval *e, size_t ph, sm_contact *cs)
 {
-    const body_model *bm = e->bm;
-    const body_phase *P = &bm->f->phases[ph];
-    const size_t n = P->n_contacts;
-    for (size_t k = 0; k < n; k++) {
-        const body_contact *bc = &bm->f->contacts[P->contacts[k]];
-        if (P->contacts[k] == bm->f->origin) {
-            stance_contact(e, &cs[k]);
-            continue;
-        }
-        memset(&cs[k], 0, sizeof cs[k]);
-        cs[k].kind = SM_CONTACT_LOCK;
-        cs[k].body = (size_t)bc->body;
-        cs[k].at = body_num_eval(&bc->at, e->p);
-        cs[k].slide_sign = 1;
-    }
-    return n;
+    const body_phase *P = &e->bm->f->phases[ph];
+    for (size_t k = 0; k < P->n_contacts; k++) body_contact_shape(e, (size_t)P->contacts[k], &cs[k]);
+    return P->n_contacts;
 }
 
 /* Phase ph's right-hand side by the reduced equations when its contacts
@@ -380,6 +370,30 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     return SM_OK;
 }
 
+/* M_r q̈ = τ − b_r over the phase's free hinges; qdd in the plan's order,
+ * the locked ones 0. */
+static sm_status free_solve(const body_model *bm, size_t ph, const double *M, const double *bias, const double *tau,
+                            double *qdd)
+{
+    const size_t n = bm->pinned.n;
+    const unsigned char *F = bm->pinned_free[ph];
+    const size_t nf = bm->pinned_nfree[ph];
+    double A[nf * nf], b[SM_RIGID_MAX_V];
+    if (nf == n) { /* no lock: the plan's order is the coordinates' (body_reduced_setup) */
+        memcpy(A, M, n * n * sizeof *A);
+        for (size_t i = 0; i < n; i++) qdd[i] = tau[BASE + i] - bias[i];
+        return spd_solve(A, n, qdd) ? SM_OK : SM_SINGULAR_CONSTRAINTS;
+    }
+    for (size_t i = 0; i < nf; i++) {
+        b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
+        for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
+    }
+    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
+    memset(qdd, 0, n * sizeof *qdd);
+    for (size_t i = 0; i < nf; i++) qdd[F[i]] = b[i];
+    return SM_OK;
+}
+
 /* The pinned path in a direct phase: the hinges' accelerations qdd (plan
  * order, the locked ones 0), and if M, bias, tau and force are not NULL
  * what the forces need. */
@@ -390,11 +404,14 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
     const body_model *bm = e->bm;
     const size_t nq = bm->nq, n = bm->pinned.n;
     if (!swept) {
-        const sm_status st = sm_rigid_forward(e->m, e->d, xf, xf + nq);
-        if (st != SM_OK) return st;
+        /* the hinges are the coordinates after the slides, in the plan's
+         * order (body_reduced_setup); the slides' never enter */
+        double sum = 0.0;
+        for (size_t i = 0; i < n; i++) sum += xf[BASE + i] + xf[nq + BASE + i];
+        if (!isfinite(sum)) return SM_BAD_STATE;
+        if (!sm_rigid_pinned_forward(e->m, e->d, xf + BASE, xf + nq + BASE)) return SM_OK;
     }
-    const body_contact *sc = &bm->f->contacts[bm->f->origin];
-    const double radius = sc->kind == SM_CONTACT_ROLL ? body_num_eval(&sc->radius, e->p) : 0.0;
+    const double radius = body_origin_radius(e);
     /* sized to the walker: a 48 x 48 frame cost the stack probes of 18 KB a call */
     double Ml[n * n], bl[SM_RIGID_MAX_V], tl[SM_RIGID_MAX_V];
     if (!M) {
@@ -403,20 +420,68 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
         tau = tl;
     }
     /* false only with the planar sweeps switched off (tests): the full solve */
-    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, M, bias, force)) return SM_OK;
+    if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, bm->pinned_locked[ph], M, bias, force)) return SM_OK;
     *applied = true;
     body_spring_forces(e, xf, xf + nq, tau);
-    const unsigned char *F = bm->pinned_free[ph];
-    const size_t nf = bm->pinned_nfree[ph];
-    double A[nf * nf], b[SM_RIGID_MAX_V];
-    for (size_t i = 0; i < nf; i++) {
-        b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
-        for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
+    return free_solve(bm, ph, M, bias, tau, qdd);
+}
+
+/* The right-hand side at the defaults in a direct phase (the integrator's
+ * every call): the pinned sweep and dynamics on a data block of their own,
+ * the template model, no expansion of the state unless springs read it. */
+static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, double *xd, bool *done)
+{
+    *done = false;
+    const size_t n = bm->pinned.n;
+    double sum = 0.0;
+    for (size_t i = 0; i < 2 * n; i++) sum += x[i];
+    if (!isfinite(sum)) return SM_BAD_STATE;
+    max_align_t mem[bm->pinned_data_words];
+    sm_rigid_data *d = sm_rigid_pinned_data_init(bm->tmpl, mem, sizeof mem);
+    if (!d || !sm_rigid_pinned_forward(bm->tmpl, d, x, x + n)) return SM_OK;
+    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    if (!sm_rigid_pinned_dynamics(bm->tmpl, d, &bm->pinned, bm->origin_radius0, bm->pinned_locked[ph], M, bias,
+                                  NULL))
+        return SM_OK;
+    *done = true;
+    memset(tau, 0, bm->nv * sizeof *tau);
+    for (size_t k = 0; k < bm->f->n_forces; k++) {
+        /* sm_rigid_spring_forces on the joints' own indices */
+        const sm_rigid_spring *sp = &bm->springs0[k];
+        const unsigned char *ri = bm->spring_ri[k];
+        const size_t m = sp->n < 8 ? sp->n : 8;
+        double val = 0.0, rate = 0.0;
+        for (size_t i = 0; i < m; i++) {
+            val += sp->coef[i] * x[ri[i]];
+            rate += sp->coef[i] * x[n + ri[i]];
+        }
+        const double f = sp->stiffness * (val - sp->rest) + sp->damping * rate - sp->torque;
+        for (size_t i = 0; i < m; i++) tau[BASE + ri[i]] -= sp->coef[i] * f;
     }
-    if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
-    memset(qdd, 0, n * sizeof *qdd);
-    for (size_t i = 0; i < nf; i++) qdd[F[i]] = b[i];
-    return SM_OK;
+    memcpy(xd, x + n, n * sizeof *xd);
+    return free_solve(bm, ph, M, bias, tau, xd + n);
+}
+
+sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd)
+{
+    const size_t ni = bm->n_reduced / 2;
+    if (bm->pinned_ok && bm->reduced_direct[ph] && memcmp(p, bm->defaults, bm->f->n_params * sizeof *p) == 0) {
+        bool done;
+        const sm_status st = lean_rhs(bm, ph, x, xd, &done);
+        if (st != SM_OK || done) return st;
+    }
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    const sm_status st = body_eval_init(&e, bm, p, mem, NULL, 0);
+    if (st != SM_OK) return SM_BAD_PARAM;
+    /* the joints' rows on the base at rest at the origin: M, the bias, the
+     * rows and J̇v do not depend on where the base is, nor on its velocity
+     * (a uniform boost of a walker on flat ground changes no acceleration) */
+    double xf[SM_MAX_STATE];
+    xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
+    body_unreduce(bm, x, xf);
+    memcpy(xd, x + ni, ni * sizeof *xd);
+    return body_reduced_joint_accel(&e, ph, xf, xd + ni);
 }
 
 static bool pinned_applies(const body_eval *e, size_t ph)
@@ -438,7 +503,7 @@ sm_status body_reduced_joint_accel(const body_eval *e, size_t ph, const double *
     const sm_status st = pinned_solve(e, ph, xf, false, qdd, NULL, NULL, NULL, NULL, &applied);
     if (st == SM_OK && !applied) {
         double vdot[SM_RIGID_MAX_V];
-        const sm_status s2 = body_reduced_accel(e, ph, xf, true, vdot, NULL, NULL, NULL);
+        const sm_status s2 = body_reduced_accel(e, ph, xf, false, vdot, NULL, NULL, NULL);
         memcpy(qdd, vdot + BASE, ni * sizeof *qdd);
         return s2;
     }
@@ -458,10 +523,15 @@ sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, b
         return body_reduced_accel(e, ph, xf, swept, vdot, lambda, cs, ncs);
     }
     const size_t n = bm->pinned.n;
+    /* the whole sweep: a caller reads the links' velocities after it */
+    if (!swept) {
+        const sm_status sw = sm_rigid_forward(e->m, e->d, xf, xf + bm->nq);
+        if (sw != SM_OK) return sw;
+    }
     double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
     double force[3 * (SM_RIGID_MAX_V + 1)], a[SM_RIGID_MAX_V];
     bool applied;
-    const sm_status st = pinned_solve(e, ph, xf, swept, a, M, bias, tau, force, &applied);
+    const sm_status st = pinned_solve(e, ph, xf, true, a, M, bias, tau, force, &applied);
     if (st == SM_OK && !applied) {
         double vdot[SM_RIGID_MAX_V];
         return body_reduced_accel(e, ph, xf, true, vdot, lambda, cs, ncs);
@@ -487,7 +557,9 @@ sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, b
         size_t i = 0;
         while (bm->pinned.vadr[i] != v) i++;
         double r = bias[i] - tau[v];
-        for (size_t j = 0; j < n; j++) r += M[i * n + j] * a[j];
+        /* the locked columns are unset (zero accelerations) */
+        for (size_t j = 0; j < n; j++)
+            if (!bm->pinned_locked[ph][j]) r += M[i * n + j] * a[j];
         lambda[row++] = r;
     }
     return SM_OK;

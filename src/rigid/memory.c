@@ -211,3 +211,28 @@ sm_rigid_data *sm_rigid_data_init(const sm_rigid_model *m, void *mem, size_t byt
     d->poses_pending = false;
     return d;
 }
+
+/* th, thd, pp (3), pa (2), cs (2) a link: what the pinned path reads. */
+enum { PINNED_DOUBLES = 1 + 1 + 3 + 2 + 2 };
+
+size_t sm_rigid_pinned_data_bytes(const sm_rigid_model *m)
+{
+    size_t n = m->nlink ? m->nlink : 1;
+    return up(sizeof(sm_rigid_data)) + n * PINNED_DOUBLES * sizeof(double) + ALIGN;
+}
+
+sm_rigid_data *sm_rigid_pinned_data_init(const sm_rigid_model *m, void *mem, size_t bytes)
+{
+    if (!m || !m->use_planar || !mem || bytes < sm_rigid_pinned_data_bytes(m)) return NULL;
+    size_t n = m->nlink ? m->nlink : 1;
+    sm_rigid_data *d = align_mem(mem);
+    double *blk = (double *)((unsigned char *)d + up(sizeof *d));
+    d->E = d->r = d->R = d->p = d->v = d->a0 = d->f = d->Ic = d->pv = NULL;
+    d->th = blk;
+    d->thd = d->th + n;
+    d->pp = d->thd + n;
+    d->pa = d->pp + 3 * n;
+    d->cs = d->pa + 2 * n;
+    d->poses_pending = false;
+    return d;
+}

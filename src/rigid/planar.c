@@ -246,8 +246,7 @@ static void point_acc0(const sm_rigid_data *d, size_t L, const double *x, double
  * Moments about each link's own origin keep the terms the size of the
  * subtree, not of its distance from the world origin. */
 
-static inline void accumulate(const sm_rigid_model *m, sm_rigid_data *d, const double g[2], bool M, bool bias,
-                              bool dirs)
+static inline void accumulate(const sm_rigid_model *m, sm_rigid_data *d, const double g[2], bool M, bool bias)
 {
     const size_t n = m->nlink;
     double *Cs = d->Ic; /* 36 per link, unused by the planar path otherwise */
@@ -276,7 +275,7 @@ static inline void accumulate(const sm_rigid_model *m, sm_rigid_data *d, const d
             }
         }
         const int P = m->parent[L];
-        if (dirs && m->kind[L] == LINK_SLIDE)
+        if (m->kind[L] == LINK_SLIDE)
             rot2(P < 0 ? 1.0 : d->cs[2 * P], P < 0 ? 0.0 : d->cs[2 * P + 1], m->pl_dir + 2 * L, C + C_AX);
         if (P < 0) continue;
         double *CP = Cs + 36 * P;
@@ -295,17 +294,12 @@ static inline void accumulate(const sm_rigid_model *m, sm_rigid_data *d, const d
     }
 }
 
-void sm_rigid_planar_composite(const sm_rigid_model *m, sm_rigid_data *d, const double g[2])
-{
-    accumulate(m, d, g, true, true, false);
-}
-
 static inline void composite(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias)
 {
     const size_t nv = m->nv, n = m->nlink;
     double g[2];
     split(m, m->gravity, g, 2);
-    accumulate(m, d, g, M != NULL, bias != NULL, true);
+    accumulate(m, d, g, M != NULL, bias != NULL);
     const double *Cs = d->Ic;
     if (M) memset(M, 0, nv * nv * sizeof *M);
     for (size_t k = 0; k < n; k++) {

@@ -133,13 +133,9 @@ void sm_rigid_planar_bias(const sm_rigid_model *m, sm_rigid_data *d, double *bia
 /* Both on one pass over the links (the same numbers): the constrained solve
  * wants both at every call.  All three use d->Ic as scratch. */
 void sm_rigid_planar_mass_bias(const sm_rigid_model *m, sm_rigid_data *d, double *M, double *bias);
-/* The per-link composites of the planar sweep in d->Ic (36 per link):
- * for the subtree below link L about its origin, the mass, h = Σ m (x − p_L),
- * K = Σ m |x − p_L|² + I_n, F = Σ m (ẍ⁰ − g) and T = Σ (x − p_L) × f, the
- * in-plane gravity g given (the pinned path shifts it by the anchor's
- * acceleration); the slides' directions (C_AX, C_AY) are left unset (planar.c). */
+/* The slots of the per-link composites in d->Ic (planar.c): the subtree's
+ * mass, h, K, F, T and a slide's direction. */
 enum { C_M, C_HX, C_HY, C_K, C_FX, C_FY, C_T, C_AX, C_AY };
-void sm_rigid_planar_composite(const sm_rigid_model *m, sm_rigid_data *d, const double g[2]);
 void sm_rigid_planar_site_jac(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double *jacp,
                               double *jacr);
 void sm_rigid_planar_site_jdotv(const sm_rigid_model *m, const sm_rigid_data *d, size_t site, double acc[3]);

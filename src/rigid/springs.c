@@ -6,14 +6,23 @@
 #include "rigid_internal.h"
 #include "stridemap/rigid_contact.h"
 
+/* A body's first link (model.c's first_link), here so that a right-hand
+ * side's springs make no call per coordinate. */
+static inline size_t link_of(const sm_rigid_model *m, size_t body)
+{
+    const size_t L = m->body_link[body];
+    return (L > 0 && m->kind[L - 1] == LINK_TRANS && m->parent[L] == (int)(L - 1)) ? L - 1 : L;
+}
+
 static void scalar(const sm_rigid_model *m, const sm_rigid_spring *s, const double *q, const double *v,
                    double *val, double *rate)
 {
     double a = 0.0, b = 0.0;
     size_t n = s->n < 8 ? s->n : 8;
     for (size_t i = 0; i < n; i++) {
-        if (q) a += s->coef[i] * q[sm_rigid_body_qadr(m, s->body[i])];
-        if (v) b += s->coef[i] * v[sm_rigid_body_vadr(m, s->body[i])];
+        const size_t L = link_of(m, s->body[i]);
+        if (q) a += s->coef[i] * q[m->qadr[L]];
+        if (v) b += s->coef[i] * v[m->vadr[L]];
     }
     *val = a;
     *rate = b;
@@ -27,7 +36,7 @@ void sm_rigid_spring_forces(const sm_rigid_model *m, const sm_rigid_spring *s, s
         scalar(m, &s[k], q, v, &x, &xd);
         double f = s[k].stiffness * (x - s[k].rest) + s[k].damping * xd - s[k].torque;
         size_t n = s[k].n < 8 ? s[k].n : 8;
-        for (size_t i = 0; i < n; i++) tau[sm_rigid_body_vadr(m, s[k].body[i])] -= s[k].coef[i] * f;
+        for (size_t i = 0; i < n; i++) tau[m->vadr[link_of(m, s[k].body[i])]] -= s[k].coef[i] * f;
     }
 }
 
