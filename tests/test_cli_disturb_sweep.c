@@ -322,6 +322,9 @@ static void help_names_disturb_with_an_example(void **state)
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "--disturb NAME --from A --to B"));
     assert_non_null(strstr(r->out, "  stridemap sweep compass --grid b=0.3:0.6:7 --disturb step_down"));
+    r = cli_run("disturb", "--help", NULL); /* points to the grid form */
+    assert_int_equal(r->status, 0);
+    assert_non_null(strstr(r->out, "--disturb NAME --from A --to B --out DIR"));
 }
 
 static int setup(void **state)
