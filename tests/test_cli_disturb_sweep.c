@@ -251,6 +251,10 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
     const json_t *ds = json_object_get(doc, "disturb");
     assert_string_equal(json_string_value(json_object_get(ds, "disturbance")), "step_down");
     assert_int_equal(json_integer_value(json_object_get(ds, "max_strides")), 30);
+    const json_t *fixed = json_object_get(doc, "fixed_params"); /* the swept ones are not fixed */
+    assert_null(json_object_get(fixed, "b"));
+    assert_null(json_object_get(fixed, "mh"));
+    assert_non_null(json_object_get(fixed, "m"));
     assert_non_null(strstr(json_string_value(json_object_get(doc, "signature")), "\"disturb\":"));
     json_decref(doc);
     free(want);

@@ -204,6 +204,15 @@ static int run_disturb(cli_run *run, sm_sweep_config *c, sweep_opts *o, int argc
                               cli_json_number(o->to), "max_strides", (json_int_t)o->d.max_strides, "return_tol",
                               cli_json_number(o->d.return_tol), "scan_points", o->d.scan_points, "bisect_tol",
                               cli_json_number(bisect), "seed", "guess");
+    /* A task's axes need not be parameters, so the sidecar lists every one as
+     * fixed; these are, and only the others are fixed. */
+    json_t *fixed = json_object();
+    for (size_t i = 0; i < m->n_params; i++) {
+        bool swept = false;
+        for (size_t k = 0; k < c->grid.n_axes; k++) swept |= c->grid.axis[k].param == i;
+        if (!swept) json_object_set_new(fixed, m->params[i].name, cli_json_number(c->params[i]));
+    }
+    json_object_set_new(extra, "fixed_params", fixed);
     static const sweep_words words = {"sweep", "points", "without a gait", "rows_without_gait", NULL};
     const int rc = sweep_run(run, c, &ro, &words, extra, argc, argv);
     json_decref(extra);
