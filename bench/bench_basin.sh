@@ -3,9 +3,11 @@
 # walker and McGeer's kneed walker (one thread, no cell mapping: every
 # stride walked), what cell mapping saves, and with --big a 500 x 500 basin
 # of the simplest walker on 2 threads with its replayed schedule projected to
-# 64 cores (bench/sweep_schedule.py).
+# 64 cores (bench/sweep_schedule.py); with --disturb instead, the
+# disturbance search as a sweep (stridemap sweep --disturb: results'
+# compass_b study on 40 designs) on 1 and 2 threads, points per second.
 #
-#   bench/bench_basin.sh [--big]
+#   bench/bench_basin.sh [--big | --disturb]
 #
 # BIN (default build/src/cli/stridemap) chooses the program.  Best of REPEAT
 # (default 3) runs each; CPU is user + system time.
@@ -44,6 +46,18 @@ rate() {
     printf "%-34s %6d cells %8d strides  %7.2f s wall %7.2f s CPU  %8.0f strides/s per core  %6.3f ms per cell\n",
       l, c, s, x[1], x[2], s / x[2], 1000 * x[2] / c }'
 }
+
+if [ "${1:-}" = "--disturb" ]; then
+  echo "stridemap sweep --disturb, best of $REPEAT, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  STUDY=(compass --grid b=0.3:0.6:40 --disturb step_down --from -0.05 --to 0.05 --max-strides 100)
+  for j in 1 2; do
+    t=$(best_of "$BIN" sweep "${STUDY[@]}" --jobs "$j")
+    awk -v j="$j" -v t="$t" -v n="$(($(wc -l <"$tmp/out/sweep.csv") - 1))" -v s="$(awk -F, 'NR > 1 { s += $14 + $22 } END { print s }' "$tmp/out/sweep.csv")" \
+      'BEGIN { split(t, x, " "); printf "compass b = 0.3..0.6, %d points, %d search strides, %d thread%s: %6.2f s wall %6.2f s CPU  %5.2f points/s wall  %5.2f points per CPU s\n",
+        n, s, j, (j > 1 ? "s" : " "), x[1], x[2], n / x[1], n / x[2] }'
+  done
+  exit 0
+fi
 
 echo "stridemap basin, best of $REPEAT, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 SIMPLEST=(simplest --set gamma=0.009 --plane theta=0.1603:0.2403:41,theta_dot=-0.2398:-0.1598:41)

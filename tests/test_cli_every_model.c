@@ -3,7 +3,8 @@
  * declares disturbances, and for each of them a small `disturb` runs (exit
  * 0, its JSON names it), `fixed --json` reports a gait sensitivity norm
  * (a number, or null with a named reason), and a 3 x 3 `basin` around the
- * gait runs, its centre cell (the gait itself) converged.  A model left
+ * gait runs, its centre cell (the gait itself) converged, and a one-point
+ * `sweep --disturb` gives the row `disturb` gave there.  A model left
  * out of any of these fails the test unless it is on an exclusion list
  * below, each entry with its reason; a model on a list that now does the
  * thing fails too, so the lists do not outlive their reasons.
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "cli_run.h"
+#include "csv_read.h"
 
 /* No disturbance declared: no walker, or no gait to disturb. */
 static const char *const no_disturbances[] = {
@@ -109,6 +111,44 @@ static void run_basin(const char *model, const char *name, const json_t *fixed)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A one-point sweep --disturb of dist at the model's own parameters (axis:
+ * a parameter that is no disturbance, at its default) against disturb's
+ * JSON d there: the same gait, brackets and GSN, to the last bit. */
+static void run_disturb_sweep(const char *model, const char *name, const char *axis, double value, const char *dist,
+                              const char *from, const char *to, const json_t *d)
+{
+    char grid[160], out[300], csv[320];
+    snprintf(grid, sizeof grid, "%s=%.17g:%.17g:1", axis, value, value);
+    snprintf(out, sizeof out, "/tmp/sm_every_dsweep_%d_%s", (int)getpid(), name);
+    const cli_result *r = cli_run("sweep", model, "--grid", grid, "--disturb", dist, "--from", from, "--to", to,
+                                  "--max-strides", "3", "--scan", "1", "--bisect-tol", "1", "--rtol", "1e-8", "--tol",
+                                  "1e-7", "--jobs", "1", "--out", out, "-q", NULL);
+    if (r->status != 0) fail_msg("sweep --disturb %s %s: exit %d, %s", name, dist, r->status, r->err);
+    snprintf(csv, sizeof csv, "%s/sweep.csv", out);
+    static char text[1 << 16], f[160][64];
+    cli_slurp(csv, text, sizeof text);
+    const char *p;
+    rfc4180_record(text, f, 160, &p); /* the header */
+    const size_t n = rfc4180_record(p, f, 160, &p);
+    /* index, the axis, outcome, status, max_abs_eig (4), stable, neg_ (6..13), pos_ (14..21), gsn (22) */
+    if (n < 24) fail_msg("sweep --disturb %s: a row of %zu fields", name, n);
+    const json_t *neg = json_object_get(d, "negative"), *pos = json_object_get(d, "positive");
+    const json_t *gsn = json_object_get(d, "gsn");
+    const double want[4] = {json_number_value(json_object_get(json_object_get(d, "gait"), "max_abs_eigenvalue")),
+                            json_is_object(neg) ? json_number_value(json_object_get(neg, "survives")) : NAN,
+                            json_is_object(pos) ? json_number_value(json_object_get(pos, "survives")) : NAN,
+                            json_is_number(gsn) ? json_number_value(gsn) : NAN};
+    const int col[4] = {4, 6, 14, 22};
+    for (int k = 0; k < 4; k++) {
+        const double got = strtod(f[col[k]], NULL);
+        if (!(got == want[k] || (isnan(got) && isnan(want[k]))))
+            fail_msg("sweep --disturb %s %s: column %d is %.17g, disturb says %.17g", name, dist, col[k], got, want[k]);
+    }
+    char rm[400];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", out);
+    assert_int_equal(system(rm), 0);
+}
+
 /* Returns the disturbances run. */
 static int every_command(const char *model)
 {
@@ -116,11 +156,15 @@ static int every_command(const char *model)
     short_name(model, name, sizeof name);
     json_t *doc = parse(cli_run("params", model, "--json", NULL), model);
     const json_t *params = json_object_get(doc, "params");
-    char dist[16][64];
-    double lo[16], hi[16];
+    char dist[16][64], axis[64] = "";
+    double lo[16], hi[16], axis_value = 0;
     int n = 0;
     for (size_t i = 0; i < json_array_size(params) && n < 16; i++) {
         const json_t *q = json_array_get(params, i);
+        if (!axis[0] && !json_is_true(json_object_get(q, "disturbance")) && !json_is_true(json_object_get(q, "integer"))) {
+            snprintf(axis, sizeof axis, "%s", json_string_value(json_object_get(q, "name")));
+            axis_value = num(q, "default");
+        }
         if (!json_is_true(json_object_get(q, "disturbance"))) continue;
         snprintf(dist[n], sizeof dist[n], "%s", json_string_value(json_object_get(q, "name")));
         lo[n] = 0.01 * fmax(num(q, "min"), -1.0), hi[n] = 0.01 * fmin(num(q, "max"), 1.0);
@@ -148,6 +192,8 @@ static int every_command(const char *model)
         json_t *d = parse(r, model);
         assert_string_equal(json_string_value(json_object_get(d, "disturbance")), dist[k]);
         assert_true(json_is_number(json_object_get(d, "gsn")) || json_is_string(json_object_get(d, "gsn_reason")));
+        if (k == 0 && !axis[0]) fail_msg("%s: no parameter that is neither a disturbance nor whole", name);
+        if (k == 0) run_disturb_sweep(model, name, axis, axis_value, dist[k], from, to, d);
         json_decref(d);
     }
 

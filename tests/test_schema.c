@@ -5,7 +5,7 @@
  * every key is documented, with the documented type; every key documented
  * "always" is there in each run; every documented key appears in some run
  * (MPI's alone excepted); "schema" is the document's version.  For each
- * CSV (simulate, continue, orbit, sweep, basin, inverse): every column is documented, every
+ * CSV (simulate, continue, orbit, sweep, sweep --disturb, basin, inverse): every column is documented, every
  * "always" column is there, the fixed columns in the documented order.
  * The binary's path comes as argv[1]. */
 #include <jansson.h>
@@ -333,6 +333,17 @@ static void test_sweep(void **state)
     check_json(&t, all, "sweep sweep.json");
     json_decref(part);
     json_decref(all);
+    /* the disturbance search's sidecar: the sweep's keys and its settings */
+    r = cli_run("sweep", "compass", "--grid", "gamma=0.02:0.03:2", "--disturb", "step_down", "--from", "-0.01", "--to",
+                "0.01", "--max-strides", "10", "--scan", "2", "--bisect-tol", "1e-3", "--jobs", "1", "-q", "--out",
+                tmp("dsweep"), NULL);
+    if (r->status != 0) fail_msg("sweep --disturb: exit %d: %s", r->status, r->err);
+    part = load("dsweep/part-local.json");
+    all = load("dsweep/sweep.json");
+    check_json(&t, part, "sweep --disturb part-local.json");
+    check_json(&t, all, "sweep --disturb sweep.json");
+    json_decref(part);
+    json_decref(all);
     check_covered(&t, "sweep sidecars");
 }
 
@@ -444,6 +455,13 @@ static void test_csv_columns(void **state)
                              "--out", tmp("sw"), NULL)->status, 0);
     cli_slurp(tmp("sw/sweep.csv"), text, sizeof text);
     check_csv(&t, text, states, params, "sweep CSV");
+    read_table("`sweep --disturb` CSV", &t);
+    assert_int_equal(cli_run("sweep", "compass", "--grid", "gamma=0.02:0.03:2", "--disturb", "step_down", "--from",
+                             "-0.01", "--to", "0.01", "--max-strides", "10", "--scan", "2", "--bisect-tol", "1e-3",
+                             "--jobs", "1", "-q", "--out", tmp("dsw"), NULL)->status, 0);
+    cli_slurp(tmp("dsw/sweep.csv"), text, sizeof text);
+    check_csv(&t, text, states, params, "sweep --disturb CSV");
+    check_covered(&t, "sweep --disturb CSV");
     json_decref(states);
     json_decref(params);
 

@@ -56,6 +56,7 @@
 #include "stridemap/hybrid.h"
 #include "stridemap/model.h"
 #include "stridemap/stride.h"
+#include "stridemap/sweep.h"
 
 /* True when parameter i of m is a disturbance. */
 bool sm_param_is_disturbance(const sm_model *m, size_t i);
@@ -185,5 +186,33 @@ double sm_gsn_fd_step(double h, double rtol);
 /* X[n x n] = sum_{k>=0} A^k Q (A^T)^k for A[n x n] with spectral radius
  * below 1 (Smith's doubling); SM_NONFINITE if the sum does not settle. */
 sm_status sm_lyapunov_sum(size_t n, const double *A, const double *Q, double *X);
+
+/* The disturbance search over a grid of parameters, as a sweep task
+ * (sweep.h): at every point of c->grid (axes of model parameters, the
+ * others at c->params) the gait found by Newton from c->guess, or the
+ * model's guess at the point's parameters (never from a neighbour's gait,
+ * so that a point's row is what sm_fixed_point, sm_disturb_search and
+ * sm_gsn give there alone, however the sweep is run), then the largest
+ * disturbance `param` of each sign in [from, to] it survives (options o)
+ * and its gait sensitivity norm to it (the default indicators).  One CSV
+ * row per point: index, the axes, outcome and status (the gait's, as a
+ * sweep's), max_abs_eig, stable, neg_ and pos_ survives, fails, width,
+ * failure, failure_strides, return_strides, bisections, strides (a side the
+ * range does not reach: NaN and empty fields), gsn, gsn_reason (empty where
+ * the norm is a number), x_STATE (the gait), wall_s.  The signature adds the
+ * disturbance's settings, so a resume with others is refused.  c's grid,
+ * parameters, guess, solver and Newton options (period 1) are copied;
+ * SM_BAD_PARAM / SM_BAD_OPTION with why for a parameter that is no
+ * disturbance, a disturbance on the grid or a range as sm_disturb_search
+ * refuses it. */
+typedef struct sm_disturb_sweep sm_disturb_sweep;
+sm_status sm_disturb_sweep_create(const sm_sweep_config *c, size_t param, double from, double to,
+                                  const sm_disturb_options *o, sm_disturb_sweep **out, char *why, size_t why_len);
+
+/* The task to put in sm_sweep_config.task (valid until sm_disturb_sweep_free). */
+const sm_sweep_task *sm_disturb_sweep_task(sm_disturb_sweep *s);
+
+/* Frees s; NULL is fine. */
+void sm_disturb_sweep_free(sm_disturb_sweep *s);
 
 #endif
