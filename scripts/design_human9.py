@@ -62,6 +62,7 @@ BETA = 1.0  # share of the front foot's rate kept at foot-flat
 V_LAND = 0.2  # swing heel's downward speed at heel-strike
 CLEAR = 0.05  # swing heel's lift at mid-swing
 X_MID = 0.04  # hip ahead of the stance ankle at mid single support
+HIP_A = 0.0  # the hip's sway about its steady forward motion (m)
 FS = 1000.0
 PRESS_KNEE, PRESS_TOE = 0.10, 0.10  # the front leg's press in double support (rad)
 PRESS_OFF = 0.0  # share of the press taken off after foot-flat
@@ -81,7 +82,8 @@ def rot(th, v):
 
 def hip(t):
     x0 = -(LTOE + MTP) + X_MID - STEP_L / STEP_T * T1 / 2
-    return np.array([x0 + STEP_L / STEP_T * t, H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
+    return np.array([x0 + STEP_L / STEP_T * t + HIP_A * math.sin(2 * math.pi * (t - T1 / 2) / STEP_T),
+                     H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
 
 
 def psi(t):
