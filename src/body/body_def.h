@@ -124,6 +124,13 @@ typedef struct {
     int int_out[BODY_MAX_ACT];
     body_num int_gain[BODY_MAX_ACT], int_leak[BODY_MAX_ACT];
     bool int_keep[BODY_MAX_ACT];
+    /* feedforward (pd): u_j += ff_j(s), a natural cubic spline through
+     * (ff_knots[k], ff[j][k]), k < ff_n; an actuator without one has
+     * ff_has[j] false */
+    size_t ff_n;
+    double ff_knots[BODY_MAX_COEF];
+    bool ff_has[BODY_MAX_ACT];
+    body_num ff[BODY_MAX_ACT][BODY_MAX_COEF];
 } body_controller;
 
 /* The controller's state after the walker's (q, v): the held torques

@@ -74,6 +74,15 @@ sm_status body_control_law(const body_eval *e, const sm_contact *c, size_t nc, c
             for (size_t i = 0; i < k->act_n[j]; i++) B[(size_t)k->act_v[j][i] * nu + j] = k->act_coef[j][i];
         const sm_status st = sm_ctrl_pd(&vc, &val, B, nu, kp, kd, u);
         if (st != SM_OK) return st;
+        /* the torques that drive the reference motion itself, so that
+         * the feedback only corrects departures from it */
+        for (size_t j = 0; k->ff_n && j < nu; j++) {
+            if (!k->ff_has[j]) continue;
+            double vals[BODY_MAX_COEF], h[3];
+            for (size_t m = 0; m < k->ff_n; m++) vals[m] = body_num_eval(&k->ff[j][m], e->p);
+            sm_spline(k->ff_knots, vals, k->ff_n, val.s, h);
+            u[j] += h[0];
+        }
     } else {
         double a[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], K[SM_RIGID_MAX_V * SM_CTRL_MAX_Y], t1[SM_RIGID_MAX_V];
         sm_status st = sm_rigid_constrained_accel(e->m, e->d, c, nc, tau, a, NULL, e->work);

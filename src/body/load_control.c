@@ -335,6 +335,60 @@ static bool add_monotone_events(bl_ctx *c, yaml_mark_t at)
     return true;
 }
 
+/* feedforward: {knots: [s_0, ...], torques: {ACTUATOR: [u_0, ...], ...}}:
+ * per actuator a natural cubic spline in s added to the pd law's torque
+ * (the knots plain increasing numbers shared by every actuator, the
+ * torques parameters controller.feedforward.ACTUATOR.aK). */
+static bool read_feedforward(bl_ctx *c, const yaml_node_t *n)
+{
+    body_controller *k = &c->f->ctrl;
+    static const char *const keys[] = {"knots", "torques", NULL};
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "feedforward (knots: [...], torques: {ACTUATOR: [...]})") ||
+        !bl_keys(c, n, "feedforward", keys))
+        return false;
+    if (k->kind != BODY_CTRL_PD)
+        return bl_fail_at(c, n->start_mark, "feedforward is a term of the pd law; io_linearisation computes its "
+                          "torques from the model; drop feedforward: or use kind: pd");
+    yaml_node_t *kn = bl_need(c, n, "knots", "feedforward"), *tq = bl_need(c, n, "torques", "feedforward");
+    if (!kn || !tq || !bl_want(c, kn, YAML_SEQUENCE_NODE, "knots (a list)") ||
+        !bl_want(c, tq, YAML_MAPPING_NODE, "torques (ACTUATOR: [u_0, ...], ...)"))
+        return false;
+    const size_t nk = bl_len(kn);
+    if (nk < 2 || nk > BODY_MAX_COEF)
+        return bl_fail_at(c, kn->start_mark, "feedforward has %zu knots; give 2 to %d", nk, BODY_MAX_COEF);
+    k->ff_n = nk;
+    for (size_t m = 0; m < nk; m++) {
+        yaml_node_t *x = bl_item(c, kn, m);
+        if (!bl_number(c, x, "a knot", &k->ff_knots[m])) return false;
+        if (m > 0 && !(k->ff_knots[m] > k->ff_knots[m - 1]))
+            return bl_fail_at(c, x->start_mark, "feedforward: knot %zu (%g) is not above the one before (%g); the "
+                              "knots must increase", m, k->ff_knots[m], k->ff_knots[m - 1]);
+    }
+    for (yaml_node_pair_t *p = tq->data.mapping.pairs.start; p < tq->data.mapping.pairs.top; p++) {
+        yaml_node_t *key = bl_node(c, p->key), *vals = bl_node(c, p->value);
+        const char *name = bl_scalar(key);
+        size_t j = k->n_act;
+        for (size_t i = 0; name && i < k->n_act; i++)
+            if (strcmp(k->act_name[i], name) == 0) j = i;
+        if (j == k->n_act)
+            return bl_fail_at(c, key->start_mark, "feedforward names '%s', which is no actuator; name one of the "
+                              "controller's actuators", name ? name : "?");
+        if (k->ff_has[j]) return bl_fail_at(c, key->start_mark, "feedforward names '%s' twice; keep one", name);
+        if (!bl_want(c, vals, YAML_SEQUENCE_NODE, "the actuator's feedforward torques (a list)")) return false;
+        if (bl_len(vals) != nk)
+            return bl_fail_at(c, vals->start_mark, "feedforward of '%s' has %zu torques and %zu knots; give one "
+                              "torque per knot", name, bl_len(vals), nk);
+        for (size_t m = 0; m < nk; m++) {
+            char pname[200];
+            snprintf(pname, sizeof pname, "controller.feedforward.%s.a%zu", name, m);
+            if (!bl_num(c, bl_item(c, vals, m), pname, -1e9, 1e9, "N m", "feedforward torque", &k->ff[j][m]))
+                return false;
+        }
+        k->ff_has[j] = true;
+    }
+    return true;
+}
+
 bool bl_read_controller(bl_ctx *c)
 {
     body_controller *k = &c->f->ctrl;
@@ -343,7 +397,8 @@ bool bl_read_controller(bl_ctx *c)
     yaml_node_t *key = NULL, *n = bl_get(c, c->root, "controller", &key);
     if (!n) return true;
     static const char *const keys[] = {"kind",         "actuators", "phase",    "degree",      "outputs",
-                                       "gains",        "torque_limit", "sampling", "integrators", NULL};
+                                       "gains",        "torque_limit", "sampling", "integrators", "feedforward",
+                                       NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "controller") || !bl_keys(c, n, "the controller", keys)) return false;
     k->at_pos = bl_pos(key->start_mark);
     yaml_node_t *x = bl_need(c, n, "kind", "the controller");
@@ -444,6 +499,7 @@ bool bl_read_controller(bl_ctx *c)
         else return bl_fail_at(c, e->start_mark, "on_exceed must be fail or saturate, not '%s'", w ? w : "?");
     }
     if ((x = bl_get(c, n, "sampling", NULL)) && !read_sampling(c, x)) return false;
+    if ((x = bl_get(c, n, "feedforward", NULL)) && !read_feedforward(c, x)) return false;
     yaml_node_t *ints = bl_get(c, n, "integrators", NULL);
     if (ints) {
         if (!bl_want(c, ints, YAML_SEQUENCE_NODE, "integrators (a list)")) return false;

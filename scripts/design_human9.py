@@ -1,0 +1,452 @@
+#!/usr/bin/python3
+"""The reference gait and feedforward of models/human9.yaml.
+
+One step of a periodic walk of the nine-segment human (models/human_hu9.yaml's
+segments: Winter's fractions of 75 kg, 1.75 m), prescribed as smooth
+functions of time, T = STEP_T s from toe-off to toe-off, the hip moving
+forward at constant speed L/T (so the phase variable, the hip's height-free
+horizontal position over the stance toe tip, is proportional to time):
+- single support (ss1, T1): the stance foot flat on its pinned toe tip; the
+  swing foot's heel and angle from the last toe-off's to the heel-strike's
+  (positions, rates and accelerations matched at both ends: quintic
+  Hermite), its heel lifted by a clearance bump; the swing heel lands with
+  a small downward speed (a crossing for the event) and no forward speed;
+- ds1 (T2): the front heel pinned, the front foot turning down from PHI0
+  (toe up) to flat, reaching it with a rate (the foot-flat impact, small);
+- ds_flat (T3): the front foot flat, the hind heel rising about the hind
+  toe, whose tip stays pinned (the hind foot from 0 to PSI_END, from
+  T1 on: it rises through ds1 as well).
+The hip's height is H0 + DH cos(2 pi (t - T1/2)/T), the trunk's lean
+constant; each leg's thigh and knee from the hip-to-ankle distance
+(two-link closure, knee flexed).  Periodic by construction: the front foot
+at toe-off is the next step's flat stance foot, the hind foot at toe-off is
+the next swing foot's start, the hip L further on.
+
+The joint moments of that motion (stridemap inverse on models/human_hu9.yaml,
+the same bodies; the smallest sum of squared moments in double support) are
+the controller's feedforward; the motion's joint angles (and the trunk's
+lean) its outputs' references: natural cubic splines in s through N_KNOTS
+knots, fitted by least squares.  In ds_flat the moments are blended toward
+those that carry the body on the front foot alone (the hind toe unloaded:
+a run of inverse with the hind toe off the ground), so that the hind toe's
+normal force falls through zero, the toe-off, at the step's end.
+
+Writes the numbers into models/human9.yaml (--write), between the lines
+'# design: begin' and '# design: end' and in the guess.
+
+  /usr/bin/python3 scripts/design_human9.py --write models/human9.yaml
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+# models/human_hu9.yaml's geometry
+LT, LS, AH, HB, MTP, LTOE = 0.42875, 0.4305, 0.06825, 0.055, 0.155, 0.056
+FOOT = HB + MTP + LTOE  # heel to toe tip
+
+STEP_L, STEP_T = 0.55, 0.50
+T1, T2 = 0.36, 0.015  # single support, ds1; ds_flat the rest
+H0, DH = 0.87, 0.015
+HAT = 0.05
+PSI_END = 0.40  # hind foot's heel-up angle at toe-off
+T_HR = 0.22  # the stance heel starts rising
+PHI0 = 0.10  # front foot's toe-up angle at heel-strike
+BETA = 1.0  # share of the front foot's rate kept at foot-flat
+V_LAND = 0.2  # swing heel's downward speed at heel-strike
+CLEAR = 0.05  # swing heel's lift at mid-swing
+X_MID = 0.04  # hip ahead of the stance ankle at mid single support
+HIP_A = 0.0  # the hip's sway about its steady forward motion (m)
+FS = 1000.0
+PRESS_KNEE, PRESS_TOE = 0.10, 0.10  # the front leg's press in double support (rad)
+PRESS_OFF = 0.0  # share of the press taken off after foot-flat
+W_DS1 = 0.0  # share of the front foot's load at heel-strike, rising to 1 at toe-off
+
+NAMES = ["hat.x", "hat.z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"]
+ACTS = ["hip_a", "hip_b", "knee_a", "knee_b", "ankle_a", "ankle_b", "toe_a", "tau0"]
+TORQUE_OF = {"hip_a": "thigh_a.torque", "hip_b": "thigh_b.torque", "knee_a": "shank_a.torque",
+             "knee_b": "shank_b.torque", "ankle_a": "foot_a.torque", "ankle_b": "foot_b.torque",
+             "toe_a": "toe_a.torque", "tau0": "tau0"}
+
+
+def rot(th, v):
+    c, s = math.cos(th), math.sin(th)
+    return np.array([v[0] * c + v[1] * s, -v[0] * s + v[1] * c])
+
+
+def hip(t):
+    x0 = -(LTOE + MTP) + X_MID - STEP_L / STEP_T * T1 / 2
+    return np.array([x0 + STEP_L / STEP_T * t + HIP_A * math.sin(2 * math.pi * (t - T1 / 2) / STEP_T),
+                     H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
+
+
+def psi(t):
+    """Stance foot's angle (heel up, about the toe joint), from T_HR to T."""
+    if t <= T_HR:
+        return 0.0
+    u = (t - T_HR) / (STEP_T - T_HR)
+    return PSI_END * u ** 3
+
+
+def hind_ankle(t):
+    """The stance foot's ankle (toe tip at the origin, toe flat)."""
+    mtp = np.array([-LTOE, 0.0])
+    return mtp - rot(psi(t), [MTP, -AH])
+
+
+def front_angle(t):
+    """The front foot's absolute angle after heel-strike (toe up: negative)."""
+    u = min(max((t - T1) / T2, 0.0), 1.0)
+    return -PHI0 * ((1 - BETA) * (1 - u) ** 2 + BETA * (1 - u))
+
+
+def heel_of(ankle, a3):
+    return ankle + rot(a3, [-HB, -AH])
+
+
+def ankle_of_heel(heel, a3):
+    return heel - rot(a3, [-HB, -AH])
+
+
+def fd(f, t, h=1e-5):
+    return (f(t + h) - f(t - h)) / (2 * h), (f(t + h) - 2 * f(t) + f(t - h)) / (h * h)
+
+
+def hermite5(p0, v0, a0, p1, v1, a1, T, t):
+    """Quintic with the given value, rate and acceleration at 0 and T."""
+    A = np.array([[1, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [0, 0, 2, 0, 0, 0],
+                  [1, T, T ** 2, T ** 3, T ** 4, T ** 5], [0, 1, 2 * T, 3 * T ** 2, 4 * T ** 3, 5 * T ** 4],
+                  [0, 0, 2, 6 * T, 12 * T ** 2, 20 * T ** 3]], dtype=float)
+    c = np.linalg.solve(A, np.array([p0, v0, a0, p1, v1, a1], dtype=float))
+    return sum(c[k] * t ** k for k in range(6))
+
+
+def swing(t):
+    """Swing foot (heel position, absolute angle) over [0, T1]: from the
+    hind foot at the last toe-off (STEP_L behind) to heel-strike."""
+    # start: the hind foot at T, one step back
+    h_start = lambda tt: heel_of(hind_ankle(tt), psi(tt)) - np.array([STEP_L, 0.0])
+    hs = h_start(STEP_T)
+    hv, ha = fd(h_start, STEP_T)
+    a_s = psi(STEP_T)
+    av, aa = fd(psi, STEP_T)
+    # end: heel on the ground, STEP_L - FOOT ahead of the stance toe tip
+    he = np.array([STEP_L - FOOT, 0.0])
+    hve, hae = np.array([0.0, -V_LAND]), np.zeros(2)
+    a_e = front_angle(T1)
+    ave, aae = fd(lambda tt: -PHI0 * ((1 - BETA) * (1 - (tt - T1) / T2) ** 2 + BETA * (1 - (tt - T1) / T2)), T1)
+    x = hermite5(hs[0], hv[0], ha[0], he[0], hve[0], hae[0], T1, t)
+    z = hermite5(hs[1], hv[1], ha[1], he[1], hve[1], hae[1], T1, t)
+    u = t / T1
+    z += CLEAR * 64 * u ** 3 * (1 - u) ** 3
+    a3 = hermite5(a_s, av, aa, a_e, ave, aae, T1, t)
+    return np.array([x, z]), a3
+
+
+def leg_ik(hp, ankle):
+    """Thigh and shank absolute angles reaching ankle from hp, knee flexed."""
+    d = ankle - hp
+    r = math.hypot(d[0], d[1])
+    if r >= LT + LS:
+        raise ValueError("the leg cannot reach: %.4f m of %.4f" % (r, LT + LS))
+    beta = math.atan2(-d[0], -d[1])
+    alpha = math.acos((LT * LT + r * r - LS * LS) / (2 * LT * r))
+    k = math.acos((r * r - LT * LT - LS * LS) / (2 * LT * LS))
+    a1 = beta - alpha
+    return a1, a1 + k
+
+
+def phase_of(t):
+    return "ss1" if t < T1 else "ds1" if t < T1 + T2 else "ds_flat"
+
+
+def pose(t):
+    """The eleven coordinates (human_hu9's names) at time t of the step."""
+    hp = hip(t)
+    # stance leg a: toe tip pinned at the origin, toe flat
+    p = psi(t)
+    a1, a2 = leg_ik(hp, hind_ankle(t))
+    q_a = [a1 - HAT, a2 - a1, p - a2, -p]
+    # leg b
+    if t < T1:
+        heel, a3 = swing(t)
+    else:
+        a3 = front_angle(t)
+        heel = np.array([STEP_L - FOOT, 0.0])
+    b1, b2 = leg_ik(hp, ankle_of_heel(heel, a3))
+    q_b = [b1 - HAT, b2 - b1, a3 - b2, 0.0]
+    return [hp[0], hp[1], HAT] + q_a + q_b
+
+
+def check(rows):
+    """Knee flexion and the swing foot's clearance."""
+    knees = [min(r[2][4], r[2][8]) for r in rows]
+    print("knee flexion: min %.3f rad" % min(knees), file=sys.stderr)
+    low = []
+    for t, ph, q in rows:
+        if ph != "ss1":
+            continue
+        hp = np.array(q[:2])
+        a = q[2] + q[7]
+        knee = hp + rot(a, [0, -LT])
+        a += q[8]
+        ankle = knee + rot(a, [0, -LS])
+        a += q[9]
+        heel = ankle + rot(a, [-HB, -AH])
+        tip = ankle + rot(a, [MTP + LTOE, -AH])
+        low.append((min(heel[1], tip[1]), t))
+    print("swing foot lowest point in ss1 after 0.1 s: %.4f m" % min(v for v, t in low if t > 0.1), file=sys.stderr)
+
+
+def reference():
+    n = int(round(STEP_T * FS))
+    rows = []
+    for i in range(n + 1):
+        t = i / FS
+        ph = phase_of(t)
+        if i == n:
+            ph = "ds_flat"
+        rows.append((t, ph, pose(t)))
+    return rows
+
+
+def write_csv(path, rows, phase=None):
+    with open(path, "w") as f:
+        f.write("time,phase," + ",".join(NAMES) + "\n")
+        for t, ph, q in rows:
+            f.write("%.6f,%s," % (t, phase or ph) + ",".join("%.12f" % v for v in q) + "\n")
+
+
+def inverse(exe, model, ref, out):
+    subprocess.run([exe, "inverse", model, ref, "-o", out], check=True)
+    with open(out) as f:
+        return list(csv.DictReader(f))
+
+
+def one_foot_model(tmp, front):
+    """human_hu9 with phases of one foot's contacts: 'front' (heel and toe)
+    with the section's origin (where inverse applies its ground moment) at
+    the front heel: with heel and toe on the ground that moment is
+    redundant with their forces, and the smallest sum of squared moments
+    leaves it 0; or 'hind1', 'hind2' (the stance toe tip, the moment on it
+    as in ss1: the same case under other names, so that each run of one
+    phase is differentiated alone)."""
+    text = open("models/human_hu9.yaml").read()
+    add = ""
+    for name, cs in ((("front", "heel_b, flat_b"),) if front else (("hind1", "tip_a"), ("hind2", "tip_a"))):
+        add += ("  - name: %s\n    contacts: [%s, toe_lock_b]\n    events:\n"
+                "      - {name: toeoff, when: {force: %s}, impact: true, relabel: true, then: section}\n"
+                % (name, cs, cs.split(",")[0]))
+    text = text.replace("relabel: [", add + "relabel: [", 1)
+    if front:
+        text = text.replace("origin: tip_a", "origin: heel_b", 1)
+    path = os.path.join(tmp, "front.yaml" if front else "hind.yaml")
+    open(path, "w").write(text)
+    return path
+
+
+def natural_spline_basis(knots, s):
+    """B[i, k]: the natural cubic spline through unit value k at s[i]."""
+    n = len(knots)
+    B = np.zeros((len(s), n))
+    for k in range(n):
+        vals = np.zeros(n)
+        vals[k] = 1.0
+        B[:, k] = spline_eval(knots, vals, s)
+    return B
+
+
+def spline_eval(knots, vals, s):
+    knots, vals = np.asarray(knots, float), np.asarray(vals, float)
+    n = len(knots)
+    h = np.diff(knots)
+    A = np.zeros((n, n))
+    r = np.zeros(n)
+    A[0, 0] = A[-1, -1] = 1.0
+    for k in range(1, n - 1):
+        A[k, k - 1], A[k, k], A[k, k + 1] = h[k - 1], 2 * (h[k - 1] + h[k]), h[k]
+        r[k] = 6 * ((vals[k + 1] - vals[k]) / h[k] - (vals[k] - vals[k - 1]) / h[k - 1])
+    M = np.linalg.solve(A, r)
+    out = np.zeros(len(s))
+    for i, x in enumerate(s):
+        k = min(max(np.searchsorted(knots, x) - 1, 0), n - 2)
+        a, b = (knots[k + 1] - x) / h[k], (x - knots[k]) / h[k]
+        out[i] = a * vals[k] + b * vals[k + 1] + ((a ** 3 - a) * M[k] + (b ** 3 - b) * M[k + 1]) * h[k] ** 2 / 6
+    return out
+
+
+def theta(q):
+    """The phase variable: the stance leg's angle, thigh plus half the
+    knee (the hip-to-ankle line's for equal thigh and shank), from the
+    vertical, growing as the body passes over the stance foot; free of the
+    base's position, so that a walk's steps need no shift to read it."""
+    return q[2] + q[3] + 0.5 * q[4]
+
+
+S1, S2 = T1 / STEP_T, (T1 + T2) / STEP_T
+
+
+def knots(kind):
+    """Knots in s: more where the motion or the moments change fast (the
+    heel-strike, s1, and the foot-flat, s2); fewer for the stance leg's
+    smooth angles (the parameters are counted: at most 256 in a file)."""
+    s1, s2 = S1, S2
+    if kind == "stance":
+        k = list(np.linspace(0, s1, 5)) + [(s1 + 1) / 2, 1.0]
+    elif kind == "swing":
+        k = list(np.linspace(0, s1, 6)) + [s1 + 0.5 * (s2 - s1), s2, (s2 + 1) / 2, 1.0]
+    else:
+        k = list(np.linspace(0, s1, 5)) + [s1 - 0.04, s1, s1 + 0.5 * (s2 - s1), s2, s2 + 0.02, (s2 + 1) / 2, 1.0]
+    return sorted(set(round(v, 6) for v in k))
+
+
+def fit(kn, s, y):
+    B = natural_spline_basis(kn, s)
+    c, *_ = np.linalg.lstsq(B, y, rcond=None)
+    return c, float(np.max(np.abs(B @ c - y)))
+
+
+def design(exe):
+    rows = reference()
+    check(rows)
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = os.path.join(tmp, "ref.csv")
+        write_csv(ref, rows)
+        # the minimal-norm moments of every case, the stance foot alone
+        # through the whole step (A), the front foot alone in ds_flat (B)
+        inv = inverse(exe, "models/human_hu9.yaml", ref, os.path.join(tmp, "inv.csv"))
+        # the hind foot alone (each run of one phase differentiated alone)
+        write_csv(ref, [(t, {"ss1": "ss1", "ds1": "hind1", "ds_flat": "hind2"}[ph], q) for t, ph, q in rows])
+        inv_a = inverse(exe, one_foot_model(tmp, False), ref, os.path.join(tmp, "inv_a.csv"))
+        flat = [r for r in rows if r[1] == "ds_flat"]
+        fref = os.path.join(tmp, "front.csv")
+        write_csv(fref, flat, phase="front")
+        inv_b = inverse(exe, one_foot_model(tmp, True), fref, os.path.join(tmp, "inv_b.csv"))
+    t = np.array([r[0] for r in rows])
+    th = np.array([theta(r[2]) for r in rows])
+    if np.any(np.diff(th) <= 0):
+        raise SystemExit("design_human9: the phase variable is not monotone over the reference")
+    s = (th - th[0]) / (th[-1] - th[0])
+    global S1, S2
+    S1, S2 = np.interp([T1, T1 + T2], t, s)
+    i0 = next(i for i, r in enumerate(rows) if r[1] == "ds_flat")
+    tq = {a: np.array([float(r[TORQUE_OF[a]]) for r in inv_a]) for a in ACTS}
+    fz = np.array([float(r["tip_a.fz"]) for r in inv_a])
+    # double support: each foot alone carries the motion (A: the hind, B:
+    # the front), and so does any blend of them; the load passes from A to
+    # B, the hind toe's force (1 - w) times A's reaching zero at the step's
+    # end, its ground moment with it (its centre of pressure A's)
+    for i, r in enumerate(rows):
+        if r[1] == "ss1":
+            continue
+        if r[1] == "ds1":
+            continue
+        w = W_DS1 + (1 - W_DS1) * (t[i] - t[i0]) / (STEP_T - t[i0])
+        other = inv_b[i - i0]
+        for a in ACTS:
+            # the front ankle is left to the feedback (its press): its
+            # moment sets where on the front foot the load falls
+            if a != "ankle_b":
+                tq[a][i] = (1 - w) * tq[a][i] + w * float(other[TORQUE_OF[a]])
+    print("hind toe tip normal force: %.1f N at the start, %.1f N at ds_flat's start (hind foot alone)"
+          % (fz[0], fz[i0]), file=sys.stderr)
+    print("front ground moment in B: max |tau0| %.2e N m" % max(abs(float(r["tau0"])) for r in inv_b),
+          file=sys.stderr)
+    kn = knots("ff")
+    q = np.array([r[2] for r in rows])
+    outs = {
+        "trunk": q[:, 2],
+        "stance_hip": q[:, 3], "stance_knee": q[:, 4], "stance_ankle": q[:, 5], "stance_toe": q[:, 6],
+        "swing_hip": q[:, 7], "swing_knee": q[:, 8], "swing_ankle": q[:, 9],
+    }
+    # the front leg presses on the ground in double support: its knee's
+    # reference a little straighter and its foot's a little toe-down than
+    # the contacts allow, so that the feedback loads the heel (and then the
+    # toe, making foot-flat a crossing) rather than hovering at zero force
+    ramp = np.clip((t - T1) / T2, 0.0, 1.0) - PRESS_OFF * np.clip((t - T1 - T2) / 0.04, 0.0, 1.0)
+    outs["swing_knee"] = outs["swing_knee"] - PRESS_KNEE * ramp
+    outs["swing_ankle"] = outs["swing_ankle"] + PRESS_TOE * ramp
+    fits = {}
+    for name, y in outs.items():
+        # the trunk's lean is constant: a straight spline of two knots
+        k = [0.0, 1.0] if name == "trunk" else knots("stance" if name.startswith("stance") else "swing")
+        c, err = fit(k, s, y)
+        fits[name] = (k, c)
+        print("output %-13s fit error %.2e rad" % (name, err), file=sys.stderr)
+    ff = {}
+    for a in ACTS:
+        c, err = fit(kn, s, tq[a])
+        ff[a] = c
+        print("feedforward %-8s |u| <= %7.1f N m, fit error %.2e" % (a, np.max(np.abs(tq[a])), err), file=sys.stderr)
+    # the state at the section: pose and rates at t = 0 (the rates by central
+    # differences of the smooth reference, continued across the step's end)
+    q0 = np.array(pose(0.0))
+    h = 1e-6
+    qd = (np.array(pose(h)) - np.array(pose_before_start(h))) / (2 * h)
+    return kn, fits, ff, q0, qd, (th[0], th[-1])
+
+
+def pose_before_start(h):
+    """The pose h before the step's start: the last step's end, one step
+    back and the legs swapped (the swing toe locked straight)."""
+    q = pose(STEP_T - h)
+    q[0] -= STEP_L
+    a, b = q[3:7], q[7:11]
+    return q[:3] + b[:3] + [0.0] + a[:3] + [0.0]
+
+
+def fmt(v):
+    return "%.6g" % v
+
+
+def write(path, kn, fits, ff, q0, qd, ths):
+    text = open(path).read()
+    lines = ["# design: begin (scripts/design_human9.py)"]
+    lines.append("  theta_start: {value: %.9f, unit: rad, description: the stance leg's angle at the step's start}"
+                 % ths[0])
+    lines.append("  theta_end: {value: %.9f, unit: rad, description: the stance leg's angle at its end (toe-off)}"
+                 % ths[1])
+    lines.append("# design: end")
+    text = re.sub(r"# design: begin.*?# design: end", "\n".join(lines), text, flags=re.S)
+    ks = "[" + ", ".join(fmt(k) for k in kn) + "]"
+    for name, (k, c) in fits.items():
+        k = "[" + ", ".join(fmt(v) for v in k) + "]"
+        text = re.sub(r"(- \{name: %s, .*?spline: \{knots: )\[.*?\], values: \[.*?\]\}\}" % name,
+                      lambda m: m.group(1) + k + ", values: [" + ", ".join(fmt(v) for v in c) + "]}}", text)
+    text = re.sub(r"(feedforward:\n    knots: )\[.*?\]", lambda m: m.group(1) + ks, text)
+    for a, c in ff.items():
+        text = re.sub(r"(\n      %s: )\[.*?\]" % a, lambda m: m.group(1) + "[" + ", ".join(fmt(v) for v in c) + "]",
+                      text)
+    names = ["hip_x", "hip_z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b",
+             "toe_b"]
+    for n, v in zip(names, q0):
+        text = re.sub(r"(\n  %s: )\S+" % re.escape(n), lambda m: m.group(1) + "%.9f" % v, text)
+    for n, v in zip(names, qd):
+        text = re.sub(r"(\n  %s_dot: )\S+" % re.escape(n), lambda m: m.group(1) + "%.9f" % v, text)
+    open(path, "w").write(text)
+
+
+def main():
+    for kv in filter(None, os.environ.get("DESIGN", "").split(",")):
+        k, v = kv.split("=")
+        globals()[k] = float(v)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exe", default="build/src/cli/stridemap")
+    ap.add_argument("--write", help="model file to write the numbers into")
+    ap.add_argument("--csv", help="write the reference here")
+    args = ap.parse_args()
+    kn, fits, ff, q0, qd, ths = design(args.exe)
+    if args.csv:
+        write_csv(args.csv, reference())
+    if args.write:
+        write(args.write, kn, fits, ff, q0, qd, ths)
+
+
+if __name__ == "__main__":
+    main()
