@@ -1,0 +1,300 @@
+#!/usr/bin/python3
+"""The walking 3-D biped of seed 000 (models/biped12_3d.yaml, issue 15 item
+4): its gait by `stridemap fixed --json` at two tolerances, the multipliers
+with the mode each belongs to, the joint torques, the ground forces per foot
+and per contact point, and pictures of a stride (front and side stick
+figures, the ground force and the centre of pressure over the step).
+
+Every number is printed to the digits on which the two runs agree
+(scripts/stable_digits.py).  A stride costs a few seconds (a stiff PD, BDF,
+the state's 36 components): the two `fixed` runs take about 10 minutes of
+CPU from the file's guess (the fixed point), most of it in the
+finite-difference cross-check of the multipliers.
+
+Writes results/biped12_3d/: README.md (the tables), gait.json (the tighter
+run), gait.csv (one stride from it, `simulate`), front.png, side.png,
+forces.png and summary.json (both runs' numbers and every command).  The
+tables go to stdout as well ('### NAME' sections).
+
+Run from the top of the repository after building:
+    /usr/bin/python3 scripts/reproduce_biped12_3d.py [--exe build/src/cli/stridemap]
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import stable_digits  # noqa: E402
+import design_biped12_3d as kin  # noqa: E402
+
+OUT = "results/biped12_3d"
+MODEL = "models/biped12_3d.yaml"
+FIXED = [("1e-10", ["--rtol", "1e-10", "--atol", "1e-10", "--tol", "1e-8"]),
+         ("1e-11", ["--rtol", "1e-11", "--atol", "1e-11", "--tol", "1e-9"])]
+ACTUATORS = ["hip_a", "knee_a", "ankle_a", "ankle_roll_a", "hip_b", "knee_b", "ankle_b", "hip_roll_b"]
+CONTACTS = ["toe_a", "toe_ao", "heel_a", "heel_b"]
+MU = 0.7  # the friction coefficient of the seed's check (eq. 26), ASSUMED (the seed gives none)
+LOG = []
+
+
+def run(exe, args):
+    LOG.append("stridemap " + " ".join(args))
+    print("+ stridemap " + " ".join(args), file=sys.stderr)
+    p = subprocess.run([exe] + args, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("stridemap %s failed (%d): %s" % (" ".join(args), p.returncode, p.stderr.strip()))
+    return p
+
+
+def fixed(exe, tol):
+    d = json.loads(run(exe, ["fixed", MODEL, "--json"] + tol).stdout)
+    if d["status"] != "ok":
+        sys.exit("stridemap fixed: %s (%s)" % (d["status"], d.get("message")))
+    return d
+
+
+def multipliers(d):
+    """(value, mode) by decreasing modulus."""
+    modes = d.get("modes") or ["?"] * len(d["eigenvalues"])
+    pairs = [(complex(re, im), m) for (re, im), m in zip(d["eigenvalues"], modes)]
+    return sorted(pairs, key=lambda p: (-abs(p[0]), -p[0].imag))
+
+
+def simulate(exe, d, path):
+    x0 = ",".join("%.17g" % v for v in d["fixed_point"])
+    run(exe, ["simulate", MODEL, "--x0", x0, "--steps", "1", "--rtol", "1e-12", "--atol", "1e-12",
+              "--dt", "0.002", "--out", path])
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def num(r, k):
+    try:
+        return float(r[k])
+    except (KeyError, ValueError):
+        return float("nan")
+
+
+def per_foot(rows):
+    """Per sample: time, phase, (F foot a), (F foot b), cop x, cop y."""
+    out = []
+    for r in rows:
+        if r["kind"] != "sample":
+            continue
+        feet = []
+        for cs in (["toe_a", "toe_ao", "heel_a"], ["heel_b"]):
+            F = np.zeros(3)
+            held = False
+            for c in cs:
+                if not math.isnan(num(r, c + ".fz")):
+                    held = True
+                    F += [num(r, c + ".fx"), num(r, c + ".fy"), num(r, c + ".fz")]
+            feet.append(F if held else None)
+        out.append((num(r, "time"), r["phase"], feet[0], feet[1], num(r, "cop.x"), num(r, "cop.y")))
+    return out
+
+
+def foot_checks(samples):
+    res = {}
+    for k, name in ((2, "a"), (3, "b")):
+        fz = [s[k][2] for s in samples if s[k] is not None]
+        ratio = [math.hypot(s[k][0], s[k][1]) / s[k][2] for s in samples if s[k] is not None and s[k][2] > 0]
+        res[name] = (min(fz), max(ratio))
+    return res
+
+
+def state_of(r):
+    return {c: num(r, c) for c in kin.COORDS}
+
+
+def skeleton(q):
+    """Points of the stick figure from the file's coordinates (the design script's kinematics)."""
+    Rp = kin.pelvis([q["hat_x"], q["hat_y"], q["hat_z"]], q["hat_yaw"], q["hat_roll"], q["hat"])
+    R, p = Rp
+    head = p + R @ np.array([0, 0, 0.36])
+    lines = [[p, head], [p + R @ np.array([0, -kin.HIP_HALF, 0]), p + R @ np.array([0, kin.HIP_HALF, 0])]]
+    for side, leg in ((-1, "a"), (+1, "b")):
+        hip = p + R @ np.array([0, side * kin.HIP_HALF, 0])
+        Rk = R @ kin.rot("x", q["hip_x_" + leg]) @ kin.rot("y", q["thigh_" + leg])
+        knee = hip + Rk @ np.array([0, 0, -kin.THIGH])
+        Rf, ankle = kin.leg(R, p, side, q["hip_x_" + leg], q["thigh_" + leg], q["knee_" + leg],
+                            q["ankle_z_" + leg], q["ankle_x_" + leg], q["foot_" + leg])
+        toe_in, toe_out, heel = (kin.site((Rf, ankle), side, w) for w in ("toe_in", "toe_out", "heel"))
+        lines += [[hip, knee, ankle], [heel, toe_in, toe_out, heel]]
+    return lines
+
+
+def pictures(rows, samples):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    picks = [r for r in rows if r["kind"] == "sample"][::60] + [r for r in rows if r["kind"] == "pre"]
+    picks.sort(key=lambda r: num(r, "time"))
+    T = num(rows[-1], "time")
+    cmap = plt.get_cmap("viridis")
+    for name, (i, j), label in (("side", (0, 2), "x (m)"), ("front", (1, 2), "y (m)")):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for r in picks:
+            col = cmap(num(r, "time") / T)
+            for line in skeleton(state_of(r)):
+                pts = np.array(line)
+                ax.plot(pts[:, i], pts[:, j], "-", color=col, lw=1.2 if r["kind"] == "sample" else 2.2)
+        ax.axhline(0, color="k", lw=0.8)
+        ax.set_aspect("equal")
+        ax.set_xlabel(label)
+        ax.set_ylabel("z (m)")
+        ax.set_title("biped12_3d: one step of the gait, %s view (colour: time, 0 to %.2f s; thick: events)"
+                     % (name, T), fontsize=9)
+        fig.tight_layout()
+        fig.savefig("%s/%s.png" % (OUT, name), dpi=110)
+        plt.close(fig)
+    t = np.array([s[0] for s in samples])
+    fa = np.array([s[2][2] if s[2] is not None else np.nan for s in samples])
+    fb = np.array([s[3][2] if s[3] is not None else np.nan for s in samples])
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    a1.plot(t, fa, label="foot a (stance) F_z")
+    a1.plot(t, fb, label="foot b (front heel) F_z")
+    a1.plot(t, np.nan_to_num(fa) + np.nan_to_num(fb), "k--", lw=0.8, label="total F_z")
+    a1.set_ylabel("N")
+    a1.legend(fontsize=8)
+    a2.plot(t, [s[4] for s in samples], label="CoP x")
+    a2.plot(t, [s[5] for s in samples], label="CoP y")
+    a2.set_ylabel("m (stance toe's inner corner at 0)")
+    a2.set_xlabel("t (s)")
+    a2.legend(fontsize=8)
+    for r in rows:
+        if r["kind"] == "pre":
+            for a in (a1, a2):
+                a.axvline(num(r, "time"), color="grey", lw=0.6)
+            a1.text(num(r, "time"), a1.get_ylim()[1] * 0.95, r["event"], fontsize=7, rotation=90, va="top")
+    fig.suptitle("biped12_3d: ground force per foot and centre of pressure over a step", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(OUT + "/forces.png", dpi=110)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--exe", default="build/src/cli/stridemap")
+    a = ap.parse_args()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.makedirs(OUT, exist_ok=True)
+    ck = stable_digits.Checker("biped12_3d")
+    runs = [fixed(a.exe, tol) for _, tol in FIXED]
+    lo, hi = runs
+    with open(OUT + "/gait.json", "w") as f:
+        json.dump(hi, f, indent=1)
+    rec = {"runs": {name: {k: d[k] for k in ("residual", "iterations", "step_period", "step_length", "speed",
+                                              "eigenvalues", "ground", "fixed_point")}
+                    for (name, _), d in zip(FIXED, runs)}}
+    gait = ["| quantity | value |", "|---|---|"]
+    gait.append("| Newton's residual (max abs P(x) − x) | %.2g, %.2g |" % (lo["residual"], hi["residual"]))
+    gait.append("| step period (s) | %s |" % ck.sig("period", lo["step_period"], hi["step_period"], 6))
+    gait.append("| step length (m) | %s |" % ck.sig("length", lo["step_length"], hi["step_length"], 6))
+    gait.append("| speed (m/s) | %s |" % ck.sig("speed", lo["speed"], hi["speed"], 6))
+    gait.append("| kinetic energy lost at the impacts (J) | %s |"
+                % ck.sig("loss", lo["impact_energy_loss"], hi["impact_energy_loss"], 4))
+    gait.append("| swing toe clearance, min (m) | %s |"
+                % ck.sig("clearance", lo["min_foot_clearance"], hi["min_foot_clearance"], 4))
+
+    mult = ["| # | multiplier | modulus | mode (eigenvector) |", "|---|---|---|---|"]
+    ml, mh = multipliers(lo), multipliers(hi)
+    for k, ((zl, _), (zh, mode)) in enumerate(zip(ml, mh)):
+        if abs(zh) < 1e-4:
+            mult.append("| %d–%d | below 1e-4 in modulus (%d more) | | |" % (k + 1, len(mh), len(mh) - k))
+            break
+        need = 4 if abs(zh) > 0.01 else 2
+        re = ck.sig("mult %d re" % k, zl.real, zh.real, need)
+        im = "" if abs(zh.imag) < 1e-9 else " %s %si" % ("+" if zh.imag > 0 else "−",
+                                                          ck.sig("mult %d im" % k, abs(zl.imag), abs(zh.imag), need))
+        mult.append("| %d | %s%s | %s | %s |" % (k + 1, re, im, ck.sig("mult %d abs" % k, abs(zl), abs(zh), need), mode))
+    mult.append("")
+    mult.append("Jacobian: %s (finite differences beside it: %s)."
+                % (hi.get("jacobian_method"), "yes" if hi.get("eigenvalues_fd") else "no"))
+
+    torque = ["| actuator | largest torque over the step (N m) |", "|---|---|"]
+    for u in ACTUATORS:
+        k = u + ".max_torque"
+        torque.append("| %s | %s |" % (u, ck.sig(k, lo["ground"][k], hi["ground"][k], 3)))
+
+    rows = simulate(a.exe, hi, OUT + "/gait.csv")
+    samples = per_foot(rows)
+    checks = foot_checks(samples)
+    rec["per_foot"] = checks
+    forces = ["| check | foot a (stance) | foot b (front heel, double stance) |", "|---|---|---|"]
+    forces.append("| min F_z (N), seed eq. 25 | %.1f | %.1f |" % (checks["a"][0], checks["b"][0]))
+    forces.append("| max abs(F_t)/F_z, seed eq. 26 (μ = %.1f assumed) | %.3f | %.3f |"
+                  % (MU, checks["a"][1], checks["b"][1]))
+    g = hi["ground"]
+    forces.append("")
+    forces.append("Per contact point (`fixed`'s ground group): smallest normal force of each, N: "
+                  + ", ".join("%s %.0f" % (c, g.get(c + ".min_normal_force", float("nan"))) for c in CONTACTS)
+                  + "; largest abs(F_t)/F_n of a point %.3g." % g["max_friction_ratio"])
+    pictures(rows, samples)
+
+    rec["commands"] = LOG
+    rec["unstable"] = ck.unstable
+    with open(OUT + "/summary.json", "w") as f:
+        json.dump(rec, f, indent=1, default=lambda z: [z.real, z.imag] if isinstance(z, complex) else str(z))
+    sections = {"gait": gait, "multipliers": mult, "torques": torque, "forces": forces}
+    with open(OUT + "/README.md", "w") as f:
+        f.write(README_HEAD)
+        for name, lines in sections.items():
+            f.write("\n## %s\n\n%s\n" % (TITLES[name], "\n".join(lines)))
+        f.write(README_TAIL)
+    for name, lines in sections.items():
+        print("### %s\n%s\n" % (name, "\n".join(lines)))
+    return ck.finish()
+
+
+TITLES = {"gait": "The gait", "multipliers": "Multipliers and their modes",
+          "torques": "Joint torques", "forces": "Ground forces"}
+
+README_HEAD = """# biped12_3d: a periodic 3-D gait of seed 000's 12-joint biped
+
+`stridemap fixed biped12_3d --json` (models/biped12_3d.yaml; its header gives
+the model, the phases, the section and every choice).  Written by
+`scripts/reproduce_biped12_3d.py`; each number to the digits on which the
+runs at rtol 1e-10 (Newton to 1e-8) and 1e-11 (to 1e-9) agree.  The
+parameters are ASSUMED (the seed gives none): a humanoid of 1 m and 30 kg
+with Winter's segments, as models/biped3d.yaml.  The controller is a PD law
+on eight joints tracking references planned kinematically
+(scripts/design_biped12_3d.py), not the seed's preview control.
+
+Pictures: [side.png](side.png) and [front.png](front.png), stick figures over
+one step (the right stance foot at the origin; the thick ones at the events
+Heel1off, Heel2strike and Foot2flat/Toe1off); [forces.png](forces.png), the
+ground force per foot and the centre of pressure over the step.
+"""
+
+README_TAIL = """
+## Reading it
+
+- The mode of a multiplier is the kind of motion that holds most of its
+  eigenvector (`fixed`'s `modes`, src/body/modes.c): sagittal (pitch hinges,
+  slides along x and z), lateral (roll and yaw hinges, the slide along y) or
+  the heading.  The heading's multiplier is -1: a gait turned about the
+  vertical is a gait, and the mirror turns a heading h into -h (no
+  stability is judged on it).  The largest other one is the sagittal zero
+  dynamics, the walker's rotation about the stance toe line that the PD
+  leaves free; the lateral ones are small: the lateral motion is driven.
+- The seed checks the ground reaction per foot (eqs. 25-26): both hold over
+  the step.  Per contact point they do not: the stance toe line's inner
+  corner pulls (a negative normal force) in double stance and its outer
+  corner in single stance, so the centre of pressure leaves the toe line
+  sideways: the plan's lateral sway (0.025 m) keeps the centre of mass
+  inside the feet's inner edges while the slow step (about 1.5 s) wants it
+  over the stance foot.  A gait that keeps the centre of pressure inside
+  each foot needs the sway replanned (issue 15 item 4, left open).
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
