@@ -41,6 +41,7 @@ struct sm_workspace {
     const sm_phase *phase;
     size_t rooted_phase;       /* phase whose events CVODE currently watches */
     sm_phase_failure fail;     /* why a callback failed in this flow, if one did */
+    sm_event_found found;      /* how the event the last flow returned was found */
 
     sm_counters counters;
     char detail[256];
@@ -282,6 +283,7 @@ sm_status sm_workspace_create_ex(const sm_model *m, const sm_solver_options *o, 
 }
 
 const sm_model *sm_workspace_model(const sm_workspace *ws) { return ws->model; }
+sm_event_found sm_hybrid_event_found(const sm_workspace *ws) { return ws->found; }
 const sm_solver_options *sm_workspace_options(const sm_workspace *ws) { return &ws->opt; }
 const char *sm_workspace_detail(const sm_workspace *ws) { return ws->detail; }
 void sm_workspace_counters(const sm_workspace *ws, sm_counters *c) { *c = ws->counters; }
@@ -489,11 +491,53 @@ static sm_status clock_tick(sm_workspace *ws, const double *p, size_t phase, dou
     return SM_OK;
 }
 
+/* The event a tick of the clock sets off, if any: the phase's event
+ * functions taken at y_minus and at y, the states just before and after
+ * the tick's reset (the new held values), at its instant t.  A function
+ * that reads the held values (a contact force) jumps there, and CVODE's
+ * root finder, which watches continuous crossings only, would not see it
+ * cross; a jump from strictly one side of zero to the other side or onto
+ * zero, in the event's direction, is the crossing instead, and counts as
+ * the root finder's would (its guard at y, earlier entries winning ties).
+ * A function already at zero before the tick is one CVODE has set aside,
+ * not a crossing.  The functions before the tick are taken only when one
+ * after it is on the far side of zero (mostly none is: a tick then costs
+ * one evaluation, not two).  *e is the event's index, n_events when none
+ * counts; *on_zero says whether its function landed exactly on zero. */
+static sm_status tick_event(sm_workspace *ws, const double *p, const sm_phase *P, double t, const double *y_minus,
+                            const double *y, size_t *e, bool *on_zero)
+{
+    const size_t ne = P->n_events;
+    double g[SM_MAX_EVENTS], gm[SM_MAX_EVENTS];
+    int found[SM_MAX_EVENTS];
+    *e = ne;
+    *on_zero = false;
+    ws->counters.root_evals++;
+    if (!sm_phase_events(ws->model, P, p, t, y, g)) return SM_NONFINITE;
+    bool beyond = false;
+    for (size_t i = 0; i < ne; i++) {
+        const int dir = P->events[i].direction;
+        beyond |= (dir <= 0 && g[i] <= 0) || (dir >= 0 && g[i] >= 0);
+    }
+    if (!beyond) return SM_OK;
+    ws->counters.root_evals++;
+    if (!sm_phase_events(ws->model, P, p, t, y_minus, gm)) return SM_NONFINITE;
+    for (size_t i = 0; i < ne; i++) {
+        const int dir = P->events[i].direction;
+        const bool down = gm[i] > 0 && g[i] <= 0, up = gm[i] < 0 && g[i] >= 0;
+        found[i] = (down && dir <= 0) ? -1 : (up && dir >= 0) ? 1 : 0;
+    }
+    *e = sm_phase_counting_event(ws->model, P, p, t, y, found);
+    *on_zero = *e < ne && g[*e] == 0.0;
+    return SM_OK;
+}
+
 static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x, double *S,
                       size_t ncols, double t_end, const sm_observer *obs, size_t *event)
 {
     const sm_model *m = ws->model;
     const sm_phase *P = &m->phases[phase];
+    ws->found = SM_FOUND_BY_ROOT;
     if (!(t_end > *t)) return SM_NO_HEELSTRIKE;
     if (ws->ark) return sm_arkode_flow(ws->ark, p, phase, t, x, t_end, obs, event);
 
@@ -593,7 +637,18 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
              * holds from now on, as at a phase's start */
             t_tick = (double)++k_tick * m->clock_period(p, m->data);
             t_stop = fmin(t_end, t_tick);
+            double y_minus[SM_MAX_STATE];
+            memcpy(y_minus, y, m->n_state * sizeof *y);
             if ((st = clock_tick(ws, p, phase, tret, S != NULL, t_stop)) != SM_OK) break;
+            size_t e;
+            bool on_zero;
+            if ((st = tick_event(ws, p, P, tret, y_minus, y, &e, &on_zero)) != SM_OK) break;
+            if (e < P->n_events) {
+                *event = e;
+                ws->found = on_zero ? SM_FOUND_AT_TICK_ON_ZERO : SM_FOUND_AT_TICK;
+                st = SM_OK;
+                break;
+            }
             st = SM_NO_HEELSTRIKE;
             /* the sample at tout is still due, unless it falls within
              * round-off of the tick (CVODE cannot step that far): then

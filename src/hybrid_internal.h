@@ -72,6 +72,17 @@ static inline size_t sm_phase_counting_event(const sm_model *m, const sm_phase *
     return e;
 }
 
+/* How the event the last flow of a workspace returned was found: by
+ * CVODE's root finder (its time moves with the start), or at a tick of the
+ * model's clock, where the held values' jump took its function across zero
+ * (its time is the tick's and does not move with the start, as long as
+ * the crossing stays strictly inside the jump), or at a tick where the
+ * function landed exactly on zero (its time has no derivative: a start
+ * moved one way crosses at the tick, the other way later or not at all). */
+typedef enum { SM_FOUND_BY_ROOT, SM_FOUND_AT_TICK, SM_FOUND_AT_TICK_ON_ZERO } sm_event_found;
+
+sm_event_found sm_hybrid_event_found(const sm_workspace *ws);
+
 typedef struct sm_arkode sm_arkode;
 
 /* True for the methods this path integrates. */

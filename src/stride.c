@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hybrid_internal.h"
 #include "scratch.h"
 
 const sm_metric_field sm_metric_fields[] = {
@@ -116,32 +117,43 @@ static int reset_jacobian(const sm_model *m, const sm_event *ev, const double *p
  * full saltation would add f+ dt (the new phase's flow over the time
  * shift), a component along the flow; the flow carries it along itself
  * through later phases, and the projection above annuls such components
- * at the next event, so dropping it changes no derivative of P. */
+ * at the next event, so dropping it changes no derivative of P.
+ *
+ * An event set off by a tick of a sampled controller's clock (its function
+ * jumped across zero there, hybrid.c) happens at the tick whatever the
+ * start nearby, dt = 0: then S+ = DR S-, a time-triggered switch's
+ * saltation (the tick's own reset is in S- already).  timed says so. */
 static sm_status saltation(const sm_model *m, const sm_phase *P, const sm_event *ev, const double *p, double t,
-                           const double *x, double *S, size_t ncols)
+                           const double *x, bool timed, double *S, size_t ncols)
 {
     const size_t n = m->n_state;
     double f[SM_MAX_STATE], grad[SM_MAX_STATE], DR[SM_MAX_STATE * SM_MAX_STATE], col[SM_MAX_STATE];
-    int r = P->rhs(t, x, f, p, m->data);
-    if (r != 0) return r < 0 ? sm_callback_status(r) : SM_RHS_FAILED;
-    const double gt = event_gradient(m, ev, p, t, x, grad);
-    double gf = gt;
-    for (size_t i = 0; i < n; i++) gf += grad[i] * f[i];
-    /* A tangential crossing has no derivative of its time. */
-    if (!(fabs(gf) > 0) || !isfinite(gf)) return SM_NO_EXACT_JACOBIAN;
+    double gf = 1.0;
+    int r;
+    if (!timed) {
+        r = P->rhs(t, x, f, p, m->data);
+        if (r != 0) return r < 0 ? sm_callback_status(r) : SM_RHS_FAILED;
+        gf = event_gradient(m, ev, p, t, x, grad);
+        for (size_t i = 0; i < n; i++) gf += grad[i] * f[i];
+        /* A tangential crossing has no derivative of its time. */
+        if (!(fabs(gf) > 0) || !isfinite(gf)) return SM_NO_EXACT_JACOBIAN;
+    }
     r = reset_jacobian(m, ev, p, x, DR);
     if (r != 0) return r < 0 ? sm_callback_status(r) : SM_RHS_FAILED;
     for (size_t j = 0; j < ncols; j++) {
         double *s = S + j * n;
-        double gs = 0.0;
-        for (size_t i = 0; i < n; i++) gs += grad[i] * s[i];
-        const double c = gs / gf;
-        for (size_t i = 0; i < n; i++) col[i] = s[i] - f[i] * c;
+        if (!timed) {
+            double gs = 0.0;
+            for (size_t i = 0; i < n; i++) gs += grad[i] * s[i];
+            const double c = gs / gf;
+            for (size_t i = 0; i < n; i++) s[i] -= f[i] * c;
+        }
         for (size_t i = 0; i < n; i++) {
             double acc = 0.0;
-            for (size_t k = 0; k < n; k++) acc += DR[i * n + k] * col[k];
-            s[i] = acc;
+            for (size_t k = 0; k < n; k++) acc += DR[i * n + k] * s[k];
+            col[i] = acc;
         }
+        memcpy(s, col, n * sizeof *s);
     }
     for (size_t i = 0; i < n * ncols; i++)
         if (!isfinite(S[i])) return SM_NONFINITE;
@@ -208,7 +220,12 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
             return ev->failure;
         }
         if (S) {
-            st = saltation(m, &m->phases[phase], ev, p, t, x, S, ncols);
+            /* a function that landed exactly on zero at a tick: a start
+             * moved one way crosses there, the other way later */
+            const sm_event_found how = sm_hybrid_event_found(ws);
+            st = how == SM_FOUND_AT_TICK_ON_ZERO
+                     ? SM_NO_EXACT_JACOBIAN
+                     : saltation(m, &m->phases[phase], ev, p, t, x, how == SM_FOUND_AT_TICK, S, ncols);
             if (st != SM_OK) {
                 memcpy(x_out, x, n * sizeof *x);
                 return st;

@@ -82,7 +82,10 @@ void sm_workspace_counters(const sm_workspace *ws, sm_counters *c);
 void sm_workspace_reset_counters(sm_workspace *ws);
 
 /* Integrates `phase` from (*t, x[n_state]) until an event of that phase
- * crosses zero in its direction and passes its guard, or until t_end.
+ * crosses zero in its direction and passes its guard, or until t_end.  A
+ * crossing is found by CVODE's root finder, or at a tick of the model's
+ * clock (model.h, clock_reset) where the reset makes the function jump
+ * across zero: then *t is the tick and x the state after its reset.
  * On SM_OK, *event is the event's index in the phase and (*t, x) is the
  * state at the crossing.  At t_end it returns SM_NO_HEELSTRIKE with (*t, x)
  * there.  Integrator and model failures come back as their statuses. */

@@ -253,9 +253,14 @@ typedef struct sm_model {
      * k >= 1, before the stride ends, the engine stops the integration
      * exactly there (a stop time, not a root) and replaces the state by
      * clock_reset's (the held torques recomputed from the state), in the
-     * phase it is in, then goes on: no event is counted and the phase
-     * stays.  Its Jacobian, for the sensitivities, is by central
-     * differences.  NULL, or a period <= 0: no clock. */
+     * phase it is in, then goes on in the same phase.  An event function
+     * that reads the held values may jump there: one that the reset takes
+     * from strictly one side of zero to the other or onto zero, in its
+     * direction and with its guard holding, counts at the tick as a root
+     * would (the state it sees is the one after the reset).  The tick's
+     * Jacobian, for the sensitivities, is by central differences, and an
+     * event it sets off is a time-triggered switch (S+ = DR S-).  NULL, or
+     * a period <= 0: no clock. */
     double (*clock_period)(const double *p, const void *data);
     int (*clock_reset)(size_t phase, const double *x_minus, double *x_plus, const double *p, const void *data);
 } sm_model;

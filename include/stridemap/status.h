@@ -65,7 +65,7 @@
     X(SM_UNAVAILABLE, "unavailable", SM_KIND_OUTPUT, \
       "this library was built without MuJoCo, which reading MJCF and URDF files needs (install the Debian package libmujoco-dev and rebuild)") \
     X(SM_NO_EXACT_JACOBIAN, "no_exact_jacobian", SM_KIND_SOLVER, \
-      "no exact stride-map Jacobian here: the integration method carries no sensitivities, or an event is met tangentially (use finite differences)") \
+      "no exact stride-map Jacobian here: the integration method carries no sensitivities, or an event is met tangentially or lands exactly on zero at a sample (use finite differences)") \
     X(SM_SINGULAR_DECOUPLING, "singular_decoupling", SM_KIND_WALKER, \
       "the controller's decoupling matrix L_g L_f y is singular: its outputs cannot all be driven by its actuators here (change the outputs' rows or the actuators)") \
     X(SM_TORQUE_LIMIT, "torque_limit", SM_KIND_WALKER, \
