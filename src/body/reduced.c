@@ -18,7 +18,13 @@
  * the base is nor a uniform velocity of the whole walker changes M, the
  * bias, the contact rows or J̇v (hence no slides, no forces on the base).  The base is dropped from
  * the error test and from the integrator's vectors: 6 states instead of 8
- * for the compass, 8 instead of 12 for a kneed walker. */
+ * for the compass, 8 instead of 12 for a kneed walker.
+ *
+ * So is a joint that one lock holds in every phase and through every
+ * impact (a stance knee; both knees of a straight-legged walker): its rate
+ * is zero throughout and the section's projection puts it at the lock's
+ * value, so it is that constant in the expansion, and CVODE does not carry
+ * it (4 states instead of 8 for kneed_mcgeer_locked.yaml). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -67,6 +73,38 @@ static const char *not_reducible(const body_model *bm)
     /* the reduced equations take no controller's torques yet */
     if (f->ctrl.kind != BODY_CTRL_NONE) return "no controller";
     return NULL;
+}
+
+/* The lock on joint i (coordinate BASE + i) in every phase and in every
+ * impact that names its contacts, or -1.  A free coordinate is never
+ * held: the section moves it. */
+static int held_lock(const body_model *bm, size_t i)
+{
+    const body_file *f = bm->f;
+    for (size_t k = 0; k < f->n_free; k++)
+        if (f->free_index[k] % f->nq == BASE + i) return -1;
+    for (size_t c = 0; c < f->n_contacts; c++) {
+        const body_contact *bc = &f->contacts[c];
+        if (bc->kind != SM_CONTACT_LOCK || sm_rigid_body_qadr(bm->tmpl, (size_t)bc->body) != BASE + i) continue;
+        bool every = true;
+        for (size_t ph = 0; every && ph < f->n_phases; ph++) {
+            every &= body_phase_contact_slot(f, ph, (int)c) >= 0;
+            for (size_t e = 0; every && e < f->phases[ph].n_events; e++) {
+                const body_event *E = &f->phases[ph].events[e];
+                if (!E->impact || !E->n_impact) continue;
+                bool named = false;
+                for (size_t j = 0; j < E->n_impact; j++) named |= E->impact_contacts[j] == (int)c;
+                every &= named;
+            }
+        }
+        if (every) return (int)c;
+    }
+    return -1;
+}
+
+static void find_held(body_model *bm)
+{
+    for (size_t i = 0; i < bm->nq - BASE; i++) bm->held[i] = held_lock(bm, i);
 }
 
 sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
@@ -135,30 +173,47 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
     for (size_t k = 0; k < f->n_forces; k++) /* the loader allows only bodies of 1-DOF joints */
         for (size_t i = 0; i < f->forces[k].n && i < 8; i++)
             bm->spring_ri[k][i] = (unsigned char)(sm_rigid_body_qadr(bm->tmpl, (size_t)f->forces[k].body[i]) - BASE);
-    bm->n_reduced = 2 * ni;
-    for (size_t i = 0; i < ni; i++) {
-        bm->reduced_names[i] = bm->state_names[BASE + i];
-        bm->reduced_names[ni + i] = bm->state_names[nq + BASE + i];
+    find_held(bm);
+    size_t nk = 0, at[BODY_MAX_COORDS];
+    for (size_t i = 0; i < ni; i++)
+        if (bm->held[i] < 0) {
+            at[i] = nk;
+            bm->kept[nk++] = (unsigned char)i;
+        }
+    bm->n_reduced = 2 * nk;
+    for (size_t k = 0; k < nk; k++) {
+        bm->reduced_names[k] = bm->state_names[BASE + bm->kept[k]];
+        bm->reduced_names[nk + k] = bm->state_names[nq + BASE + bm->kept[k]];
     }
-    for (size_t k = 0; k < f->n_free; k++) {
+    for (size_t k = 0; k < f->n_free; k++) { /* find_held keeps every free joint */
         const size_t j = f->free_index[k];
-        bm->reduced_free[k] = j < nq ? j - BASE : ni + (j - nq - BASE);
+        bm->reduced_free[k] = j < nq ? at[j - BASE] : nk + at[j - nq - BASE];
     }
     return SM_OK;
 }
 
 void body_reduce(const body_model *bm, const double *xf, double *xr)
 {
-    const size_t nq = bm->nq, ni = nq - BASE;
-    memcpy(xr, xf + BASE, ni * sizeof *xr);
-    memcpy(xr + ni, xf + nq + BASE, ni * sizeof *xr);
+    const size_t nq = bm->nq, nk = bm->n_reduced / 2;
+    for (size_t k = 0; k < nk; k++) {
+        xr[k] = xf[BASE + bm->kept[k]];
+        xr[nk + k] = xf[nq + BASE + bm->kept[k]];
+    }
 }
 
-void body_unreduce(const body_model *bm, const double *xr, double *xf)
+void body_unreduce(const body_model *bm, const double *p, const double *xr, double *xf)
 {
-    const size_t nq = bm->nq, ni = nq - BASE;
-    memcpy(xf + BASE, xr, ni * sizeof *xf);
-    memcpy(xf + nq + BASE, xr + ni, ni * sizeof *xf);
+    const size_t nq = bm->nq, ni = nq - BASE, nk = bm->n_reduced / 2;
+    if (nk < ni)
+        for (size_t i = 0; i < ni; i++)
+            if (bm->held[i] >= 0) {
+                xf[BASE + i] = body_num_eval(&bm->f->contacts[bm->held[i]].at, p);
+                xf[nq + BASE + i] = 0.0;
+            }
+    for (size_t k = 0; k < nk; k++) {
+        xf[BASE + bm->kept[k]] = xr[k];
+        xf[nq + BASE + bm->kept[k]] = xr[nk + k];
+    }
 }
 
 /* The stance contact as a rigid-core contact, without the anchor that
@@ -171,7 +226,7 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
     const size_t nq = bm->nq, nv = bm->nv;
     double *q = xf, *v = xf + nq;
     q[0] = q[1] = v[0] = v[1] = 0.0;
-    body_unreduce(bm, xr, xf);
+    body_unreduce(bm, e->p, xr, xf);
     /* positions for the events: the pinned sweep (no link velocities, which
      * no event reads; the finiteness check on the joints as the full one's) */
     double sum = 0.0;
@@ -432,14 +487,27 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
 static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, double *xd, bool *done)
 {
     *done = false;
-    const size_t n = bm->pinned.n;
+    const size_t n = bm->pinned.n, nk = bm->n_reduced / 2;
     double sum = 0.0;
-    for (size_t i = 0; i < 2 * n; i++) sum += x[i];
+    for (size_t i = 0; i < 2 * nk; i++) sum += x[i];
     if (!isfinite(sum)) return SM_BAD_STATE;
+    /* every joint (plan order = the coordinates after the slides): the
+     * held ones at their locks' values, at rest */
+    double q[SM_RIGID_MAX_V], v[SM_RIGID_MAX_V];
+    if (nk < n)
+        for (size_t i = 0; i < n; i++)
+            if (bm->held[i] >= 0) {
+                q[i] = bm->contacts0[bm->held[i]].at;
+                v[i] = 0.0;
+            }
+    for (size_t k = 0; k < nk; k++) {
+        q[bm->kept[k]] = x[k];
+        v[bm->kept[k]] = x[nk + k];
+    }
     max_align_t mem[bm->pinned_data_words];
     sm_rigid_data *d = sm_rigid_pinned_data_init(bm->tmpl, mem, sizeof mem);
-    if (!d || !sm_rigid_pinned_forward(bm->tmpl, d, x, x + n)) return SM_OK;
-    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    if (!d || !sm_rigid_pinned_forward(bm->tmpl, d, q, v)) return SM_OK;
+    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V], qdd[SM_RIGID_MAX_V];
     if (!sm_rigid_pinned_dynamics(bm->tmpl, d, &bm->pinned, bm->origin_radius0, bm->pinned_locked[ph], M, bias,
                                   NULL))
         return SM_OK;
@@ -452,19 +520,23 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
         const size_t m = sp->n < 8 ? sp->n : 8;
         double val = 0.0, rate = 0.0;
         for (size_t i = 0; i < m; i++) {
-            val += sp->coef[i] * x[ri[i]];
-            rate += sp->coef[i] * x[n + ri[i]];
+            val += sp->coef[i] * q[ri[i]];
+            rate += sp->coef[i] * v[ri[i]];
         }
         const double f = sp->stiffness * (val - sp->rest) + sp->damping * rate - sp->torque;
         for (size_t i = 0; i < m; i++) tau[BASE + ri[i]] -= sp->coef[i] * f;
     }
-    memcpy(xd, x + n, n * sizeof *xd);
-    return free_solve(bm, ph, M, bias, tau, xd + n);
+    const sm_status st = free_solve(bm, ph, M, bias, tau, qdd);
+    for (size_t k = 0; k < nk; k++) {
+        xd[k] = x[nk + k];
+        xd[nk + k] = qdd[bm->kept[k]];
+    }
+    return st;
 }
 
 sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd)
 {
-    const size_t ni = bm->n_reduced / 2;
+    const size_t nk = bm->n_reduced / 2;
     if (bm->pinned_ok && bm->reduced_direct[ph] && memcmp(p, bm->defaults, bm->f->n_params * sizeof *p) == 0) {
         bool done;
         const sm_status st = lean_rhs(bm, ph, x, xd, &done);
@@ -477,11 +549,15 @@ sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, con
     /* the joints' rows on the base at rest at the origin: M, the bias, the
      * rows and J̇v do not depend on where the base is, nor on its velocity
      * (a uniform boost of a walker on flat ground changes no acceleration) */
-    double xf[SM_MAX_STATE];
+    double xf[SM_MAX_STATE], qdd[SM_RIGID_MAX_V];
     xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
-    body_unreduce(bm, x, xf);
-    memcpy(xd, x + ni, ni * sizeof *xd);
-    return body_reduced_joint_accel(&e, ph, xf, xd + ni);
+    body_unreduce(bm, p, x, xf);
+    const sm_status sa = body_reduced_joint_accel(&e, ph, xf, qdd);
+    for (size_t k = 0; k < nk; k++) {
+        xd[k] = x[nk + k];
+        xd[nk + k] = qdd[bm->kept[k]];
+    }
+    return sa;
 }
 
 static bool pinned_applies(const body_eval *e, size_t ph)
