@@ -77,6 +77,9 @@ typedef struct {
      * index: the joint stays at the lock's value, its rate zero), or -1 */
     unsigned char kept[BODY_MAX_COORDS];
     int held[BODY_MAX_COORDS];
+    size_t n_held;
+    unsigned char held_joint[BODY_MAX_COORDS]; /* the held joints, in order */
+    double held_at0[BODY_MAX_COORDS];         /* each held joint's value at the defaults */
     const char *reduced_names[2 * BODY_MAX_COORDS];
     size_t reduced_free[2 * BODY_MAX_COORDS];
     size_t sample_base;              /* reduced: the base's four columns */
@@ -95,6 +98,7 @@ typedef struct {
     unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
     size_t pinned_nfree[BODY_MAX_PHASES];
     unsigned char pinned_locked[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* 1: the phase locks the hinge (plan order) */
+    unsigned char lock_hinge[BODY_MAX_CONTACTS]; /* a lock contact's hinge (plan order) */
     /* the springs, the contacts and the stance contact's radius at the
      * defaults, so that a call there evaluates none of their numbers (eval.c) */
     sm_rigid_spring springs0[BODY_MAX_FORCES];

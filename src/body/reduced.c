@@ -104,7 +104,12 @@ static int held_lock(const body_model *bm, size_t i)
 
 static void find_held(body_model *bm)
 {
-    for (size_t i = 0; i < bm->nq - BASE; i++) bm->held[i] = held_lock(bm, i);
+    bm->n_held = 0;
+    for (size_t i = 0; i < bm->nq - BASE; i++)
+        if ((bm->held[i] = held_lock(bm, i)) >= 0) {
+            bm->held_joint[bm->n_held++] = (unsigned char)i;
+            bm->held_at0[i] = bm->contacts0[bm->held[i]].at;
+        }
 }
 
 sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
@@ -144,6 +149,11 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
     /* the plan's hinges are the joints after the slides, in order */
     bm->pinned_ok &= bm->pinned.n == ni;
     for (size_t i = 0; bm->pinned_ok && i < ni; i++) bm->pinned_ok &= bm->pinned.vadr[i] == BASE + i;
+    for (size_t k = 0; bm->pinned_ok && k < f->n_contacts; k++)
+        if (f->contacts[k].kind == SM_CONTACT_LOCK)
+            for (size_t i = 0; i < bm->pinned.n; i++)
+                if (bm->pinned.vadr[i] == sm_rigid_body_vadr(bm->tmpl, (size_t)f->contacts[k].body))
+                    bm->lock_hinge[k] = (unsigned char)i;
     for (size_t ph = 0; bm->pinned_ok && ph < f->n_phases; ph++) {
         bool locked[SM_RIGID_MAX_V] = {false};
         for (size_t k = 0; k < f->phases[ph].n_contacts; k++) {
@@ -201,19 +211,37 @@ void body_reduce(const body_model *bm, const double *xf, double *xr)
     }
 }
 
-void body_unreduce(const body_model *bm, const double *p, const double *xr, double *xf)
+/* The joints of xf from xr, the held ones at at[joint] (read for those
+ * alone) and at rest. */
+static void put_joints(const body_model *bm, const double *at, const double *xr, double *xf)
 {
-    const size_t nq = bm->nq, ni = nq - BASE, nk = bm->n_reduced / 2;
-    if (nk < ni)
-        for (size_t i = 0; i < ni; i++)
-            if (bm->held[i] >= 0) {
-                xf[BASE + i] = body_num_eval(&bm->f->contacts[bm->held[i]].at, p);
-                xf[nq + BASE + i] = 0.0;
-            }
+    const size_t nq = bm->nq, nk = bm->n_reduced / 2;
+    for (size_t h = 0; h < bm->n_held; h++) {
+        const size_t i = bm->held_joint[h];
+        xf[BASE + i] = at[i];
+        xf[nq + BASE + i] = 0.0;
+    }
     for (size_t k = 0; k < nk; k++) {
         xf[BASE + bm->kept[k]] = xr[k];
         xf[nq + BASE + bm->kept[k]] = xr[nk + k];
     }
+}
+
+/* The held joints' lock values at p (the defaults' kept in the model). */
+static const double *held_at(const body_model *bm, const double *p, bool at_defaults, double *buf)
+{
+    if (at_defaults) return bm->held_at0;
+    for (size_t h = 0; h < bm->n_held; h++) {
+        const size_t i = bm->held_joint[h];
+        buf[i] = body_num_eval(&bm->f->contacts[bm->held[i]].at, p);
+    }
+    return buf;
+}
+
+void body_unreduce(const body_model *bm, const double *p, const double *xr, double *xf)
+{
+    double buf[BODY_MAX_COORDS];
+    put_joints(bm, held_at(bm, p, false, buf), xr, xf);
 }
 
 /* The stance contact as a rigid-core contact, without the anchor that
@@ -226,7 +254,8 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
     const size_t nq = bm->nq, nv = bm->nv;
     double *q = xf, *v = xf + nq;
     q[0] = q[1] = v[0] = v[1] = 0.0;
-    body_unreduce(bm, e->p, xr, xf);
+    double buf[BODY_MAX_COORDS];
+    put_joints(bm, held_at(bm, e->p, e->at_defaults, buf), xr, xf);
     /* positions for the events: the pinned sweep (no link velocities, which
      * no event reads; the finiteness check on the joints as the full one's) */
     double sum = 0.0;
@@ -236,15 +265,15 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
         const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
         if (st != SM_OK) return st;
     }
-    sm_contact c;
-    stance_contact(e, &c);
+    const body_contact *sc = &bm->f->contacts[bm->f->origin];
     double pos[3];
-    sm_rigid_site_pos(e->m, e->d, c.site, pos);
-    if (c.kind == SM_CONTACT_ROLL) {
+    sm_rigid_site_pos(e->m, e->d, (size_t)sc->site, pos);
+    if (sc->kind == SM_CONTACT_ROLL) {
+        const double r = body_origin_radius(e);
         double phi = bm->roll_phi0;
         for (size_t j = BASE; j < nq; j++) phi += bm->roll_coef[j] * q[j];
-        q[0] = c.radius * phi - pos[0];
-        q[1] = c.radius - pos[2];
+        q[0] = r * phi - pos[0];
+        q[1] = r - pos[2];
     } else {
         q[0] = -pos[0];
         q[1] = -pos[2];
@@ -254,6 +283,8 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
         return SM_OK;
     }
     /* the rows depend on q alone, and the slides only translate: J at base 0 */
+    sm_contact c;
+    stance_contact(e, &c);
     double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
     if (sm_contact_jacobian(e->m, e->d, &c, 1, J, Jdv, NULL) != BASE) return SM_BAD_STATE;
     sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
@@ -494,12 +525,11 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
     /* every joint (plan order = the coordinates after the slides): the
      * held ones at their locks' values, at rest */
     double q[SM_RIGID_MAX_V], v[SM_RIGID_MAX_V];
-    if (nk < n)
-        for (size_t i = 0; i < n; i++)
-            if (bm->held[i] >= 0) {
-                q[i] = bm->contacts0[bm->held[i]].at;
-                v[i] = 0.0;
-            }
+    for (size_t h = 0; h < bm->n_held; h++) {
+        const size_t i = bm->held_joint[h];
+        q[i] = bm->held_at0[i];
+        v[i] = 0.0;
+    }
     for (size_t k = 0; k < nk; k++) {
         q[bm->kept[k]] = x[k];
         v[bm->kept[k]] = x[nk + k];
@@ -623,19 +653,20 @@ sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, b
     const size_t nc = direct_contacts(e, ph, cs);
     if (ncs) *ncs = nc;
     if (!lambda) return SM_OK;
+    const body_phase *P = &bm->f->phases[ph];
     for (size_t k = 0, row = 0; k < nc; k++) {
         if (cs[k].kind != SM_CONTACT_LOCK) {
             lambda[row++] = Fx;
             lambda[row++] = Fz;
             continue;
         }
-        const size_t v = sm_rigid_body_vadr(e->m, cs[k].body);
-        size_t i = 0;
-        while (bm->pinned.vadr[i] != v) i++;
-        double r = bias[i] - tau[v];
+        const size_t i = bm->lock_hinge[P->contacts[k]];
+        double r = bias[i] - tau[bm->pinned.vadr[i]];
         /* the locked columns are unset (zero accelerations) */
-        for (size_t j = 0; j < n; j++)
-            if (!bm->pinned_locked[ph][j]) r += M[i * n + j] * a[j];
+        for (size_t t = 0; t < bm->pinned_nfree[ph]; t++) {
+            const size_t j = bm->pinned_free[ph][t];
+            r += M[i * n + j] * a[j];
+        }
         lambda[row++] = r;
     }
     return SM_OK;
