@@ -352,10 +352,12 @@ static void check_kneed_locked(const sm_model *b)
     static sm_fixed_result rb;
     gait_of(b, &rb, pb);
     /* (stance, swing, rates) from the absolute thigh angles */
-    const double mapped[4] = {rb.x[2], rb.x[4], rb.x[8], rb.x[10]};
+    double xf[SM_MAX_STATE];
+    const double *x = full_state(b->data, pb, rb.x, xf);
+    const double mapped[4] = {x[2], x[4], x[8], x[10]};
     for (size_t i = 0; i < 2; i++) {
-        assert_close(rb.x[3 + 2 * i], 0.0, 1e-12);
-        assert_close(rb.x[9 + 2 * i], 0.0, 1e-12);
+        assert_close(x[3 + 2 * i], 0.0, 1e-12);
+        assert_close(x[9 + 2 * i], 0.0, 1e-12);
     }
     same_gait(&rb, mapped, 4, &LOCKED, 1e-9);
     assert_true(rb.eig_re[0] < -1.0); /* period doubling: the knees make the walker stable */
