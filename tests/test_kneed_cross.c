@@ -219,6 +219,110 @@ static void check_accel(bool other)
 static void test_accel_file(void **state) { check_accel(false); }
 static void test_accel_other(void **state) { check_accel(true); }
 
+/* kneed_hsu.yaml with knee_b locked in knee_free too (both knees straight
+ * throughout, as kneed_mcgeer_locked.yaml's) and shank_b_dot no longer
+ * free, in a temporary file; path gets its name. */
+static void write_locked_model(char *path, size_t len)
+{
+    FILE *in = fopen(MODEL_FILE, "r");
+    assert_non_null(in);
+    snprintf(path, len, "/tmp/kneed_locked_XXXXXX.yaml");
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    assert_non_null(out);
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, in)) {
+        if (strcmp(line, "    contacts: [foot_a, knee_a]\n") == 0) {
+            fputs("    contacts: [foot_a, knee_a, knee_b]\n", out);
+            found++;
+        } else if (strcmp(line, "  free: [thigh_a, thigh_a_dot, thigh_b_dot, shank_b_dot]\n") == 0) {
+            fputs("  free: [thigh_a, thigh_a_dot, thigh_b_dot]\n", out);
+            found++;
+        } else {
+            fputs(line, out);
+        }
+    }
+    fclose(in);
+    fclose(out);
+    assert_int_equal(found, 2);
+}
+
+/* The right-hand side the integrator calls on the reduced state, against
+ * the closed form: the file itself (the stance knee, locked in both phases,
+ * left out: thigh_a, thigh_b, shank_b and rates) in both phases, and the
+ * file with both knees locked throughout (thigh_a, thigh_b and rates). */
+static void test_accel_reduced(void **state)
+{
+    walker w;
+    open_walker(&w, MODEL_FILE, false);
+    assert_true(w.bm->reduced);
+    static const char *const names[] = {"thigh_a", "thigh_b", "shank_b", "thigh_a_dot", "thigh_b_dot", "shank_b_dot"};
+    assert_int_equal(w.m->n_state, 6);
+    for (size_t i = 0; i < 6; i++) assert_string_equal(w.m->state_names[i], names[i]);
+    const size_t free_ph = phase_index(w.m, "knee_free"), locked_ph = phase_index(w.m, "knee_locked");
+    unsigned long long seed = 19;
+    double worst = 0;
+    for (int k = 0; k < 200; k++) {
+        double x[6], a[3], xb[12], xr[6], xd[6];
+        random_state(&seed, x);
+        to_body(&w.P, x, xb);
+        body_reduce(w.bm, xb, xr);
+        assert_int_equal(w.m->phases[free_ph].rhs(0, xr, xd, w.p, w.m->data), 0);
+        assert_int_equal(kcf_accel(&w.P, 3, x, x + 3, a), 0);
+        const double got3[3] = {xd[3], xd[4], xd[4] - xd[5]};
+        for (int i = 0; i < 3; i++) {
+            assert_close(got3[i], a[i], 1e-12 * (1 + fabs(a[i])));
+            worst = fmax(worst, fabs(got3[i] - a[i]) / (1 + fabs(a[i])));
+        }
+        x[2] = x[1];
+        x[5] = x[4];
+        to_body(&w.P, x, xb);
+        body_reduce(w.bm, xb, xr);
+        const double th[2] = {x[0], x[1]}, wr[2] = {x[3], x[4]};
+        assert_int_equal(w.m->phases[locked_ph].rhs(0, xr, xd, w.p, w.m->data), 0);
+        assert_int_equal(kcf_accel(&w.P, 2, th, wr, a), 0);
+        for (int i = 0; i < 2; i++) {
+            assert_close(xd[3 + i], a[i], 1e-12 * (1 + fabs(a[i])));
+            worst = fmax(worst, fabs(xd[3 + i] - a[i]) / (1 + fabs(a[i])));
+        }
+        assert_true(xd[5] == 0.0);
+    }
+    close_walker(&w);
+
+    char path[64];
+    write_locked_model(path, sizeof path);
+    open_walker(&w, path, false);
+    remove(path);
+    assert_true(w.bm->reduced);
+    static const char *const thighs[] = {"thigh_a", "thigh_b", "thigh_a_dot", "thigh_b_dot"};
+    assert_int_equal(w.m->n_state, 4);
+    for (size_t i = 0; i < 4; i++) assert_string_equal(w.m->state_names[i], thighs[i]);
+    for (int k = 0; k < 200; k++) {
+        double x[6], a[2], xb[12], xr[4], xd[4];
+        random_state(&seed, x);
+        x[2] = x[1];
+        x[5] = x[4];
+        to_body(&w.P, x, xb);
+        body_reduce(w.bm, xb, xr);
+        const double th[2] = {x[0], x[1]}, wr[2] = {x[3], x[4]};
+        assert_int_equal(kcf_accel(&w.P, 2, th, wr, a), 0);
+        for (size_t ph = 0; ph < w.m->n_phases; ph++) {
+            assert_int_equal(w.m->phases[ph].rhs(0, xr, xd, w.p, w.m->data), 0);
+            for (int i = 0; i < 2; i++) {
+                assert_true(xd[i] == xr[2 + i]);
+                assert_close(xd[2 + i], a[i], 1e-12 * (1 + fabs(a[i])));
+                worst = fmax(worst, fabs(xd[2 + i] - a[i]) / (1 + fabs(a[i])));
+            }
+        }
+    }
+    print_message("reduced right-hand sides (the stance knee, or both knees, held): worst |bodies - closed form| / "
+                  "(1 + |a|) = %.2e\n",
+                  worst);
+    close_walker(&w);
+}
+
 /* The closed form itself: energy conserved along each phase. */
 static void test_closed_form_energy(void **state)
 {
@@ -481,7 +585,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_closed_form_energy), cmocka_unit_test(test_accel_file),
-        cmocka_unit_test(test_accel_other),        cmocka_unit_test(test_impacts_file),
+        cmocka_unit_test(test_accel_other),        cmocka_unit_test(test_accel_reduced),
+        cmocka_unit_test(test_impacts_file),
         cmocka_unit_test(test_impacts_free_knee),  cmocka_unit_test(test_stride_file),
         cmocka_unit_test(test_stride_free_knee),   cmocka_unit_test(test_issue_gait),
     };
