@@ -216,6 +216,11 @@ void body_reduce(const body_model *bm, const double *xf, double *xr)
 static void put_joints(const body_model *bm, const double *at, const double *xr, double *xf)
 {
     const size_t nq = bm->nq, nk = bm->n_reduced / 2;
+    if (!bm->n_held) { /* the state is every joint */
+        memcpy(xf + BASE, xr, nk * sizeof *xf);
+        memcpy(xf + nq + BASE, xr + nk, nk * sizeof *xf);
+        return;
+    }
     for (size_t h = 0; h < bm->n_held; h++) {
         const size_t i = bm->held_joint[h];
         xf[BASE + i] = at[i];
@@ -255,7 +260,7 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
     double *q = xf, *v = xf + nq;
     q[0] = q[1] = v[0] = v[1] = 0.0;
     double buf[BODY_MAX_COORDS];
-    put_joints(bm, held_at(bm, e->p, e->at_defaults, buf), xr, xf);
+    put_joints(bm, bm->n_held ? held_at(bm, e->p, e->at_defaults, buf) : NULL, xr, xf);
     /* positions for the events: the pinned sweep (no link velocities, which
      * no event reads; the finiteness check on the joints as the full one's) */
     double sum = 0.0;
@@ -514,7 +519,7 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
 
 /* The right-hand side at the defaults in a direct phase (the integrator's
  * every call): the pinned sweep and dynamics on a data block of their own,
- * the template model, no expansion of the state unless springs read it. */
+ * the template model, no expansion of the state. */
 static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, double *xd, bool *done)
 {
     *done = false;
@@ -523,16 +528,22 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
     for (size_t i = 0; i < 2 * nk; i++) sum += x[i];
     if (!isfinite(sum)) return SM_BAD_STATE;
     /* every joint (plan order = the coordinates after the slides): the
-     * held ones at their locks' values, at rest */
-    double q[SM_RIGID_MAX_V], v[SM_RIGID_MAX_V];
-    for (size_t h = 0; h < bm->n_held; h++) {
-        const size_t i = bm->held_joint[h];
-        q[i] = bm->held_at0[i];
-        v[i] = 0.0;
-    }
-    for (size_t k = 0; k < nk; k++) {
-        q[bm->kept[k]] = x[k];
-        v[bm->kept[k]] = x[nk + k];
+     * state itself, or with the held ones put in at their locks' values,
+     * at rest */
+    const double *q = x, *v = x + n;
+    double qb[SM_RIGID_MAX_V], vb[SM_RIGID_MAX_V];
+    if (bm->n_held) {
+        for (size_t h = 0; h < bm->n_held; h++) {
+            const size_t i = bm->held_joint[h];
+            qb[i] = bm->held_at0[i];
+            vb[i] = 0.0;
+        }
+        for (size_t k = 0; k < nk; k++) {
+            qb[bm->kept[k]] = x[k];
+            vb[bm->kept[k]] = x[nk + k];
+        }
+        q = qb;
+        v = vb;
     }
     max_align_t mem[bm->pinned_data_words];
     sm_rigid_data *d = sm_rigid_pinned_data_init(bm->tmpl, mem, sizeof mem);
@@ -556,11 +567,10 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
         const double f = sp->stiffness * (val - sp->rest) + sp->damping * rate - sp->torque;
         for (size_t i = 0; i < m; i++) tau[BASE + ri[i]] -= sp->coef[i] * f;
     }
+    memcpy(xd, x + nk, nk * sizeof *xd);
+    if (!bm->n_held) return free_solve(bm, ph, M, bias, tau, xd + n);
     const sm_status st = free_solve(bm, ph, M, bias, tau, qdd);
-    for (size_t k = 0; k < nk; k++) {
-        xd[k] = x[nk + k];
-        xd[nk + k] = qdd[bm->kept[k]];
-    }
+    for (size_t k = 0; k < nk; k++) xd[nk + k] = qdd[bm->kept[k]];
     return st;
 }
 
