@@ -95,6 +95,36 @@ static void open_walker(walker *w, const char *path, bool other)
 
 static void close_walker(walker *w) { sm_registry_close(w->m); }
 
+/* MODEL_FILE copied to /tmp/kneed_STEM_XXXXXX.yaml (path gets its name)
+ * with each line that starts as edits[i][0] replaced by edits[i][1], and
+ * without its integrate: line if full; the number of lines replaced. */
+static int write_variant(char *path, size_t len, const char *stem, const char *const (*edits)[2], size_t n_edits,
+                         bool full)
+{
+    FILE *in = fopen(MODEL_FILE, "r");
+    assert_non_null(in);
+    snprintf(path, len, "/tmp/kneed_%s_XXXXXX.yaml", stem);
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    assert_non_null(out);
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, in)) {
+        size_t i = 0;
+        while (i < n_edits && strncmp(line, edits[i][0], strlen(edits[i][0])) != 0) i++;
+        if (i < n_edits) {
+            fputs(edits[i][1], out);
+            found++;
+        } else if (!full || strncmp(line, "integrate:", 10) != 0) {
+            fputs(line, out);
+        }
+    }
+    fclose(in);
+    fclose(out);
+    return found;
+}
+
 /* The file in the full formulation (below, with write_full_model). */
 static void open_full(walker *w, bool other, bool free_knee);
 
@@ -224,29 +254,10 @@ static void test_accel_other(void **state) { check_accel(true); }
  * free, in a temporary file; path gets its name. */
 static void write_locked_model(char *path, size_t len)
 {
-    FILE *in = fopen(MODEL_FILE, "r");
-    assert_non_null(in);
-    snprintf(path, len, "/tmp/kneed_locked_XXXXXX.yaml");
-    const int fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    FILE *out = fdopen(fd, "w");
-    assert_non_null(out);
-    char line[1024];
-    int found = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (strcmp(line, "    contacts: [foot_a, knee_a]\n") == 0) {
-            fputs("    contacts: [foot_a, knee_a, knee_b]\n", out);
-            found++;
-        } else if (strcmp(line, "  free: [thigh_a, thigh_a_dot, thigh_b_dot, shank_b_dot]\n") == 0) {
-            fputs("  free: [thigh_a, thigh_a_dot, thigh_b_dot]\n", out);
-            found++;
-        } else {
-            fputs(line, out);
-        }
-    }
-    fclose(in);
-    fclose(out);
-    assert_int_equal(found, 2);
+    static const char *const edits[][2] = {
+        {"    contacts: [foot_a, knee_a]\n", "    contacts: [foot_a, knee_a, knee_b]\n"},
+        {"  free: [thigh_a, thigh_a_dot, thigh_b_dot, shank_b_dot]\n", "  free: [thigh_a, thigh_a_dot, thigh_b_dot]\n"}};
+    assert_int_equal(write_variant(path, len, "locked", edits, 2, false), 2);
 }
 
 /* The right-hand side the integrator calls on the reduced state, against
@@ -356,27 +367,8 @@ static void test_closed_form_energy(void **state)
  * formulations to each other. */
 static void write_full_model(char *path, size_t len, bool free_knee)
 {
-    FILE *in = fopen(MODEL_FILE, "r");
-    assert_non_null(in);
-    snprintf(path, len, "/tmp/kneed_full_XXXXXX.yaml");
-    const int fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    FILE *out = fdopen(fd, "w");
-    assert_non_null(out);
-    char line[1024];
-    int found = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (free_knee && strncmp(line, "        impact: [foot_a, knee_a, knee_b]", 40) == 0) {
-            fputs("        impact: true\n", out);
-            found++;
-            continue;
-        }
-        if (strncmp(line, "integrate:", 10) == 0) continue;
-        fputs(line, out);
-    }
-    fclose(in);
-    fclose(out);
-    assert_int_equal(found, free_knee ? 1 : 0);
+    static const char *const edits[][2] = {{"        impact: [foot_a, knee_a, knee_b]", "        impact: true\n"}};
+    assert_int_equal(write_variant(path, len, "full", edits, free_knee ? 1 : 0, true), free_knee ? 1 : 0);
 }
 
 static void open_full(walker *w, bool other, bool free_knee)
