@@ -377,6 +377,59 @@ static void test_reduced_state(void **state)
     sm_registry_close(m);
 }
 
+/* A held joint follows its lock's value at p: kneed_mcgeer_locked.yaml
+ * with its knees locked bent (at: 0.1, a parameter), at the defaults and
+ * with contacts.knee_a.at = 0.25: the expansion puts the knees there at
+ * rest, and the reduced right-hand side (the integrator's call, at the
+ * defaults its own data block) gives the saddle-point solve's accelerations
+ * of the full state. */
+static void test_held_at_lock(void **state)
+{
+    (void)state;
+    const char *path = variant("kneed_mcgeer_locked", "integrate: reduced\n");
+    char text[16384];
+    cli_slurp(path, text, sizeof text);
+    static const char *const knees[] = {"coord: shank_a}", "coord: shank_b}"};
+    char out[17000] = "";
+    const char *from = text;
+    for (size_t k = 0; k < 2; k++) {
+        const char *at = strstr(from, knees[k]);
+        assert_non_null(at);
+        strncat(out, from, (size_t)(at - from) + strlen(knees[k]) - 1);
+        strcat(out, ", at: 0.1}");
+        from = at + strlen(knees[k]);
+    }
+    strcat(out, from);
+    FILE *f = fopen(path, "w");
+    fputs(out, f);
+    fclose(f);
+    const sm_model *m = open_ok(path);
+    const body_model *bm = m->data;
+    assert_int_equal(m->n_state, 4);
+    const size_t nq = bm->nq;
+    for (int trial = 0; trial < 2; trial++) {
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE], xd[SM_MAX_STATE], a[SM_RIGID_MAX_V];
+        sm_model_default_params(m, p);
+        const double at_a = trial ? 0.25 : 0.1;
+        if (trial) p[sm_model_param_index(m, "contacts.knee_a.at")] = at_a;
+        m->guess(x, p, m->data);
+        x[2] += 0.3;
+        assert_status(body_expand_at(bm, p, x, xf), SM_OK);
+        assert_true(xf[3] == at_a && xf[5] == 0.1 && xf[nq + 3] == 0.0 && xf[nq + 5] == 0.0);
+        BODY_EVAL_MEM(mem, bm);
+        body_eval e;
+        assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+        assert_status(body_phase_solve(&e, 0, xf, a, NULL, NULL, NULL), SM_OK);
+        assert_status(body_reduced_rhs(bm, 0, p, x, xd), SM_OK);
+        const double scale = 1 + fabs(a[2]) + fabs(a[4]);
+        assert_close(xd[2], a[2], 1e-12 * scale);
+        assert_close(xd[3], a[4], 1e-12 * scale);
+        assert_close(a[3], 0.0, 1e-12 * scale);
+        assert_close(a[5], 0.0, 1e-12 * scale);
+    }
+    sm_registry_close(m);
+}
+
 static void refused(const char *path, const char *needle)
 {
     const sm_model *m = NULL;
@@ -430,7 +483,7 @@ int main(int argc, char **argv)
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve), cmocka_unit_test(test_pinned_path),
-        cmocka_unit_test(test_pinned_compass_closed_form),
+        cmocka_unit_test(test_pinned_compass_closed_form), cmocka_unit_test(test_held_at_lock),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };
