@@ -227,13 +227,15 @@ static void check_round_feet_spring(const sm_model *b)
     double pb[SM_MAX_PARAMS];
     static sm_fixed_result rb;
     gait_of(b, &rb, pb);
-    const double mapped[4] = {rb.x[2], rb.x[3], rb.x[6], rb.x[7]};
+    double xf[SM_MAX_STATE];
+    const double *x = full_state(b->data, pb, rb.x, xf);
+    const double mapped[4] = {x[2], x[3], x[6], x[7]};
     /* the multipliers to the integration noise in them: 1.5e-11 apart for
      * the walker built in C, 1.1e-10 for the file's (the same numbers, a
      * different guess, so Newton ends a hair elsewhere) */
     same_gait(&rb, mapped, 4, &ROUND_SPRING, 2e-10);
     /* the disk's centre is a radius above the ground at the section */
-    assert_close(rb.x[1], 0.2 + 0.8 * cos(rb.x[2]), 1e-12);
+    assert_close(x[1], 0.2 + 0.8 * cos(x[2]), 1e-12);
     b->release(b);
 }
 
@@ -352,10 +354,12 @@ static void check_kneed_locked(const sm_model *b)
     static sm_fixed_result rb;
     gait_of(b, &rb, pb);
     /* (stance, swing, rates) from the absolute thigh angles */
-    const double mapped[4] = {rb.x[2], rb.x[4], rb.x[8], rb.x[10]};
+    double xf[SM_MAX_STATE];
+    const double *x = full_state(b->data, pb, rb.x, xf);
+    const double mapped[4] = {x[2], x[4], x[8], x[10]};
     for (size_t i = 0; i < 2; i++) {
-        assert_close(rb.x[3 + 2 * i], 0.0, 1e-12);
-        assert_close(rb.x[9 + 2 * i], 0.0, 1e-12);
+        assert_close(x[3 + 2 * i], 0.0, 1e-12);
+        assert_close(x[9 + 2 * i], 0.0, 1e-12);
     }
     same_gait(&rb, mapped, 4, &LOCKED, 1e-9);
     assert_true(rb.eig_re[0] < -1.0); /* period doubling: the knees make the walker stable */

@@ -16,6 +16,9 @@
 
 static const char *const FILES[] = {"compass", "compass_round_spring", "kneed_hsu", "kneed_mcgeer",
                                     "kneed_mcgeer_locked"};
+/* the joints a lock holds in every phase, which the reduced state leaves
+ * out: the kneed walkers' stance knee, both knees of the locked one */
+static const size_t HELD[] = {0, 0, 1, 1, 2};
 
 /* models/NAME.yaml with extra lines appended (a later key of the same
  * name would be a duplicate: only new keys), in /tmp. */
@@ -97,7 +100,7 @@ static void test_same_gaits(void **state)
                        *mr = open_ok(variant(FILES[w], "integrate: reduced\n"));
         const body_model *bm = mr->data;
         assert_true(bm->reduced);
-        assert_int_equal(mr->n_state + 4, mf->n_state);
+        assert_int_equal(mr->n_state + 4 + 2 * HELD[w], mf->n_state);
         assert_int_equal(mr->n_free, mf->n_free);
         double ef[SM_MAX_EXTRA], er[SM_MAX_EXTRA];
         solve(mf, &rf, ef);
@@ -112,14 +115,15 @@ static void test_same_gaits(void **state)
             }
             assert_close(er[i], ef[i], 1e-7 * (1 + fabs(ef[i])));
         }
-        const size_t nq = bm->nq, ni = nq - 2;
-        for (size_t i = 0; i < ni; i++) {
-            assert_close(rr.x[i], rf.x[2 + i], 1e-9);
-            assert_close(rr.x[ni + i], rf.x[nq + 2 + i], 1e-9);
-        }
+        /* every joint, the held ones put back at their locks */
+        const size_t nq = bm->nq;
         double p[SM_MAX_PARAMS], xf[SM_MAX_STATE];
         sm_model_default_params(mr, p);
         assert_status(body_expand_at(bm, p, rr.x, xf), SM_OK);
+        for (size_t i = 2; i < nq; i++) {
+            assert_close(xf[i], rf.x[i], 1e-9);
+            assert_close(xf[nq + i], rf.x[nq + i], 1e-9);
+        }
         const bool pin = bm->f->contacts[bm->f->origin].kind == SM_CONTACT_PIN;
         if (pin) assert_close(xf[0], rf.x[0], 1e-9);
         assert_close(xf[1], rf.x[1], 1e-9);
@@ -224,7 +228,8 @@ static void test_pinned_path(void **state)
         const sm_model *m = open_ok(variant(FILES[w], "integrate: reduced\n"));
         const body_model *bm = m->data;
         assert_true(bm->pinned_ok);
-        const size_t ni = bm->n_reduced / 2;
+        const size_t ni = bm->n_reduced / 2, nj = bm->nv - 2;
+        assert_int_equal(ni + HELD[w], nj);
         for (int trial = 0; trial < 20; trial++) {
             double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE];
             sm_model_default_params(m, p);
@@ -239,21 +244,27 @@ static void test_pinned_path(void **state)
             body_eval e;
             assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
             xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
-            body_unreduce(bm, x, xf);
+            body_unreduce(bm, p, x, xf);
             for (size_t ph = 0; ph < bm->f->n_phases; ph++) {
                 double a1[SM_RIGID_MAX_V], a2[SM_RIGID_MAX_V];
                 assert_status(body_phase_solve(&e, ph, xf, a1, NULL, NULL, NULL), SM_OK);
                 assert_status(body_reduced_joint_accel(&e, ph, xf, a2), SM_OK);
                 double scale = 1.0;
-                for (size_t i = 0; i < ni; i++) scale = fmax(scale, fabs(a1[2 + i]));
-                for (size_t i = 0; i < ni; i++) assert_close(a2[i], a1[2 + i], 1e-12 * scale);
+                for (size_t i = 0; i < nj; i++) scale = fmax(scale, fabs(a1[2 + i]));
+                for (size_t i = 0; i < nj; i++) assert_close(a2[i], a1[2 + i], 1e-12 * scale);
                 /* the integrator's call on the reduced state: at the
-                 * defaults its own data block and the template */
+                 * defaults its own data block and the template; the
+                 * held joints at rest at their locks */
+                for (size_t i = 0; i < nj; i++)
+                    if (bm->held[i] >= 0) {
+                        assert_true(xf[2 + i] == 0.0 && xf[bm->nq + 2 + i] == 0.0);
+                        assert_close(a1[2 + i], 0.0, 1e-12 * scale);
+                    }
                 double xd[SM_MAX_STATE];
                 assert_status(body_reduced_rhs(bm, ph, p, x, xd), SM_OK);
                 for (size_t i = 0; i < ni; i++) {
                     assert_true(xd[i] == x[ni + i]);
-                    assert_close(xd[ni + i], a1[2 + i], 1e-12 * scale);
+                    assert_close(xd[ni + i], a1[2 + bm->kept[i]], 1e-12 * scale);
                 }
                 /* the forces the force events read: the stance contact's
                  * and each lock's, in the saddle-point solve's rows */
@@ -340,6 +351,83 @@ static void test_reduced_state(void **state)
     /* the foot is on the ground at the origin, the hip a leg above it */
     assert_close(hypot(xf[0], xf[1]), 1.0, 1e-12);
     sm_registry_close(m);
+
+    /* both knees locked in its one phase: the thighs alone, the knees
+     * straight (their locks' value) and at rest in the expansion */
+    m = open_ok(variant("kneed_mcgeer_locked", "integrate: reduced\n"));
+    static const char *const thighs[] = {"thigh_a", "thigh_b", "thigh_a_dot", "thigh_b_dot"};
+    assert_int_equal(m->n_state, 4);
+    for (size_t i = 0; i < 4; i++) assert_string_equal(m->state_names[i], thighs[i]);
+    assert_int_equal(m->n_free, 3);
+    assert_int_equal(m->free_index[0], 0);
+    assert_int_equal(m->free_index[1], 2);
+    assert_int_equal(m->free_index[2], 3);
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    x[0] += 0.1, x[3] -= 0.5;
+    assert_status(body_expand_at(m->data, p, x, xf), SM_OK);
+    const body_model *bm = m->data;
+    const size_t nq = bm->nq;
+    assert_int_equal(nq, 6);
+    assert_true(xf[2] == x[0] && xf[4] == x[1] && xf[nq + 2] == x[2] && xf[nq + 4] == x[3]);
+    assert_true(xf[3] == 0.0 && xf[5] == 0.0 && xf[nq + 3] == 0.0 && xf[nq + 5] == 0.0);
+    double back[SM_MAX_STATE];
+    body_reduce(bm, xf, back);
+    for (size_t i = 0; i < 4; i++) assert_true(back[i] == x[i]);
+    sm_registry_close(m);
+}
+
+/* A held joint follows its lock's value at p: kneed_mcgeer_locked.yaml
+ * with its knees locked bent (at: 0.1, a parameter), at the defaults and
+ * with contacts.knee_a.at = 0.25: the expansion puts the knees there at
+ * rest, and the reduced right-hand side (the integrator's call, at the
+ * defaults its own data block) gives the saddle-point solve's accelerations
+ * of the full state. */
+static void test_held_at_lock(void **state)
+{
+    (void)state;
+    const char *path = variant("kneed_mcgeer_locked", "integrate: reduced\n");
+    char text[16384];
+    cli_slurp(path, text, sizeof text);
+    static const char *const knees[] = {"coord: shank_a}", "coord: shank_b}"};
+    char out[17000] = "";
+    const char *from = text;
+    for (size_t k = 0; k < 2; k++) {
+        const char *at = strstr(from, knees[k]);
+        assert_non_null(at);
+        strncat(out, from, (size_t)(at - from) + strlen(knees[k]) - 1);
+        strcat(out, ", at: 0.1}");
+        from = at + strlen(knees[k]);
+    }
+    strcat(out, from);
+    FILE *f = fopen(path, "w");
+    fputs(out, f);
+    fclose(f);
+    const sm_model *m = open_ok(path);
+    const body_model *bm = m->data;
+    assert_int_equal(m->n_state, 4);
+    const size_t nq = bm->nq;
+    for (int trial = 0; trial < 2; trial++) {
+        double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xf[SM_MAX_STATE], xd[SM_MAX_STATE], a[SM_RIGID_MAX_V];
+        sm_model_default_params(m, p);
+        const double at_a = trial ? 0.25 : 0.1;
+        if (trial) p[sm_model_param_index(m, "contacts.knee_a.at")] = at_a;
+        m->guess(x, p, m->data);
+        x[2] += 0.3;
+        assert_status(body_expand_at(bm, p, x, xf), SM_OK);
+        assert_true(xf[3] == at_a && xf[5] == 0.1 && xf[nq + 3] == 0.0 && xf[nq + 5] == 0.0);
+        BODY_EVAL_MEM(mem, bm);
+        body_eval e;
+        assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+        assert_status(body_phase_solve(&e, 0, xf, a, NULL, NULL, NULL), SM_OK);
+        assert_status(body_reduced_rhs(bm, 0, p, x, xd), SM_OK);
+        const double scale = 1 + fabs(a[2]) + fabs(a[4]);
+        assert_close(xd[2], a[2], 1e-12 * scale);
+        assert_close(xd[3], a[4], 1e-12 * scale);
+        assert_close(a[3], 0.0, 1e-12 * scale);
+        assert_close(a[5], 0.0, 1e-12 * scale);
+    }
+    sm_registry_close(m);
 }
 
 static void refused(const char *path, const char *needle)
@@ -395,7 +483,7 @@ int main(int argc, char **argv)
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve), cmocka_unit_test(test_pinned_path),
-        cmocka_unit_test(test_pinned_compass_closed_form),
+        cmocka_unit_test(test_pinned_compass_closed_form), cmocka_unit_test(test_held_at_lock),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };

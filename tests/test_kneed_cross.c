@@ -95,6 +95,36 @@ static void open_walker(walker *w, const char *path, bool other)
 
 static void close_walker(walker *w) { sm_registry_close(w->m); }
 
+/* MODEL_FILE copied to /tmp/kneed_STEM_XXXXXX.yaml (path gets its name)
+ * with each line that starts as edits[i][0] replaced by edits[i][1], and
+ * without its integrate: line if full; the number of lines replaced. */
+static int write_variant(char *path, size_t len, const char *stem, const char *const (*edits)[2], size_t n_edits,
+                         bool full)
+{
+    FILE *in = fopen(MODEL_FILE, "r");
+    assert_non_null(in);
+    snprintf(path, len, "/tmp/kneed_%s_XXXXXX.yaml", stem);
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    FILE *out = fdopen(fd, "w");
+    assert_non_null(out);
+    char line[1024];
+    int found = 0;
+    while (fgets(line, sizeof line, in)) {
+        size_t i = 0;
+        while (i < n_edits && strncmp(line, edits[i][0], strlen(edits[i][0])) != 0) i++;
+        if (i < n_edits) {
+            fputs(edits[i][1], out);
+            found++;
+        } else if (!full || strncmp(line, "integrate:", 10) != 0) {
+            fputs(line, out);
+        }
+    }
+    fclose(in);
+    fclose(out);
+    return found;
+}
+
 /* The file in the full formulation (below, with write_full_model). */
 static void open_full(walker *w, bool other, bool free_knee);
 
@@ -219,6 +249,91 @@ static void check_accel(bool other)
 static void test_accel_file(void **state) { check_accel(false); }
 static void test_accel_other(void **state) { check_accel(true); }
 
+/* kneed_hsu.yaml with knee_b locked in knee_free too (both knees straight
+ * throughout, as kneed_mcgeer_locked.yaml's) and shank_b_dot no longer
+ * free, in a temporary file; path gets its name. */
+static void write_locked_model(char *path, size_t len)
+{
+    static const char *const edits[][2] = {
+        {"    contacts: [foot_a, knee_a]\n", "    contacts: [foot_a, knee_a, knee_b]\n"},
+        {"  free: [thigh_a, thigh_a_dot, thigh_b_dot, shank_b_dot]\n", "  free: [thigh_a, thigh_a_dot, thigh_b_dot]\n"}};
+    assert_int_equal(write_variant(path, len, "locked", edits, 2, false), 2);
+}
+
+/* The right-hand side the integrator calls on the reduced state, against
+ * the closed form: the file itself (the stance knee, locked in both phases,
+ * left out: thigh_a, thigh_b, shank_b and rates) in both phases, and the
+ * file with both knees locked throughout (thigh_a, thigh_b and rates). */
+static void test_accel_reduced(void **state)
+{
+    walker w;
+    open_walker(&w, MODEL_FILE, false);
+    assert_true(w.bm->reduced);
+    static const char *const names[] = {"thigh_a", "thigh_b", "shank_b", "thigh_a_dot", "thigh_b_dot", "shank_b_dot"};
+    assert_int_equal(w.m->n_state, 6);
+    for (size_t i = 0; i < 6; i++) assert_string_equal(w.m->state_names[i], names[i]);
+    const size_t free_ph = phase_index(w.m, "knee_free"), locked_ph = phase_index(w.m, "knee_locked");
+    unsigned long long seed = 19;
+    double worst = 0;
+    for (int k = 0; k < 200; k++) {
+        double x[6], a[3], xb[12], xr[6], xd[6];
+        random_state(&seed, x);
+        to_body(&w.P, x, xb);
+        body_reduce(w.bm, xb, xr);
+        assert_int_equal(w.m->phases[free_ph].rhs(0, xr, xd, w.p, w.m->data), 0);
+        assert_int_equal(kcf_accel(&w.P, 3, x, x + 3, a), 0);
+        const double got3[3] = {xd[3], xd[4], xd[4] - xd[5]};
+        for (int i = 0; i < 3; i++) {
+            assert_close(got3[i], a[i], 1e-12 * (1 + fabs(a[i])));
+            worst = fmax(worst, fabs(got3[i] - a[i]) / (1 + fabs(a[i])));
+        }
+        x[2] = x[1];
+        x[5] = x[4];
+        to_body(&w.P, x, xb);
+        body_reduce(w.bm, xb, xr);
+        const double th[2] = {x[0], x[1]}, wr[2] = {x[3], x[4]};
+        assert_int_equal(w.m->phases[locked_ph].rhs(0, xr, xd, w.p, w.m->data), 0);
+        assert_int_equal(kcf_accel(&w.P, 2, th, wr, a), 0);
+        for (int i = 0; i < 2; i++) {
+            assert_close(xd[3 + i], a[i], 1e-12 * (1 + fabs(a[i])));
+            worst = fmax(worst, fabs(xd[3 + i] - a[i]) / (1 + fabs(a[i])));
+        }
+        assert_true(xd[5] == 0.0);
+    }
+    close_walker(&w);
+
+    char path[64];
+    write_locked_model(path, sizeof path);
+    open_walker(&w, path, false);
+    remove(path);
+    assert_true(w.bm->reduced);
+    static const char *const thighs[] = {"thigh_a", "thigh_b", "thigh_a_dot", "thigh_b_dot"};
+    assert_int_equal(w.m->n_state, 4);
+    for (size_t i = 0; i < 4; i++) assert_string_equal(w.m->state_names[i], thighs[i]);
+    for (int k = 0; k < 200; k++) {
+        double x[6], a[2], xb[12], xr[4], xd[4];
+        random_state(&seed, x);
+        x[2] = x[1];
+        x[5] = x[4];
+        to_body(&w.P, x, xb);
+        body_reduce(w.bm, xb, xr);
+        const double th[2] = {x[0], x[1]}, wr[2] = {x[3], x[4]};
+        assert_int_equal(kcf_accel(&w.P, 2, th, wr, a), 0);
+        for (size_t ph = 0; ph < w.m->n_phases; ph++) {
+            assert_int_equal(w.m->phases[ph].rhs(0, xr, xd, w.p, w.m->data), 0);
+            for (int i = 0; i < 2; i++) {
+                assert_true(xd[i] == xr[2 + i]);
+                assert_close(xd[2 + i], a[i], 1e-12 * (1 + fabs(a[i])));
+                worst = fmax(worst, fabs(xd[2 + i] - a[i]) / (1 + fabs(a[i])));
+            }
+        }
+    }
+    print_message("reduced right-hand sides (the stance knee, or both knees, held): worst |bodies - closed form| / "
+                  "(1 + |a|) = %.2e\n",
+                  worst);
+    close_walker(&w);
+}
+
 /* The closed form itself: energy conserved along each phase. */
 static void test_closed_form_energy(void **state)
 {
@@ -252,27 +367,8 @@ static void test_closed_form_energy(void **state)
  * formulations to each other. */
 static void write_full_model(char *path, size_t len, bool free_knee)
 {
-    FILE *in = fopen(MODEL_FILE, "r");
-    assert_non_null(in);
-    snprintf(path, len, "/tmp/kneed_full_XXXXXX.yaml");
-    const int fd = mkstemps(path, 5);
-    assert_true(fd >= 0);
-    FILE *out = fdopen(fd, "w");
-    assert_non_null(out);
-    char line[1024];
-    int found = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (free_knee && strncmp(line, "        impact: [foot_a, knee_a, knee_b]", 40) == 0) {
-            fputs("        impact: true\n", out);
-            found++;
-            continue;
-        }
-        if (strncmp(line, "integrate:", 10) == 0) continue;
-        fputs(line, out);
-    }
-    fclose(in);
-    fclose(out);
-    assert_int_equal(found, free_knee ? 1 : 0);
+    static const char *const edits[][2] = {{"        impact: [foot_a, knee_a, knee_b]", "        impact: true\n"}};
+    assert_int_equal(write_variant(path, len, "full", edits, free_knee ? 1 : 0, true), free_knee ? 1 : 0);
 }
 
 static void open_full(walker *w, bool other, bool free_knee)
@@ -481,7 +577,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_closed_form_energy), cmocka_unit_test(test_accel_file),
-        cmocka_unit_test(test_accel_other),        cmocka_unit_test(test_impacts_file),
+        cmocka_unit_test(test_accel_other),        cmocka_unit_test(test_accel_reduced),
+        cmocka_unit_test(test_impacts_file),
         cmocka_unit_test(test_impacts_free_knee),  cmocka_unit_test(test_stride_file),
         cmocka_unit_test(test_stride_free_knee),   cmocka_unit_test(test_issue_gait),
     };

@@ -199,8 +199,9 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
  * Σ m (ẍ − g) = force[0..2] + Σ_j q̈_j force[3(j+1)..] (the slides' rows of
  * the saddle-point system's Jᵀλ).  locked, if not NULL, n flags: the hinges
  * a lock holds (zero accelerations), whose entries among themselves are
- * left unset, and without force their rows, columns and bias too (a lock's
- * torque reads its row at the free columns and its bias). */
+ * left unset, their force columns zero, and without force their rows,
+ * columns and bias too (a lock's torque reads its row at the free columns
+ * and its bias). */
 /* A data block for sm_rigid_pinned_forward and sm_rigid_pinned_dynamics
  * alone (the angles, rates, origins and their accelerations; nothing else
  * may read it): a right-hand side's block is a fifth of sm_rigid_data_init's.

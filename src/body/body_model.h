@@ -67,10 +67,19 @@ typedef struct {
      * y (-1: none) */
     int sample_ctrl;
     /* integrate: reduced (reduced.c): the engine's state is the joints'
-     * (n_reduced: the coordinates after the base's two slides, then their
-     * rates), named and freed as the file's */
+     * (n_reduced: the coordinates after the base's two slides that no lock
+     * holds in every phase, then their rates), named and freed as the
+     * file's */
     bool reduced;
     size_t n_reduced;
+    /* the joints (coordinate − 2) the state keeps, in order, and for each
+     * joint the lock that holds it in every phase and impact (a contact
+     * index: the joint stays at the lock's value, its rate zero), or -1 */
+    unsigned char kept[BODY_MAX_COORDS];
+    int held[BODY_MAX_COORDS];
+    size_t n_held;
+    unsigned char held_joint[BODY_MAX_COORDS]; /* the held joints, in order */
+    double held_at0[BODY_MAX_COORDS];         /* each held joint's value at the defaults */
     const char *reduced_names[2 * BODY_MAX_COORDS];
     size_t reduced_free[2 * BODY_MAX_COORDS];
     size_t sample_base;              /* reduced: the base's four columns */
@@ -89,6 +98,7 @@ typedef struct {
     unsigned char pinned_free[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* each phase's unlocked hinges (plan order) */
     size_t pinned_nfree[BODY_MAX_PHASES];
     unsigned char pinned_locked[BODY_MAX_PHASES][SM_RIGID_MAX_V]; /* 1: the phase locks the hinge (plan order) */
+    unsigned char lock_hinge[BODY_MAX_CONTACTS]; /* a lock contact's hinge (plan order) */
     /* the springs, the contacts and the stance contact's radius at the
      * defaults, so that a call there evaluates none of their numbers (eval.c) */
     sm_rigid_spring springs0[BODY_MAX_FORCES];
@@ -278,7 +288,7 @@ double body_control_power(const body_file *f, const double *u, const double *v);
  * key and fills the reduced names and free list (SM_BAD_MODEL_FILE with
  * why).  body_expand fills the full state xf from the reduced xr (the
  * base from the stance contact; e's forward sweep is left at base 0),
- * body_reduce drops the base.  body_expand leaves e's forward sweep at
+ * body_reduce drops the base and the held joints.  body_expand leaves e's forward sweep at
  * xf's positions with the base at rest, which is xf's sweep for all that
  * does not read the base's velocity from it (everything but energies and
  * momenta: the accelerations, rows, J̇v, forces, gaps and positions). */
@@ -296,7 +306,9 @@ void body_reduce(const body_model *bm, const double *xf, double *xr);
  * swept: e's forward sweep is at xf already (body_expand's will do). */
 sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bool swept, double *vdot,
                              double *lambda, sm_contact *c, size_t *nc);
-void body_unreduce(const body_model *bm, const double *xr, double *xf);
+/* The joints of xf from the reduced xr, the held ones at their locks'
+ * values at p with zero rates; the base's entries untouched. */
+void body_unreduce(const body_model *bm, const double *p, const double *xr, double *xf);
 /* The joints' accelerations qdd[nv − 2] (locked ones 0) at the full state
  * xf (base at rest) in phase ph: by the tree pinned at the stance contact
  * where the phase holds it and locks only (sm_rigid_pinned_dynamics), else

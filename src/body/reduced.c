@@ -18,7 +18,13 @@
  * the base is nor a uniform velocity of the whole walker changes M, the
  * bias, the contact rows or J̇v (hence no slides, no forces on the base).  The base is dropped from
  * the error test and from the integrator's vectors: 6 states instead of 8
- * for the compass, 8 instead of 12 for a kneed walker. */
+ * for the compass, 8 instead of 12 for a kneed walker.
+ *
+ * So is a joint that one lock holds in every phase and through every
+ * impact (a stance knee; both knees of a straight-legged walker): its rate
+ * is zero throughout and the section's projection puts it at the lock's
+ * value, so it is that constant in the expansion, and CVODE does not carry
+ * it (4 states instead of 8 for kneed_mcgeer_locked.yaml). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +75,43 @@ static const char *not_reducible(const body_model *bm)
     return NULL;
 }
 
+/* The lock on joint i (coordinate BASE + i) in every phase and in every
+ * impact that names its contacts, or -1.  A free coordinate is never
+ * held: the section moves it. */
+static int held_lock(const body_model *bm, size_t i)
+{
+    const body_file *f = bm->f;
+    for (size_t k = 0; k < f->n_free; k++)
+        if (f->free_index[k] % f->nq == BASE + i) return -1;
+    for (size_t c = 0; c < f->n_contacts; c++) {
+        const body_contact *bc = &f->contacts[c];
+        if (bc->kind != SM_CONTACT_LOCK || sm_rigid_body_qadr(bm->tmpl, (size_t)bc->body) != BASE + i) continue;
+        bool every = true;
+        for (size_t ph = 0; every && ph < f->n_phases; ph++) {
+            every &= body_phase_contact_slot(f, ph, (int)c) >= 0;
+            for (size_t e = 0; every && e < f->phases[ph].n_events; e++) {
+                const body_event *E = &f->phases[ph].events[e];
+                if (!E->impact || !E->n_impact) continue;
+                bool named = false;
+                for (size_t j = 0; j < E->n_impact; j++) named |= E->impact_contacts[j] == (int)c;
+                every &= named;
+            }
+        }
+        if (every) return (int)c;
+    }
+    return -1;
+}
+
+static void find_held(body_model *bm)
+{
+    bm->n_held = 0;
+    for (size_t i = 0; i < bm->nq - BASE; i++)
+        if ((bm->held[i] = held_lock(bm, i)) >= 0) {
+            bm->held_joint[bm->n_held++] = (unsigned char)i;
+            bm->held_at0[i] = bm->contacts0[bm->held[i]].at;
+        }
+}
+
 sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
 {
     const body_file *f = bm->f;
@@ -106,6 +149,11 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
     /* the plan's hinges are the joints after the slides, in order */
     bm->pinned_ok &= bm->pinned.n == ni;
     for (size_t i = 0; bm->pinned_ok && i < ni; i++) bm->pinned_ok &= bm->pinned.vadr[i] == BASE + i;
+    for (size_t k = 0; bm->pinned_ok && k < f->n_contacts; k++)
+        if (f->contacts[k].kind == SM_CONTACT_LOCK)
+            for (size_t i = 0; i < bm->pinned.n; i++)
+                if (bm->pinned.vadr[i] == sm_rigid_body_vadr(bm->tmpl, (size_t)f->contacts[k].body))
+                    bm->lock_hinge[k] = (unsigned char)i;
     for (size_t ph = 0; bm->pinned_ok && ph < f->n_phases; ph++) {
         bool locked[SM_RIGID_MAX_V] = {false};
         for (size_t k = 0; k < f->phases[ph].n_contacts; k++) {
@@ -135,30 +183,70 @@ sm_status body_reduced_setup(body_model *bm, char *why, size_t why_len)
     for (size_t k = 0; k < f->n_forces; k++) /* the loader allows only bodies of 1-DOF joints */
         for (size_t i = 0; i < f->forces[k].n && i < 8; i++)
             bm->spring_ri[k][i] = (unsigned char)(sm_rigid_body_qadr(bm->tmpl, (size_t)f->forces[k].body[i]) - BASE);
-    bm->n_reduced = 2 * ni;
-    for (size_t i = 0; i < ni; i++) {
-        bm->reduced_names[i] = bm->state_names[BASE + i];
-        bm->reduced_names[ni + i] = bm->state_names[nq + BASE + i];
+    find_held(bm);
+    size_t nk = 0, at[BODY_MAX_COORDS];
+    for (size_t i = 0; i < ni; i++)
+        if (bm->held[i] < 0) {
+            at[i] = nk;
+            bm->kept[nk++] = (unsigned char)i;
+        }
+    bm->n_reduced = 2 * nk;
+    for (size_t k = 0; k < nk; k++) {
+        bm->reduced_names[k] = bm->state_names[BASE + bm->kept[k]];
+        bm->reduced_names[nk + k] = bm->state_names[nq + BASE + bm->kept[k]];
     }
-    for (size_t k = 0; k < f->n_free; k++) {
+    for (size_t k = 0; k < f->n_free; k++) { /* find_held keeps every free joint */
         const size_t j = f->free_index[k];
-        bm->reduced_free[k] = j < nq ? j - BASE : ni + (j - nq - BASE);
+        bm->reduced_free[k] = j < nq ? at[j - BASE] : nk + at[j - nq - BASE];
     }
     return SM_OK;
 }
 
 void body_reduce(const body_model *bm, const double *xf, double *xr)
 {
-    const size_t nq = bm->nq, ni = nq - BASE;
-    memcpy(xr, xf + BASE, ni * sizeof *xr);
-    memcpy(xr + ni, xf + nq + BASE, ni * sizeof *xr);
+    const size_t nq = bm->nq, nk = bm->n_reduced / 2;
+    for (size_t k = 0; k < nk; k++) {
+        xr[k] = xf[BASE + bm->kept[k]];
+        xr[nk + k] = xf[nq + BASE + bm->kept[k]];
+    }
 }
 
-void body_unreduce(const body_model *bm, const double *xr, double *xf)
+/* The joints of xf from xr, the held ones at at[joint] (read for those
+ * alone) and at rest. */
+static void put_joints(const body_model *bm, const double *at, const double *xr, double *xf)
 {
-    const size_t nq = bm->nq, ni = nq - BASE;
-    memcpy(xf + BASE, xr, ni * sizeof *xf);
-    memcpy(xf + nq + BASE, xr + ni, ni * sizeof *xf);
+    const size_t nq = bm->nq, nk = bm->n_reduced / 2;
+    if (!bm->n_held) { /* the state is every joint */
+        memcpy(xf + BASE, xr, nk * sizeof *xf);
+        memcpy(xf + nq + BASE, xr + nk, nk * sizeof *xf);
+        return;
+    }
+    for (size_t h = 0; h < bm->n_held; h++) {
+        const size_t i = bm->held_joint[h];
+        xf[BASE + i] = at[i];
+        xf[nq + BASE + i] = 0.0;
+    }
+    for (size_t k = 0; k < nk; k++) {
+        xf[BASE + bm->kept[k]] = xr[k];
+        xf[nq + BASE + bm->kept[k]] = xr[nk + k];
+    }
+}
+
+/* The held joints' lock values at p (the defaults' kept in the model). */
+static const double *held_at(const body_model *bm, const double *p, bool at_defaults, double *buf)
+{
+    if (at_defaults) return bm->held_at0;
+    for (size_t h = 0; h < bm->n_held; h++) {
+        const size_t i = bm->held_joint[h];
+        buf[i] = body_num_eval(&bm->f->contacts[bm->held[i]].at, p);
+    }
+    return buf;
+}
+
+void body_unreduce(const body_model *bm, const double *p, const double *xr, double *xf)
+{
+    double buf[BODY_MAX_COORDS];
+    put_joints(bm, held_at(bm, p, false, buf), xr, xf);
 }
 
 /* The stance contact as a rigid-core contact, without the anchor that
@@ -171,7 +259,8 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
     const size_t nq = bm->nq, nv = bm->nv;
     double *q = xf, *v = xf + nq;
     q[0] = q[1] = v[0] = v[1] = 0.0;
-    body_unreduce(bm, xr, xf);
+    double buf[BODY_MAX_COORDS];
+    put_joints(bm, bm->n_held ? held_at(bm, e->p, e->at_defaults, buf) : NULL, xr, xf);
     /* positions for the events: the pinned sweep (no link velocities, which
      * no event reads; the finiteness check on the joints as the full one's) */
     double sum = 0.0;
@@ -181,15 +270,15 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
         const sm_status st = sm_rigid_forward(e->m, e->d, q, v);
         if (st != SM_OK) return st;
     }
-    sm_contact c;
-    stance_contact(e, &c);
+    const body_contact *sc = &bm->f->contacts[bm->f->origin];
     double pos[3];
-    sm_rigid_site_pos(e->m, e->d, c.site, pos);
-    if (c.kind == SM_CONTACT_ROLL) {
+    sm_rigid_site_pos(e->m, e->d, (size_t)sc->site, pos);
+    if (sc->kind == SM_CONTACT_ROLL) {
+        const double r = body_origin_radius(e);
         double phi = bm->roll_phi0;
         for (size_t j = BASE; j < nq; j++) phi += bm->roll_coef[j] * q[j];
-        q[0] = c.radius * phi - pos[0];
-        q[1] = c.radius - pos[2];
+        q[0] = r * phi - pos[0];
+        q[1] = r - pos[2];
     } else {
         q[0] = -pos[0];
         q[1] = -pos[2];
@@ -199,6 +288,8 @@ static sm_status expand(const body_eval *e, const double *xr, double *xf, bool r
         return SM_OK;
     }
     /* the rows depend on q alone, and the slides only translate: J at base 0 */
+    sm_contact c;
+    stance_contact(e, &c);
     double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], Jdv[SM_RIGID_MAX_ROWS];
     if (sm_contact_jacobian(e->m, e->d, &c, 1, J, Jdv, NULL) != BASE) return SM_BAD_STATE;
     sm_rigid_translate(e->m, e->d, (const double[3]){q[0], 0.0, q[1]});
@@ -428,18 +519,36 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
 
 /* The right-hand side at the defaults in a direct phase (the integrator's
  * every call): the pinned sweep and dynamics on a data block of their own,
- * the template model, no expansion of the state unless springs read it. */
+ * the template model, no expansion of the state. */
 static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, double *xd, bool *done)
 {
     *done = false;
-    const size_t n = bm->pinned.n;
+    const size_t n = bm->pinned.n, nk = bm->n_reduced / 2;
     double sum = 0.0;
-    for (size_t i = 0; i < 2 * n; i++) sum += x[i];
+    for (size_t i = 0; i < 2 * nk; i++) sum += x[i];
     if (!isfinite(sum)) return SM_BAD_STATE;
+    /* every joint (plan order = the coordinates after the slides): the
+     * state itself, or with the held ones put in at their locks' values,
+     * at rest */
+    const double *q = x, *v = x + n;
+    double qb[SM_RIGID_MAX_V], vb[SM_RIGID_MAX_V];
+    if (bm->n_held) {
+        for (size_t h = 0; h < bm->n_held; h++) {
+            const size_t i = bm->held_joint[h];
+            qb[i] = bm->held_at0[i];
+            vb[i] = 0.0;
+        }
+        for (size_t k = 0; k < nk; k++) {
+            qb[bm->kept[k]] = x[k];
+            vb[bm->kept[k]] = x[nk + k];
+        }
+        q = qb;
+        v = vb;
+    }
     max_align_t mem[bm->pinned_data_words];
     sm_rigid_data *d = sm_rigid_pinned_data_init(bm->tmpl, mem, sizeof mem);
-    if (!d || !sm_rigid_pinned_forward(bm->tmpl, d, x, x + n)) return SM_OK;
-    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
+    if (!d || !sm_rigid_pinned_forward(bm->tmpl, d, q, v)) return SM_OK;
+    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V], qdd[SM_RIGID_MAX_V];
     if (!sm_rigid_pinned_dynamics(bm->tmpl, d, &bm->pinned, bm->origin_radius0, bm->pinned_locked[ph], M, bias,
                                   NULL))
         return SM_OK;
@@ -452,19 +561,22 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
         const size_t m = sp->n < 8 ? sp->n : 8;
         double val = 0.0, rate = 0.0;
         for (size_t i = 0; i < m; i++) {
-            val += sp->coef[i] * x[ri[i]];
-            rate += sp->coef[i] * x[n + ri[i]];
+            val += sp->coef[i] * q[ri[i]];
+            rate += sp->coef[i] * v[ri[i]];
         }
         const double f = sp->stiffness * (val - sp->rest) + sp->damping * rate - sp->torque;
         for (size_t i = 0; i < m; i++) tau[BASE + ri[i]] -= sp->coef[i] * f;
     }
-    memcpy(xd, x + n, n * sizeof *xd);
-    return free_solve(bm, ph, M, bias, tau, xd + n);
+    memcpy(xd, x + nk, nk * sizeof *xd);
+    if (!bm->n_held) return free_solve(bm, ph, M, bias, tau, xd + n);
+    const sm_status st = free_solve(bm, ph, M, bias, tau, qdd);
+    for (size_t k = 0; k < nk; k++) xd[nk + k] = qdd[bm->kept[k]];
+    return st;
 }
 
 sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, const double *x, double *xd)
 {
-    const size_t ni = bm->n_reduced / 2;
+    const size_t nk = bm->n_reduced / 2;
     if (bm->pinned_ok && bm->reduced_direct[ph] && memcmp(p, bm->defaults, bm->f->n_params * sizeof *p) == 0) {
         bool done;
         const sm_status st = lean_rhs(bm, ph, x, xd, &done);
@@ -477,11 +589,15 @@ sm_status body_reduced_rhs(const body_model *bm, size_t ph, const double *p, con
     /* the joints' rows on the base at rest at the origin: M, the bias, the
      * rows and J̇v do not depend on where the base is, nor on its velocity
      * (a uniform boost of a walker on flat ground changes no acceleration) */
-    double xf[SM_MAX_STATE];
+    double xf[SM_MAX_STATE], qdd[SM_RIGID_MAX_V];
     xf[0] = xf[1] = xf[bm->nq] = xf[bm->nq + 1] = 0.0;
-    body_unreduce(bm, x, xf);
-    memcpy(xd, x + ni, ni * sizeof *xd);
-    return body_reduced_joint_accel(&e, ph, xf, xd + ni);
+    body_unreduce(bm, p, x, xf);
+    const sm_status sa = body_reduced_joint_accel(&e, ph, xf, qdd);
+    for (size_t k = 0; k < nk; k++) {
+        xd[k] = x[nk + k];
+        xd[nk + k] = qdd[bm->kept[k]];
+    }
+    return sa;
 }
 
 static bool pinned_applies(const body_eval *e, size_t ph)
@@ -547,19 +663,20 @@ sm_status body_reduced_forces(const body_eval *e, size_t ph, const double *xf, b
     const size_t nc = direct_contacts(e, ph, cs);
     if (ncs) *ncs = nc;
     if (!lambda) return SM_OK;
+    const body_phase *P = &bm->f->phases[ph];
     for (size_t k = 0, row = 0; k < nc; k++) {
         if (cs[k].kind != SM_CONTACT_LOCK) {
             lambda[row++] = Fx;
             lambda[row++] = Fz;
             continue;
         }
-        const size_t v = sm_rigid_body_vadr(e->m, cs[k].body);
-        size_t i = 0;
-        while (bm->pinned.vadr[i] != v) i++;
-        double r = bias[i] - tau[v];
+        const size_t i = bm->lock_hinge[P->contacts[k]];
+        double r = bias[i] - tau[bm->pinned.vadr[i]];
         /* the locked columns are unset (zero accelerations) */
-        for (size_t j = 0; j < n; j++)
-            if (!bm->pinned_locked[ph][j]) r += M[i * n + j] * a[j];
+        for (size_t t = 0; t < bm->pinned_nfree[ph]; t++) {
+            const size_t j = bm->pinned_free[ph][t];
+            r += M[i * n + j] * a[j];
+        }
         lambda[row++] = r;
     }
     return SM_OK;

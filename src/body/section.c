@@ -150,7 +150,7 @@ void body_lift(double *x, const double *p, const void *data)
     }
     double xf[SM_MAX_STATE];
     memcpy(xf, bm->f->guess, bm->n_state * sizeof *xf);
-    body_unreduce(bm, x, xf);
+    body_unreduce(bm, p, x, xf);
     lift_full(bm, xf, p);
     body_reduce(bm, xf, x);
 }

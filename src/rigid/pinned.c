@@ -117,11 +117,16 @@ bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
             d->cs[2 * L + 1] = sP;
         }
         if (m->kind[L] == LINK_HINGE) {
-            const double sg = m->pl_sgn[L], th = d->th[L] + sg * qh[a];
-            d->th[L] = th;
+            const double sg = m->pl_sgn[L];
             d->thd[L] += sg * vh[a];
-            d->cs[2 * L] = cos(th);
-            d->cs[2 * L + 1] = sin(th);
+            /* a hinge at zero (a knee at its lock) keeps its parent's
+             * angle, cosine and sine, bit for bit, without a sincos */
+            if (qh[a] != 0.0) {
+                const double th = d->th[L] + sg * qh[a];
+                d->th[L] = th;
+                d->cs[2 * L] = cos(th);
+                d->cs[2 * L + 1] = sin(th);
+            }
             a++;
         }
     }
@@ -232,8 +237,13 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
          * pivot carrying the momentum perp(h) per unit rate */
         for (int k = 0; k < 3; k++) force[k] = F[0] * e1[k] + F[1] * e2[k];
         for (size_t j = 0; j < n; j++) {
+            double *fj = force + 3 * (j + 1);
+            if (locked && locked[j]) { /* multiplies a zero acceleration */
+                fj[0] = fj[1] = fj[2] = 0.0;
+                continue;
+            }
             const double P0 = -(sig[j] * R[j].h[1] + pi[j] * all.h[1]), P1 = sig[j] * R[j].h[0] + pi[j] * all.h[0];
-            for (int k = 0; k < 3; k++) force[3 * (j + 1) + k] = P0 * e1[k] + P1 * e2[k];
+            for (int k = 0; k < 3; k++) fj[k] = P0 * e1[k] + P1 * e2[k];
         }
     }
     for (size_t t = 0; t < nr; t++) {
