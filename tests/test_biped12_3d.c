@@ -319,9 +319,8 @@ static const size_t FREE[] = {3, 4, 5, 6, 7, 8, 12, 14, 17, 22, 23, 24, 25, 26, 
  * goes through every phase in order and ends where it began in the free
  * coordinates of the section (the map's state), to the fixed point's
  * accuracy; the coordinates the section lifts from them (but hat_x, hat_y:
- * where the walker stands) differ by the snap of the trailing ankle's roll
- * (the header's section; left open).  (The check that the next left step
- * is the mirror image of this one to 1e-10 is not here yet.) */
+ * where the walker stands) differ: the lift and the section's projection
+ * put the walker in different places (the header's section; left open). */
 static void test_stride(void **state)
 {
     (void)state;
@@ -350,9 +349,40 @@ static void test_stride(void **state)
     print_message("stride from the fixed point: the free coordinates return to within %.3g; the others (lifted "
                   "at the section) to within %.3g\n", worst, lifted);
     assert_true(worst < 1e-7);
-    /* a known gap, not a tolerance: the section's projection snaps the
-     * trailing ankle's roll to its lock's value (the header), 8.9e-4 rad */
+    /* a known gap, not a tolerance: the lift and the projection differ in
+     * the trailing ankle's roll (the header), 8.9e-4 rad */
     assert_true(lifted < 2e-3);
+}
+
+/* A right step and the following left step (issue 15's check): in the
+ * file's coordinates, relabelled at each section, the left step is the
+ * right one again, so the two agree at each event (the state just before
+ * it, but where the walker stands, hat_x and hat_y, and the time since the
+ * step began).  Compared at the events, not at equal sample times: a
+ * sample a few 1e-5 s from an impact on one step and across it on the
+ * other differs in the rates by O(1) (last session's 0.21).  The issue asks
+ * for 1e-10; the file's section is not reached by the dynamics (the
+ * header): the left step starts where the projection, not the lift, puts
+ * the walker, and the two steps differ by 6e-5 (rates) and 9e-5 s.  With a
+ * section the dynamics reaches (test_variant_section's), the bound is the
+ * fixed point's accuracy. */
+static void test_mirror(void **state)
+{
+    (void)state;
+    if (!cli_exe) skip();
+    const size_t n = simulate("2", "0.05");
+    const double t1 = find(n, 0, "post", "toeoff")->t;
+    static const char *const events[] = {"heel_off", "heelstrike", "toeoff"};
+    double dx = 0, dt = 0;
+    for (size_t k = 0; k < 3; k++) {
+        const sim_row *a = find(n, 0, "pre", events[k]), *b = find(n, 1, "pre", events[k]);
+        dt = fmax(dt, fabs((b->t - t1) - a->t));
+        for (size_t i = 2; i < 2 * NV; i++) dx = fmax(dx, fabs(b->x[i] - a->x[i]));
+    }
+    print_message("right step and left step: the states at the events differ by %.3g, their times by %.3g s\n", dx,
+                  dt);
+    assert_true(dx < 1e-3);
+    assert_true(dt < 1e-3);
 }
 
 /* The seed's checks of the ground reaction per foot over the stride (eqs.
@@ -620,6 +650,7 @@ int main(int argc, char **argv)
     };
     const struct CMUnitTest stride[] = {
         cmocka_unit_test(test_stride),
+        cmocka_unit_test(test_mirror),
         cmocka_unit_test(test_ground_forces),
         cmocka_unit_test(test_heelstrike),
         cmocka_unit_test(test_variant_section),
