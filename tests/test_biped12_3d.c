@@ -251,14 +251,19 @@ typedef struct {
 
 static sim_row rows[40000];
 
-/* The rows of `simulate` from the fixed point, a sample every dt seconds
- * (the program's output must fit cli_result's buffer: about 3.6 kB a row). */
-static size_t simulate(const char *steps, const char *dt)
+/* The rows of `simulate` of the model file at path from x (NULL: the
+ * file's guess, lifted onto its section), a sample every dt seconds (the
+ * program's output must fit cli_result's buffer: about 3.6 kB a row). */
+static size_t simulate_file(const char *path, const double *x, const char *steps, const char *dt)
 {
     char x0[2 * NV * 26];
-    state_arg(x_star, x0, sizeof x0);
-    cli_result *r = cli_run("simulate", MODEL, "--x0", x0, "--steps", steps, "--rtol", RTOL, "--atol", RTOL,
-                            "--dt", dt, NULL);
+    cli_result *r;
+    if (x) {
+        state_arg(x, x0, sizeof x0);
+        r = cli_run("simulate", path, "--x0", x0, "--steps", steps, "--rtol", RTOL, "--atol", RTOL, "--dt", dt, NULL);
+    } else {
+        r = cli_run("simulate", path, "--steps", steps, "--rtol", RTOL, "--atol", RTOL, "--dt", dt, NULL);
+    }
     if (r->status != 0) fail_msg("simulate: status %d: %s", r->status, r->err);
     assert_true(strlen(r->out) + 1 < sizeof r->out);
     static char f[160][64];
@@ -292,6 +297,9 @@ static size_t simulate(const char *steps, const char *dt)
     return n;
 }
 
+/* The same from the fixed point of the file. */
+static size_t simulate(const char *steps, const char *dt) { return simulate_file(MODEL, x_star, steps, dt); }
+
 static const sim_row *find(size_t n, int step, const char *kind, const char *event)
 {
     for (size_t i = 0; i < n; i++)
@@ -311,9 +319,8 @@ static const size_t FREE[] = {3, 4, 5, 6, 7, 8, 12, 14, 17, 22, 23, 24, 25, 26, 
  * goes through every phase in order and ends where it began in the free
  * coordinates of the section (the map's state), to the fixed point's
  * accuracy; the coordinates the section lifts from them (but hat_x, hat_y:
- * where the walker stands) differ by the snap of the trailing ankle's roll
- * (the header's section; left open).  (The check that the next left step
- * is the mirror image of this one to 1e-10 is not here yet.) */
+ * where the walker stands) differ: the lift and the section's projection
+ * put the walker in different places (the header's section; left open). */
 static void test_stride(void **state)
 {
     (void)state;
@@ -342,9 +349,40 @@ static void test_stride(void **state)
     print_message("stride from the fixed point: the free coordinates return to within %.3g; the others (lifted "
                   "at the section) to within %.3g\n", worst, lifted);
     assert_true(worst < 1e-7);
-    /* a known gap, not a tolerance: the section's projection snaps the
-     * trailing ankle's roll to its lock's value (the header), 8.9e-4 rad */
+    /* a known gap, not a tolerance: the lift and the projection differ in
+     * the trailing ankle's roll (the header), 8.9e-4 rad */
     assert_true(lifted < 2e-3);
+}
+
+/* A right step and the following left step (issue 15's check): in the
+ * file's coordinates, relabelled at each section, the left step is the
+ * right one again, so the two agree at each event (the state just before
+ * it, but where the walker stands, hat_x and hat_y, and the time since the
+ * step began).  Compared at the events, not at equal sample times: a
+ * sample a few 1e-5 s from an impact on one step and across it on the
+ * other differs in the rates by O(1) (last session's 0.21).  The issue asks
+ * for 1e-10; the file's section is not reached by the dynamics (the
+ * header): the left step starts where the projection, not the lift, puts
+ * the walker, and the two steps differ by 6e-5 (rates) and 9e-5 s.  With a
+ * section the dynamics reaches (test_variant_section's), the bound is the
+ * fixed point's accuracy. */
+static void test_mirror(void **state)
+{
+    (void)state;
+    if (!cli_exe) skip();
+    const size_t n = simulate("2", "0.05");
+    const double t1 = find(n, 0, "post", "toeoff")->t;
+    static const char *const events[] = {"heel_off", "heelstrike", "toeoff"};
+    double dx = 0, dt = 0;
+    for (size_t k = 0; k < 3; k++) {
+        const sim_row *a = find(n, 0, "pre", events[k]), *b = find(n, 1, "pre", events[k]);
+        dt = fmax(dt, fabs((b->t - t1) - a->t));
+        for (size_t i = 2; i < 2 * NV; i++) dx = fmax(dx, fabs(b->x[i] - a->x[i]));
+    }
+    print_message("right step and left step: the states at the events differ by %.3g, their times by %.3g s\n", dx,
+                  dt);
+    assert_true(dx < 1e-3);
+    assert_true(dt < 1e-3);
 }
 
 /* The seed's checks of the ground reaction per foot over the stride (eqs.
@@ -436,16 +474,186 @@ static void test_heelstrike(void **state)
     sm_registry_close(B.m);
 }
 
+/* ---- a section the dynamics reaches (issue 15 item 4, step 1; not the file's yet) ---- */
+
+/* The file's section is not one the walker reaches: at Foot2flat the front
+ * foot's inner toe corner lands with the outer one still up (its roll is
+ * the leg's, the swing ankle's roll locked), and the trailing ankle's roll
+ * is the stance ankle's, which the lock's `at: 0` snaps; the section's
+ * projection moves both (and, least-squares, everything else), so P is not
+ * the dynamics' map.  This variant of the file removes both jumps:
+ *   - after the inner toe corner lands (toedown, an impact onto it), a phase
+ *     `roll` in which the front foot turns about its heel and that corner,
+ *     its ankle's roll released, until the outer corner lands (toeoff, the
+ *     file's Foot2flat = Toe1off, with the relabel and the flat foot's
+ *     impact): the new stance foot is flat without a projection;
+ *   - the swing ankle's roll lock holds the joint where it is (at: here),
+ *     and the section touches the trailing toe line's both corners (true at
+ *     Toe1off: it was pinned until then), which gives that roll, instead of
+ *     the lock's value.
+ * The gait the file holds is no fixed point of this map (its rates move by
+ * up to 0.33 rad/s over a stride and the next stride falls: the stance
+ * heel's force starts at -99 N); the variant waits for the plan that keeps
+ * the ground forces inside the feet (item 4, step 3). */
+static const char *const VARIANT[][2] = {
+    {"  - {name: heel_b, type: pin, site: heel_b}\n",
+     "  - {name: heel_b, type: pin, site: heel_b}\n  - {name: toe_bz, type: pin, site: toe_b, rows: [z]}\n"},
+    {"  - {name: roll_b, type: lock, coord: ankle_x_b, at: 0}", "  - {name: roll_b, type: lock, coord: ankle_x_b, at: here}"},
+    {"      - name: toeoff\n"
+     "        when: {gap: toe_b, crosses: down}\n"
+     "        relabel: true\n"
+     "        impact: [toe_a, toe_ao, heel_a, yaw_a, yaw_b, roll_b]\n"
+     "        then: section\n",
+     "      - name: toedown\n"
+     "        when: {gap: toe_b, crosses: down}\n"
+     "        impact: [toe_a, toe_ao, heel_b, toe_bz, yaw_a, yaw_b, roll_b]\n"
+     "        then: roll\n"
+     "      - {name: heel_back_down, when: {gap: heel_a, crosses: down}, fail: fell_backward}\n"
+     "      - {name: fell, when: {coord: hat_z, value: 0.3, crosses: down}, fail: fell_forward}\n"
+     "  - name: roll\n"
+     "    contacts: [toe_a, toe_ao, heel_b, toe_bz, yaw_a, yaw_b]\n"
+     "    events:\n"
+     "      - name: toeoff\n"
+     "        when: {gap: toe_bo, crosses: down}\n"
+     "        relabel: true\n"
+     "        impact: [toe_a, toe_ao, heel_a, yaw_a, yaw_b, roll_b]\n"
+     "        then: section\n"},
+    {"  touching: [toe_a, toe_b, toe_ao, heel_a, yaw_a, yaw_b, roll_b]",
+     "  touching: [toe_a, toe_b, toe_ao, toe_bo, heel_a, yaw_a, yaw_b]"},
+    /* the outer corner: the inner one is held when the section's event comes */
+    {"measures: {clearance: toe_b, hip: hip}", "measures: {clearance: toe_bo, hip: hip}"},
+};
+
+/* The file with the first n_subs substitutions of subs made, written to
+ * path (each must match once). */
+static void write_variant(const char *path, const char *const (*subs)[2], size_t n_subs)
+{
+    static char text[1 << 17], out[1 << 17];
+    cli_slurp(MODEL, text, sizeof text);
+    assert_true(strlen(text) > 1000);
+    for (size_t k = 0; k < n_subs; k++) {
+        const char *at = strstr(text, subs[k][0]);
+        if (!at || strstr(at + 1, subs[k][0])) fail_msg("the model file has no single '%.40s...'", subs[k][0]);
+        const size_t head = (size_t)(at - text);
+        snprintf(out, sizeof out, "%.*s%s%s", (int)head, text, subs[k][1], at + strlen(subs[k][0]));
+        memcpy(text, out, sizeof text);
+    }
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Largest change of a position at the section's reset: the post-toeoff
+ * row less the relabelled pre-toeoff row (the impact moves no position). */
+static double section_jump(const body_model *bm, size_t n, int step)
+{
+    double y[2 * NV];
+    body_relabel(bm, find(n, step, "pre", "toeoff")->x, y);
+    const double *post = find(n, step, "post", "toeoff")->x;
+    double worst = 0;
+    for (size_t i = 0; i < NV; i++) worst = fmax(worst, fabs(post[i] - y[i]));
+    return worst;
+}
+
+/* The variant's stride from its lifted guess goes flat, single, double,
+ * roll and ends on its section with no position moved but by the
+ * integration's drift (the file's section moves them by 1e-2); the swing
+ * ankle's roll stays where the section put it until the front foot's toe
+ * lands (at: here), which is the trailing toe line's roll, not 0; the roll
+ * phase keeps the seed's 7 degrees of freedom of double stance. */
+static void test_variant_section(void **state)
+{
+    (void)state;
+    if (!cli_exe) skip();
+    char path[] = "/tmp/stridemap_test_biped12_variant_XXXXXX.yaml";
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    close(fd);
+    write_variant(path, VARIANT, sizeof VARIANT / sizeof *VARIANT);
+    biped V;
+    char why[2048] = "";
+    if (sm_registry_open(path, &V.m, why, sizeof why) != SM_OK) fail_msg("%s", why);
+    V.bm = (const body_model *)(const void *)V.m;
+    V.f = body_model_file(V.m);
+    memcpy(V.p, V.bm->defaults, sizeof V.p);
+
+    size_t n = simulate_file(path, NULL, "1", "0.05");
+    static const char *const want[][2] = {
+        {"flat", "heel_off"}, {"single", "heelstrike"}, {"double", "toedown"}, {"roll", "toeoff"}};
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].step != 0 || strcmp(rows[i].kind, "pre") != 0) continue;
+        if (k >= 4) fail_msg("more than 4 events: %s", rows[i].event);
+        assert_string_equal(rows[i].phase, want[k][0]);
+        assert_string_equal(rows[i].event, want[k][1]);
+        k++;
+    }
+    assert_int_equal(k, 4);
+    const double jump = section_jump(V.bm, n, 0);
+    const size_t ax_b = 16; /* ankle_x_b */
+    const double roll0 = rows[0].x[ax_b], roll1 = find(n, 0, "pre", "toedown")->x[ax_b];
+    print_message("variant: the section's reset moves a position by %.3g; the swing ankle's roll %.6g at the "
+                  "section, %.6g when the toe lands\n", jump, roll0, roll1);
+    assert_true(jump < 1e-8);
+    assert_true(fabs(roll0) > 1e-4);
+    assert_close(roll1, roll0, 1e-9);
+
+    {
+        BODY_EVAL_MEM(mem, V.bm);
+        body_eval e;
+        assert_status(body_eval_init(&e, V.bm, V.p, mem, NULL, 0), SM_OK);
+        sm_contact c[BODY_MAX_CONTACTS];
+        const double *x = find(n, 0, "pre", "toeoff")->x;
+        const size_t nc = body_phase_contacts(&e, phase_index(&V, "roll"), x + NV, c);
+        assert_int_equal(dof(&e, x, c, nc), 7);
+    }
+    sm_registry_close(V.m);
+    unlink(path);
+
+    /* the same measure on the file's own section finds the jump the variant
+     * removes: the check above can fail */
+    biped B;
+    open_biped(&B);
+    n = simulate("1", "0.05");
+    const double file_jump = section_jump(B.bm, n, 0);
+    print_message("the file: the section's reset moves a position by %.3g\n", file_jump);
+    assert_true(file_jump > 1e-3);
+    sm_registry_close(B.m);
+}
+
+/* A lock that holds its coordinate where it is gives the section's lift no
+ * equation: touching it is refused, naming the fix. */
+static void test_hold_lock_not_touching(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/stridemap_test_biped12_hold_XXXXXX.yaml";
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    close(fd);
+    write_variant(path, VARIANT, 2);
+    const sm_model *m = NULL;
+    char why[2048] = "";
+    assert_int_not_equal(sm_registry_open(path, &m, why, sizeof why), SM_OK);
+    print_message("%s\n", why);
+    assert_non_null(strstr(why, "roll_b"));
+    assert_non_null(strstr(why, "at: here"));
+    unlink(path);
+}
+
 int main(int argc, char **argv)
 {
     cli_exe = argc > 1 ? argv[1] : NULL;
     const struct CMUnitTest plain[] = {
         cmocka_unit_test(test_dof_counts),
+        cmocka_unit_test(test_hold_lock_not_touching),
     };
     const struct CMUnitTest stride[] = {
         cmocka_unit_test(test_stride),
+        cmocka_unit_test(test_mirror),
         cmocka_unit_test(test_ground_forces),
         cmocka_unit_test(test_heelstrike),
+        cmocka_unit_test(test_variant_section),
     };
     const struct CMUnitTest walking[] = {
         cmocka_unit_test(test_gait_converges),

@@ -67,6 +67,7 @@ typedef struct {
     bool has_mu;
     int body;          /* LOCK: the body whose 1-DOF coordinate is held */
     body_num at;       /* LOCK */
+    bool hold;         /* LOCK, at: here: held where the phase begins (its rate row only) */
     unsigned rows;     /* PIN: SM_ROW_X | SM_ROW_Y | SM_ROW_Z held; 0 = all */
 } body_contact;
 

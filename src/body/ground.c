@@ -56,6 +56,7 @@ static void start_phase(ground_watch *w, size_t ph, const double *x)
     for (size_t i = 0; i < P->n_contacts; i++) {
         const body_contact *c = &bm->f->contacts[P->contacts[i]];
         if (c->kind == SM_CONTACT_PIN) sm_rigid_site_pos(e.m, e.d, (size_t)c->site, w->anchor[i]);
+        if (c->hold) w->anchor[i][0] = x[sm_rigid_body_qadr(e.m, (size_t)c->body)];
     }
 }
 
@@ -70,6 +71,7 @@ static void end_phase(ground_watch *w, const double *x)
     for (size_t i = 0; i < P->n_contacts; i++) {
         sm_contact c;
         body_contact_at(&e, (size_t)P->contacts[i], NULL, &c);
+        if (bm->f->contacts[P->contacts[i]].hold) c.at = w->anchor[i][0];
         double d = fabs(sm_contact_gap(e.m, e.d, x, &c, NULL));
         if (c.kind == SM_CONTACT_PIN) {
             double pos[3];

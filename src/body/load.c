@@ -423,7 +423,11 @@ static bool read_contact(bl_ctx *c, const yaml_node_t *n)
         if (!(x = bl_need(c, n, "site", what)) || !bl_site_ref(c, x, what, &k->site)) return false;
     } else {
         if (!(x = bl_need(c, n, "coord", what)) || !bl_one_dof(c, x, "a lock", &k->body)) return false;
-        if ((x = bl_get(c, n, "at", NULL))) {
+        if ((x = bl_get(c, n, "at", NULL)) && bl_scalar(x) && strcmp(bl_scalar(x), "here") == 0) {
+            /* a control constraint that stops the joint where it is: no
+             * value for the section's projection to move it to */
+            k->hold = true;
+        } else if (x) {
             snprintf(pname, sizeof pname, "contacts.%s.at", name);
             if (!bl_num(c, x, pname, -1e3, 1e3, "", "the coordinate the lock holds", &k->at)) return false;
         }

@@ -635,6 +635,10 @@ bool bl_read_section(bl_ctx *c)
                 if (f->touching[j] == id)
                     return bl_fail_at(c, bl_item(c, x, k)->start_mark, "touching lists '%s' twice; keep one",
                                       f->contacts[id].name);
+            if (f->contacts[id].hold)
+                return bl_fail_at(c, bl_item(c, x, k)->start_mark, "touching lists the lock '%s', which holds its "
+                                  "coordinate where it is (at: here), so gives no equation; make that coordinate free "
+                                  "instead", f->contacts[id].name);
             f->touching[f->n_touching++] = id;
         }
     }

@@ -183,5 +183,8 @@ sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift)
     const size_t nc = body_phase_contacts(e, ph, v, c);
     *drift = 0;
     if (nc == 0) return SM_OK;
+    /* a lock at: here holds the value it has: nothing to restore */
+    for (size_t i = 0; i < nc; i++)
+        if (bm->f->contacts[bm->f->phases[ph].contacts[i]].hold) c[i].at = q[sm_rigid_body_qadr(e->m, c[i].body)];
     return sm_rigid_project(e->m, e->d, c, nc, 1e-13, q, v, drift, e->work);
 }
