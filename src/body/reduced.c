@@ -86,6 +86,8 @@ static int held_lock(const body_model *bm, size_t i)
     for (size_t c = 0; c < f->n_contacts; c++) {
         const body_contact *bc = &f->contacts[c];
         if (bc->kind != SM_CONTACT_LOCK || sm_rigid_body_qadr(bm->tmpl, (size_t)bc->body) != BASE + i) continue;
+        /* at: here holds the joint where a phase begins: no value to put it at */
+        if (bc->hold) return -1;
         bool every = true;
         for (size_t ph = 0; every && ph < f->n_phases; ph++) {
             every &= body_phase_contact_slot(f, ph, (int)c) >= 0;
