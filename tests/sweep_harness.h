@@ -1,10 +1,10 @@
 /* What the tests of the sweep-style commands (sweep, sweep --disturb,
- * basin) share (header-only, static functions, after cli_run.h): a
- * temporary directory for the test group, made by its setup and removed by
- * its teardown; the rows of a run's CSV without the wall-clock column, the
- * one field that differs between two runs of the same points; a run killed
- * with SIGKILL part-way and resumed; a run under mpirun.  The binary is
- * cli_exe, as for cli_run.h. */
+ * basin; test_control_state's sweep) share (header-only, static functions,
+ * after cli_run.h): a temporary directory for the test group, made by its
+ * setup and removed by its teardown; the rows of a run's CSV without the
+ * wall-clock column, the one field that differs between two runs of the
+ * same points; a run killed with SIGKILL part-way and resumed; a run under
+ * mpirun.  The binary is cli_exe, as for cli_run.h. */
 #ifndef STRIDEMAP_TEST_SWEEP_HARNESS_H
 #define STRIDEMAP_TEST_SWEEP_HARNESS_H
 
