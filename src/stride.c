@@ -179,7 +179,7 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
     mt->min_normal_force = NAN;
     mt->max_friction_ratio = NAN;
     mt->n_events = 0;
-    bool heelstrike_seen = false;
+    bool strike_seen = false;
 
     memmove(x_out, x_in, n * sizeof *x_out);
     if (!all_finite(x_in, n)) return SM_BAD_STATE;
@@ -248,14 +248,14 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
         }
         if (m->kinetic_energy)
             mt->impact_energy_loss += m->kinetic_energy(x, p, m->data) - m->kinetic_energy(x_plus, p, m->data);
-        /* A stride may end at another event (toe-off) with heel-strike inside it. */
-        const bool heelstrike = strcmp(ev->name, "heelstrike") == 0;
-        if (m->momentum && (heelstrike || (ev->outcome == SM_EVENT_SECTION && !heelstrike_seen))) {
+        /* A stride may end at another event (toe-off) with the strike inside
+         * it; a model that marks no strike has it at the section. */
+        if (m->momentum && (ev->strike || (ev->outcome == SM_EVENT_SECTION && !strike_seen))) {
             double before[2], after[2];
             m->momentum(x, p, m->data, before);
             m->momentum(x_plus, p, m->data, after);
             mt->heelstrike_impulse = hypot(after[0] - before[0], after[1] - before[1]);
-            heelstrike_seen |= heelstrike;
+            strike_seen |= ev->strike;
         }
         if (obs && obs->event && obs->event(obs->ctx, t, phase, ev->name, x, x_plus) != 0) {
             memcpy(x_out, x_plus, n * sizeof *x);

@@ -76,15 +76,11 @@ static inline void cli_finish(pid_t pid, const char *out_path, const char *err_p
     }
 }
 
-/* Runs stridemap with the arguments from args (NULL-terminated va_list)
- * in env; it must exit, never crash.  The result lives until the next run. */
-static inline cli_result *cli_run_va(char **env, const char *first, va_list ap)
+/* Runs stridemap with the NULL-terminated arguments args in env; it must
+ * exit, never crash.  The result lives until the next run. */
+static inline cli_result *cli_run_argv(char **env, const char *const *args)
 {
     static cli_result r;
-    const char *args[64] = {first};
-    size_t n = 1;
-    while (n < 63 && (args[n] = va_arg(ap, const char *)) != NULL) n++;
-    args[n] = NULL;
     char out_path[] = "/tmp/sm_cli_outXXXXXX", err_path[] = "/tmp/sm_cli_errXXXXXX";
     int fo = mkstemp(out_path), fe = mkstemp(err_path);
     assert_true(fo >= 0 && fe >= 0);
@@ -94,6 +90,16 @@ static inline cli_result *cli_run_va(char **env, const char *first, va_list ap)
     if (r.signaled) print_error("killed by signal %d, stderr: %s\n", r.status - 128, r.err);
     assert_false(r.signaled); /* never a crash */
     return &r;
+}
+
+/* As cli_run_argv, with the arguments from first and ap (NULL-terminated). */
+static inline cli_result *cli_run_va(char **env, const char *first, va_list ap)
+{
+    const char *args[64] = {first};
+    size_t n = 1;
+    while (n < 63 && (args[n] = va_arg(ap, const char *)) != NULL) n++;
+    args[n] = NULL;
+    return cli_run_argv(env, args);
 }
 
 static inline cli_result *cli_run_env(char **env, const char *first, ...)

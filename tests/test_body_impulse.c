@@ -4,11 +4,19 @@
  * (the compass's trailing foot leaves without impulse, so the new stance
  * foot's impulse is the whole jump), and |J v⁺| at round-off; McGeer's
  * walker's impulse on the new stance knee is Garcia's impulsive knee torque,
- * the 0.037 N m s the retired linkage engine reported for this file. */
+ * the 0.037 N m s the retired linkage engine reported for this file.
+ *
+ * The stride's heelstrike_impulse is the momentum jump at the swing foot's
+ * strike, which a file marks (strike:) or the loader tells from the impact
+ * (src/body/strike.c), whatever the event is called: five_link_trunk's
+ * heel-strike renamed 'touchdown' reports the jump measured across it here,
+ * and the strike each walker's author called heelstrike is the one found. */
 #include "test_util.h"
 #include "src_path.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stridemap/fixedpoint.h"
 #include "stridemap/registry.h"
@@ -97,11 +105,150 @@ static void test_mcgeer_knee_impulse(void **state)
     sm_registry_close(m);
 }
 
+/* |momentum jump| across every event of a stride, by name. */
+typedef struct {
+    const sm_model *m;
+    const double *p;
+    size_t n;
+    char name[16][32];
+    double jump[16];
+} jumps;
+
+static int on_each_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
+{
+    (void)t, (void)phase;
+    jumps *j = ctx;
+    if (j->n >= 16) return 0;
+    double before[2], after[2];
+    j->m->momentum(xm, j->p, j->m->data, before);
+    j->m->momentum(xp, j->p, j->m->data, after);
+    snprintf(j->name[j->n], sizeof j->name[j->n], "%s", name);
+    j->jump[j->n++] = hypot(after[0] - before[0], after[1] - before[1]);
+    return 0;
+}
+
+static double jump_at(const jumps *j, const char *name)
+{
+    for (size_t i = 0; i < j->n; i++)
+        if (strcmp(j->name[i], name) == 0) return j->jump[i];
+    fail_msg("the stride had no event %s", name);
+    return NAN;
+}
+
+/* models/five_link_trunk.yaml with `from` replaced by `to` (once each). */
+static const char *five_link_trunk_with(const char *const *from, const char *const *to, size_t n)
+{
+    static char text[1 << 16], path[64];
+    FILE *f = fopen(src_path("models/five_link_trunk.yaml"), "r");
+    assert_non_null(f);
+    const size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char *at = strstr(text, from[i]);
+        assert_non_null(at);
+        const size_t lf = strlen(from[i]), lt = strlen(to[i]);
+        assert_true(strlen(text) - lf + lt < sizeof text);
+        memmove(at + lt, at + lf, strlen(at + lf) + 1);
+        memcpy(at, to[i], lt);
+    }
+    snprintf(path, sizeof path, "/tmp/sm_test_strikeXXXXXX.yaml");
+    const int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    return path;
+}
+
+/* One stride of a file from its guess: heelstrike_impulse and the jumps. */
+static double stride_impulse(const char *path, jumps *j)
+{
+    const sm_model *m;
+    char why[1024] = "";
+    if (sm_registry_open(path, &m, why, sizeof why) != SM_OK) fail_msg("%s", why);
+    static double p[SM_MAX_PARAMS];
+    double x0[SM_MAX_STATE], y[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    *j = (jumps){.m = m, .p = p};
+    sm_observer obs = {.dt = 1.0, .event = on_each_event, .ctx = j};
+    sm_step_metrics mt;
+    assert_status(sm_stride(ws, p, x0, y, &mt, &obs), SM_OK);
+    sm_workspace_free(ws);
+    sm_registry_close(m);
+    return mt.heelstrike_impulse;
+}
+
+/* Five-link trunk: a heel-strike onto the front foot (an impact), then a
+ * toe-off that only relabels and ends the stride, with next to no jump.
+ * Renamed, the strike is still the strike; strike: false leaves the
+ * section's (toe-off's) jump. */
+static void test_a_strike_by_any_name(void **state)
+{
+    (void)state;
+    jumps j;
+    const double named = stride_impulse(src_path("models/five_link_trunk.yaml"), &j);
+    const double heel = jump_at(&j, "heelstrike"), toeoff = jump_at(&j, "toeoff");
+    print_message("five_link_trunk: momentum jump %.10g N s at heel-strike, %.2g at toe-off\n", heel, toeoff);
+    assert_true(heel > 1 && toeoff < 1e-6);
+    assert_close(named, heel, 1e-12 * heel);
+
+    const char *from[] = {"- name: heelstrike"}, *to[] = {"- name: touchdown"};
+    const char *path = five_link_trunk_with(from, to, 1);
+    const double renamed = stride_impulse(path, &j);
+    unlink(path);
+    assert_close(jump_at(&j, "touchdown"), heel, 1e-12 * heel);
+    assert_close(renamed, heel, 1e-12 * heel);
+
+    const char *from2[] = {"- name: heelstrike", "impact: true\n"},
+               *to2[] = {"- name: touchdown", "impact: true\n        strike: false\n"};
+    path = five_link_trunk_with(from2, to2, 2);
+    const double unmarked = stride_impulse(path, &j);
+    unlink(path);
+    assert_close(unmarked, jump_at(&j, "toeoff"), 1e-15);
+    assert_true(unmarked < 1e-6);
+}
+
+/* The strikes found in the files: the events their authors named
+ * heelstrike (not a knee-strike, a foot laid flat, nor an impact at
+ * toe-off), and none on a wheel whose spokes are one body. */
+static void test_strikes_found_are_the_heel_strikes(void **state)
+{
+    (void)state;
+    static const char *const files[][2] = {
+        {"models/compass.yaml", "swing/heelstrike"},
+        {"models/five_link_trunk.yaml", "single_support/heelstrike"},
+        {"models/kneed_hsu.yaml", "knee_locked/heelstrike"},
+        {"models/kneed_mcgeer.yaml", "knee_locked/heelstrike"},
+        {"models/biped3d.yaml", "toe_rock/heelstrike"},
+        {"models/human_hu9.yaml", "ss1/heelstrike ss2/heelstrike"},
+        {"models/rimless3d.yaml", ""},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        const sm_model *m;
+        char why[1024] = "", found[256] = "";
+        if (sm_registry_open(src_path(files[i][0]), &m, why, sizeof why) != SM_OK) fail_msg("%s", why);
+        for (size_t ph = 0; ph < m->n_phases; ph++)
+            for (size_t k = 0; k < m->phases[ph].n_events; k++)
+                if (m->phases[ph].events[k].strike) {
+                    const size_t l = strlen(found);
+                    snprintf(found + l, sizeof found - l, "%s%s/%s", l ? " " : "", m->phases[ph].name,
+                             m->phases[ph].events[k].name);
+                }
+        if (strcmp(found, files[i][1]) != 0) print_error("%s: strikes '%s'\n", files[i][0], found);
+        assert_string_equal(found, files[i][1]);
+        sm_registry_close(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compass_impulse_is_the_momentum_jump),
         cmocka_unit_test(test_mcgeer_knee_impulse),
+        cmocka_unit_test(test_a_strike_by_any_name),
+        cmocka_unit_test(test_strikes_found_are_the_heel_strikes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

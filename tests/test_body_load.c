@@ -396,6 +396,8 @@ static void test_bad_files(void **state)
         {"impact_unknown", 34, 26, "the impact of event 'heelstrike' names no contact ('toe_b')"},
         {"impact_twice", 34, 26, "lists contact 'foot_a' twice in impact"},
         {"impact_empty", 34, 17, "impact: [] names no contact"},
+        {"strike_on_fail", 40, 15, "impact, relabel and strike do nothing there"},
+        {"strike_not_bool", 36, 17, "strike must be true or false"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char rel[200], path[1100];

@@ -3,47 +3,15 @@
  * ranks (the mpi suite), the measures in basin.json against the rows, and
  * --help.  argv[1] is the binary, argv[2] mpirun in the mpi suite. */
 #include <jansson.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli_run.h"
+#include "sweep_harness.h"
 #include "test_util.h"
 
 static const char *mpirun;
-static char base_dir[] = "/tmp/sm_test_cli_basinXXXXXX";
-
-static const char *dir(const char *name)
-{
-    static char buf[4][300];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", base_dir, name);
-    return buf[k];
-}
-
-/* The rows of DIR/basin.csv without wall_s (the last column). */
-static char *rows_of(const char *d)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/basin.csv", d);
-    FILE *f = fopen(path, "r");
-    if (!f) print_error("no %s\n", path);
-    assert_non_null(f);
-    char *text = calloc(1 << 20, 1), line[1024];
-    size_t n = 0;
-    while (fgets(line, sizeof line, f)) {
-        *strrchr(line, ',') = '\0';
-        const size_t len = strlen(line);
-        memcpy(text + n, line, len);
-        text[n + len] = '\n';
-        n += len + 1;
-    }
-    fclose(f);
-    return text;
-}
 
 /* True if a row of rows (rows_of) with index in [lo, hi) took its fate from a
  * walk of a cell in [from_lo, from_hi) (mapped_from, the seventh column). */
@@ -57,16 +25,6 @@ static bool mapped_in(const char *rows, long lo, long hi, long from_lo, long fro
         if (idx >= lo && idx < hi && from >= from_lo && from < from_hi) return true;
     }
     return false;
-}
-
-static long lines_in(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    long n = 0;
-    for (int c; (c = fgetc(f)) != EOF;) n += c == '\n';
-    fclose(f);
-    return n;
 }
 
 #define TOLS "--rtol", "1e-9", "--atol", "1e-9", "--tol", "1e-8"
@@ -113,10 +71,8 @@ static char *reference(void)
     if (r->status) print_error("%s\n", r->err);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "of the plane converges"));
-    char path[400];
-    snprintf(path, sizeof path, "%s/basin.csv", ref);
-    assert_int_equal(lines_in(path), CELLS + 1);
-    return rows_of(ref);
+    assert_int_equal(lines_in(in_dir(ref, "basin.csv").s), CELLS + 1);
+    return rows_of(ref, "basin.csv");
 }
 
 static void threads_shards_and_resume_give_the_same_rows(void **state)
@@ -130,9 +86,7 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
     assert_int_equal(cli_run("basin", "simplest", "--set", "gamma=0.009", "--plane", PLANE, TOLS, "--jobs", "2",
                              "--out", two, "-q", NULL)->status,
                      0);
-    char *got = rows_of(two);
-    assert_string_equal(want, got);
-    free(got);
+    assert_rows(want, two, "basin.csv");
 
     const char *sh = dir("shards");
     for (int k = 0; k < 2; k++)
@@ -143,9 +97,7 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "63 rows in"));
     assert_non_null(strstr(r->out, "of the plane converges")); /* merge prints a basin's measures */
-    got = rows_of(sh);
-    assert_string_equal(want, got);
-    free(got);
+    assert_rows(want, sh, "basin.csv");
 
     /* Stopped after 23 rows, part-way through the third line (cells 18-26),
      * resumed with two threads: a later cell of that line whose walk meets the
@@ -156,16 +108,13 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
     assert_int_equal(cli_run("basin", "simplest", "--set", "gamma=0.009", "--plane", PLANE, TOLS, "--jobs", "1",
                              "--stop-after", "23", "--out", cut, "-q", NULL)->status,
                      75);
-    char part[400];
-    snprintf(part, sizeof part, "%s/part-local.csv", cut);
-    assert_int_equal(lines_in(part), 24);
+    const test_path part = in_dir(cut, "part-local.csv");
+    assert_int_equal(lines_in(part.s), 24);
     assert_int_equal(cli_run("basin", "simplest", "--set", "gamma=0.009", "--plane", PLANE, TOLS, "--jobs", "2",
                              "--resume", "--out", cut, "-q", NULL)->status,
                      0);
-    assert_int_equal(lines_in(part), CELLS + 1); /* nothing computed twice */
-    got = rows_of(cut);
-    assert_string_equal(want, got);
-    free(got);
+    assert_int_equal(lines_in(part.s), CELLS + 1); /* nothing computed twice */
+    assert_rows(want, cut, "basin.csv");
 
     /* Another return tolerance is another basin: refused, nothing mixed. */
     cli_expect_error(cli_run("basin", "simplest", "--set", "gamma=0.009", "--plane", PLANE, TOLS, "--return-tol",
@@ -179,33 +128,9 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
 static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
 {
     (void)state;
-    const char *plane = "theta=0.195:0.205:24,theta_dot=-0.205:-0.195:24";
-    const char *ref = dir("kill-ref"), *cut = dir("killed");
-    assert_int_equal(cli_run("basin", "simplest", "--set", "gamma=0.009", "--plane", plane, TOLS, "--no-cell-map",
-                             "--jobs", "2", "--out", ref, "-q", NULL)->status,
-                     0);
-    char *want = rows_of(ref);
-    const char *args[] = {"basin", "simplest", "--set", "gamma=0.009", "--plane", plane, TOLS, "--no-cell-map",
-                          "--jobs", "1", "--out", cut, "-q", NULL};
-    char part[400];
-    snprintf(part, sizeof part, "%s/part-local.csv", cut);
-    pid_t pid = cli_spawn(cli_exe, args, NULL, NULL, NULL);
-    struct timespec nap = {0, 2 * 1000 * 1000};
-    for (int i = 0; i < 5000 && lines_in(part) < 30; i++) nanosleep(&nap, NULL);
-    kill(pid, SIGKILL);
-    static cli_result r;
-    cli_finish(pid, NULL, NULL, &r);
-    assert_int_equal(r.status, 128 + SIGKILL);
-    const long kept = lines_in(part) - 1;
-    assert_true(kept >= 29 && kept < 576);
-    assert_int_equal(cli_run("basin", "simplest", "--set", "gamma=0.009", "--plane", plane, TOLS, "--no-cell-map",
-                             "--jobs", "2", "--resume", "--out", cut, "-q", NULL)->status,
-                     0);
-    assert_int_equal(lines_in(part), 577);
-    char *got = rows_of(cut);
-    assert_string_equal(want, got);
-    free(got);
-    free(want);
+    const char *const args[] = {"basin", "simplest", "--set", "gamma=0.009", "--plane",
+                                "theta=0.195:0.205:24,theta_dot=-0.205:-0.195:24", TOLS, "--no-cell-map", NULL};
+    killed_and_resumed_loses_nothing(args, "basin.csv", 576, 29);
 }
 
 /* basin.json: the gait, and measures that agree with the rows counted here. */
@@ -213,9 +138,7 @@ static void the_sidecar_holds_the_gait_and_measures_of_the_rows(void **state)
 {
     (void)state;
     const char *d = dir("ref");
-    char path[400];
-    snprintf(path, sizeof path, "%s/basin.csv", d);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(in_dir(d, "basin.csv").s, "r");
     assert_non_null(f);
     char line[1024];
     long conv = 0, fell = 0, rows = 0, backward = 0;
@@ -230,8 +153,7 @@ static void the_sidecar_holds_the_gait_and_measures_of_the_rows(void **state)
     }
     fclose(f);
     assert_int_equal(rows, CELLS);
-    snprintf(path, sizeof path, "%s/basin.json", d);
-    json_t *doc = json_load_file(path, 0, NULL);
+    json_t *doc = json_load_file(in_dir(d, "basin.json").s, 0, NULL);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "kind")), "basin");
     json_t *ms = json_object_get(doc, "measures");
@@ -258,21 +180,12 @@ static void mpi_two_ranks_give_the_same_rows(void **state)
     assert_int_equal(cli_run("basin", "simplest", "--set", "gamma=0.009", "--plane", PLANE, TOLS, "--jobs", "1",
                              "--out", ref, "-q", NULL)->status,
                      0);
-    char *want = rows_of(ref);
-    const char *args[] = {"--oversubscribe", "--allow-run-as-root", "-np", "2", cli_exe, "basin", "simplest", "--set",
-                          "gamma=0.009", "--plane", PLANE, TOLS, "--jobs", "1", "--out", out, "-q", NULL};
-    char err_path[300];
-    snprintf(err_path, sizeof err_path, "%s/stderr-mpi", base_dir);
-    static cli_result r;
-    cli_finish(cli_spawn(mpirun, args, NULL, err_path, NULL), NULL, err_path, &r);
-    if (r.status) print_error("mpirun: exit %d: %s\n", r.status, r.err);
-    assert_int_equal(r.status, 0);
-    char part[400];
-    snprintf(part, sizeof part, "%s/part-rank-1-of-2.csv", out);
-    assert_true(lines_in(part) >= 1);
-    char *got = rows_of(out);
-    assert_string_equal(want, got);
-    free(got);
+    const char *const args[] = {"basin", "simplest", "--set", "gamma=0.009", "--plane", PLANE, TOLS, "--jobs", "1",
+                                "--out", out, "-q", NULL};
+    assert_int_equal(mpi_run(mpirun, "2", args), 0);
+    assert_true(lines_in(in_dir(out, "part-rank-1-of-2.csv").s) >= 1);
+    char *want = rows_of(ref, "basin.csv");
+    assert_rows(want, out, "basin.csv");
     free(want);
 }
 
@@ -285,20 +198,6 @@ static void help_has_an_example_and_the_command_list_names_basin(void **state)
     assert_non_null(strstr(r->out, "--no-cell-map"));
     r = cli_run("--help", NULL);
     assert_non_null(strstr(r->out, "  basin MODEL"));
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(base_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base_dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -318,5 +217,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(help_has_an_example_and_the_command_list_names_basin),
         cmocka_unit_test(mpi_two_ranks_give_the_same_rows),
     };
-    return cmocka_run_group_tests_name("cli_basin", tests, setup, teardown);
+    return cmocka_run_group_tests_name("cli_basin", tests, sweep_dir_setup, sweep_dir_teardown);
 }

@@ -5,26 +5,15 @@
  * argv[1] is the binary, argv[2] mpirun in the mpi suite. */
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli_run.h"
 #include "csv_read.h"
+#include "sweep_harness.h"
 #include "test_util.h"
 
 static const char *mpirun;
-static char base_dir[] = "/tmp/sm_test_cli_dsweepXXXXXX";
-
-static const char *dir(const char *name)
-{
-    static char buf[4][300];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", base_dir, name);
-    return buf[k];
-}
 
 #define TOLS "--rtol", "1e-9", "--atol", "1e-9", "--tol", "1e-8"
 #define SEARCH "--disturb", "step_down", "--from", "-0.02", "--to", "0.02", "--max-strides", "30", "--scan", "8", \
@@ -33,37 +22,6 @@ static const char *dir(const char *name)
  * an unstable gait (nothing survived, no GSN). */
 #define GRID "--grid", "b=0.3:0.6:3", "--grid", "mh=8:12:2"
 #define POINTS 6
-
-/* The rows of DIR/sweep.csv without wall_s (the last column). */
-static char *rows_of(const char *d)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/sweep.csv", d);
-    FILE *f = fopen(path, "r");
-    if (!f) print_error("no %s\n", path);
-    assert_non_null(f);
-    char *text = calloc(1 << 20, 1), line[4096];
-    size_t n = 0;
-    while (fgets(line, sizeof line, f)) {
-        *strrchr(line, ',') = '\0';
-        const size_t len = strlen(line);
-        memcpy(text + n, line, len);
-        text[n + len] = '\n';
-        n += len + 1;
-    }
-    fclose(f);
-    return text;
-}
-
-static long lines_in(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    long n = 0;
-    for (int c; (c = fgetc(f)) != EOF;) n += c == '\n';
-    fclose(f);
-    return n;
-}
 
 static void bad_usage_gets_one_line_and_a_sysexits_code(void **state)
 {
@@ -112,10 +70,8 @@ static void same(const char *what, double csv, double json)
 /* Row idx of DIR/sweep.csv against 'stridemap disturb' at its point. */
 static void row_is_disturb_alone(const char *d, long idx)
 {
-    char path[400];
-    snprintf(path, sizeof path, "%s/sweep.csv", d);
     static char text[1 << 16];
-    cli_slurp(path, text, sizeof text);
+    cli_slurp(in_dir(d, "sweep.csv").s, text, sizeof text);
     static char head[64][64], row[64][64];
     const char *p;
     const size_t nh = rfc4180_record(text, head, 64, &p);
@@ -166,9 +122,7 @@ static const char *reference(void)
     cli_result *r = cli_run("sweep", "compass", GRID, SEARCH, TOLS, "--jobs", "1", "--out", ref, "-q", NULL);
     if (r->status) print_error("%s\n", r->err);
     assert_int_equal(r->status, 0);
-    char path[400];
-    snprintf(path, sizeof path, "%s/sweep.csv", ref);
-    assert_int_equal(lines_in(path), POINTS + 1);
+    assert_int_equal(lines_in(in_dir(ref, "sweep.csv").s), POINTS + 1);
     return ref;
 }
 
@@ -180,7 +134,7 @@ static void each_row_is_disturb_run_alone_at_its_point(void **state)
 {
     (void)state;
     const char *ref = reference();
-    char *rows = rows_of(ref);
+    char *rows = rows_of(ref, "sweep.csv");
     assert_non_null(strstr(rows, "\n5,0.59999999999999998,12,unstable,ok,"));
     /* no GSN there: a step down of 1e-5 m, the norm's difference step, already fells it */
     assert_non_null(strstr(rows, ",fell_forward,2,2,8,38,nan,failed,"));
@@ -193,15 +147,13 @@ static void each_row_is_disturb_run_alone_at_its_point(void **state)
 static void threads_shards_and_resume_give_the_same_rows(void **state)
 {
     (void)state;
-    char *want = rows_of(reference());
+    char *want = rows_of(reference(), "sweep.csv");
     assert_non_null(strstr(want, "index,b,mh,outcome,status,max_abs_eig,stable,neg_survives,"));
 
     const char *two = dir("two");
     assert_int_equal(cli_run("sweep", "compass", GRID, SEARCH, TOLS, "--jobs", "2", "--out", two, "-q", NULL)->status,
                      0);
-    char *got = rows_of(two);
-    assert_string_equal(want, got);
-    free(got);
+    assert_rows(want, two, "sweep.csv");
 
     const char *sh = dir("shards");
     for (int k = 0; k < 2; k++)
@@ -209,23 +161,19 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
                                  "-q", NULL)
                              ->status,
                          0);
-    char part[400];
-    snprintf(part, sizeof part, "%s/part-shard-1-of-2.csv", sh);
-    assert_int_equal(lines_in(part), 1 + POINTS / 2); /* one grid line each */
+    assert_int_equal(lines_in(in_dir(sh, "part-shard-1-of-2.csv").s), 1 + POINTS / 2); /* one grid line each */
     cli_result *r = cli_run("merge", sh, NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "6 rows in"));
-    got = rows_of(sh);
-    assert_string_equal(want, got);
-    free(got);
+    assert_rows(want, sh, "sweep.csv");
 
     const char *cut = dir("stopped");
     assert_int_equal(cli_run("sweep", "compass", GRID, SEARCH, TOLS, "--jobs", "1", "--stop-after", "2", "--out", cut,
                              "-q", NULL)
                          ->status,
                      75);
-    snprintf(part, sizeof part, "%s/part-local.csv", cut);
-    assert_int_equal(lines_in(part), 3);
+    const test_path part = in_dir(cut, "part-local.csv");
+    assert_int_equal(lines_in(part.s), 3);
     /* another disturbance setting is another sweep: refused, nothing mixed */
     cli_expect_error(cli_run("sweep", "compass", GRID, "--disturb", "step_down", "--from", "-0.02", "--to", "0.02",
                              "--max-strides", "31", "--scan", "8", "--bisect-tol", "1e-5", TOLS, "--resume", "--out",
@@ -237,15 +185,11 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
                              NULL)
                          ->status,
                      0);
-    assert_int_equal(lines_in(part), POINTS + 1); /* nothing computed twice */
-    got = rows_of(cut);
-    assert_string_equal(want, got);
-    free(got);
+    assert_int_equal(lines_in(part.s), POINTS + 1); /* nothing computed twice */
+    assert_rows(want, cut, "sweep.csv");
 
     /* the sidecar names the search, which is part of the signature */
-    char path[400];
-    snprintf(path, sizeof path, "%s/sweep.json", cut);
-    json_t *doc = json_load_file(path, 0, NULL);
+    json_t *doc = json_load_file(in_dir(cut, "sweep.json").s, 0, NULL);
     assert_non_null(doc);
     assert_string_equal(json_string_value(json_object_get(doc, "kind")), "disturb");
     const json_t *ds = json_object_get(doc, "disturb");
@@ -264,33 +208,8 @@ static void threads_shards_and_resume_give_the_same_rows(void **state)
 static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
 {
     (void)state;
-    const char *ref = dir("kill-ref"), *cut = dir("killed");
-    const char *grid = "b=0.3:0.5:40";
-    assert_int_equal(cli_run("sweep", "compass", "--grid", grid, SEARCH, TOLS, "--jobs", "2", "--out", ref, "-q", NULL)
-                         ->status,
-                     0);
-    char *want = rows_of(ref);
-    const char *args[] = {"sweep", "compass", "--grid", grid, SEARCH, TOLS, "--jobs", "1", "--out", cut, "-q", NULL};
-    char part[400];
-    snprintf(part, sizeof part, "%s/part-local.csv", cut);
-    pid_t pid = cli_spawn(cli_exe, args, NULL, NULL, NULL);
-    struct timespec nap = {0, 2 * 1000 * 1000};
-    for (int i = 0; i < 10000 && lines_in(part) < 4; i++) nanosleep(&nap, NULL);
-    kill(pid, SIGKILL);
-    static cli_result r;
-    cli_finish(pid, NULL, NULL, &r);
-    assert_int_equal(r.status, 128 + SIGKILL);
-    const long kept = lines_in(part) - 1;
-    assert_true(kept >= 3 && kept < 40);
-    assert_int_equal(cli_run("sweep", "compass", "--grid", grid, SEARCH, TOLS, "--jobs", "2", "--resume", "--out", cut,
-                             "-q", NULL)
-                         ->status,
-                     0);
-    assert_int_equal(lines_in(part), 41);
-    char *got = rows_of(cut);
-    assert_string_equal(want, got);
-    free(got);
-    free(want);
+    const char *const args[] = {"sweep", "compass", "--grid", "b=0.3:0.5:40", SEARCH, TOLS, NULL};
+    killed_and_resumed_loses_nothing(args, "sweep.csv", 40, 3);
 }
 
 /* mpirun -np 2 stridemap sweep --disturb ... */
@@ -301,21 +220,11 @@ static void mpi_two_ranks_give_the_same_rows(void **state)
     const char *ref = dir("mpi-ref"), *out = dir("mpi-2");
     assert_int_equal(cli_run("sweep", "compass", GRID, SEARCH, TOLS, "--jobs", "1", "--out", ref, "-q", NULL)->status,
                      0);
-    char *want = rows_of(ref);
-    const char *args[] = {"--oversubscribe", "--allow-run-as-root", "-np", "2", cli_exe, "sweep", "compass", GRID,
-                          SEARCH, TOLS, "--jobs", "1", "--out", out, "-q", NULL};
-    char err_path[300];
-    snprintf(err_path, sizeof err_path, "%s/stderr-mpi", base_dir);
-    static cli_result r;
-    cli_finish(cli_spawn(mpirun, args, NULL, err_path, NULL), NULL, err_path, &r);
-    if (r.status) print_error("mpirun: exit %d: %s\n", r.status, r.err);
-    assert_int_equal(r.status, 0);
-    char part[400];
-    snprintf(part, sizeof part, "%s/part-rank-1-of-2.csv", out);
-    assert_true(lines_in(part) >= 1);
-    char *got = rows_of(out);
-    assert_string_equal(want, got);
-    free(got);
+    const char *const args[] = {"sweep", "compass", GRID, SEARCH, TOLS, "--jobs", "1", "--out", out, "-q", NULL};
+    assert_int_equal(mpi_run(mpirun, "2", args), 0);
+    assert_true(lines_in(in_dir(out, "part-rank-1-of-2.csv").s) >= 1);
+    char *want = rows_of(ref, "sweep.csv");
+    assert_rows(want, out, "sweep.csv");
     free(want);
 }
 
@@ -329,20 +238,6 @@ static void help_names_disturb_with_an_example(void **state)
     r = cli_run("disturb", "--help", NULL); /* points to the grid form */
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->out, "--disturb NAME --from A --to B --out DIR"));
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(base_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base_dir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -362,5 +257,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(help_names_disturb_with_an_example),
         cmocka_unit_test(mpi_two_ranks_give_the_same_rows),
     };
-    return cmocka_run_group_tests_name("cli_disturb_sweep", tests, setup, teardown);
+    return cmocka_run_group_tests_name("cli_disturb_sweep", tests, sweep_dir_setup, sweep_dir_teardown);
 }

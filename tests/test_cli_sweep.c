@@ -1,64 +1,17 @@
 /* stridemap sweep and merge as a user meets them: refused grids, a killed
  * sweep resumed, shards merged, the JSON sidecar.  argv[1] is the binary. */
-#include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli_run.h"
+#include "sweep_harness.h"
 #include "test_util.h"
 
 static const char *mpirun; /* argv[2] when the MPI build is tested */
-static char base_dir[] = "/tmp/sm_test_cli_sweepXXXXXX";
-
-static const char *dir(const char *name)
-{
-    static char buf[4][300];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", base_dir, name);
-    return buf[k];
-}
-
-/* The rows of DIR/sweep.csv without the wall_s column (the one before last). */
-static char *rows_of(const char *d)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/sweep.csv", d);
-    FILE *f = fopen(path, "r");
-    if (!f) print_error("no %s\n", path);
-    assert_non_null(f);
-    char *text = calloc(1 << 20, 1), line[8192];
-    size_t n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *last = strrchr(line, ',');
-        *last = '\0';
-        char *wall = strrchr(line, ',');
-        size_t len = (size_t)(wall - line), tail = strlen(last + 1);
-        memcpy(text + n, line, len);
-        text[n + len] = ',';
-        memcpy(text + n + len + 1, last + 1, tail);
-        n += len + 1 + tail;
-    }
-    fclose(f);
-    return text;
-}
-
-static long lines_in(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) return 0;
-    long n = 0;
-    for (int c; (c = fgetc(f)) != EOF;) n += c == '\n';
-    fclose(f);
-    return n;
-}
 
 #define GRID "gamma=0.002:0.02:12"
 #define TOLS "--rtol", "1e-8", "--atol", "1e-8", "--tol", "1e-8"
@@ -146,12 +99,10 @@ static pid_t start_blocked_sidecar(const char *d, const char *fsize, const char 
                            "--out", d, "-q", NULL};
     const char *limited[] = {fsize, "--", cli_exe, "sweep", "rimless", "--grid", "gamma=0.02:0.2:8000", "--tmax",
                              "1e-6", "--jobs", "1", "--out", d, "-q", NULL};
-    pid_t pid = fsize ? cli_spawn("/usr/bin/prlimit", limited, NULL, err_path, NULL)
-                      : cli_spawn(cli_exe, sweep, NULL, err_path, NULL);
-    char part[400], block[400];
-    snprintf(part, sizeof part, "%s/part-local.csv", d);
-    struct timespec nap = {0, 1000 * 1000};
-    for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
+    const test_path part = in_dir(d, "part-local.csv");
+    pid_t pid = fsize ? spawn_until_lines("/usr/bin/prlimit", limited, err_path, part.s, 3)
+                      : spawn_until_lines(NULL, sweep, err_path, part.s, 3);
+    char block[400];
     kill(pid, SIGSTOP);
     int ws = 0;
     assert_int_equal(waitpid(pid, &ws, WUNTRACED), pid);
@@ -205,35 +156,8 @@ static void a_disk_full_mid_sweep_is_one_line(void **state)
 static void killed_with_sigkill_and_resumed_loses_nothing(void **state)
 {
     (void)state;
-    const char *ref = dir("ref"), *cut = dir("killed");
-    assert_int_equal(cli_run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", ref, "-q",
-                         NULL)->status,
-                     0);
-    char *want = rows_of(ref);
-
-    const char *args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "1", "--out", cut,
-                          "-q", NULL};
-    char err_path[300], part[400];
-    snprintf(err_path, sizeof err_path, "%s/stderr-kill", base_dir);
-    snprintf(part, sizeof part, "%s/part-local.csv", cut);
-    pid_t pid = cli_spawn(cli_exe, args, NULL, err_path, NULL);
-    struct timespec nap = {0, 2 * 1000 * 1000};
-    for (int i = 0; i < 5000 && lines_in(part) < 6; i++) nanosleep(&nap, NULL);
-    kill(pid, SIGKILL);
-    static cli_result r;
-    cli_finish(pid, NULL, err_path, &r);
-    long kept = lines_in(part) - 1;
-    assert_int_equal(r.status, 128 + SIGKILL);
-    assert_true(kept >= 5 && kept < 60);
-
-    cli_result *rr = cli_run("sweep", "simplest", "--grid", "gamma=0.002:0.02:60", "--jobs", "2", "--out", cut,
-                         "--resume", "-q", NULL);
-    assert_int_equal(rr->status, 0);
-    assert_int_equal(lines_in(part), 61); /* nothing computed twice */
-    char *got = rows_of(cut);
-    assert_string_equal(want, got);
-    free(got);
-    free(want);
+    const char *const args[] = {"sweep", "simplest", "--grid", "gamma=0.002:0.02:60", NULL};
+    killed_and_resumed_loses_nothing(args, "sweep.csv", 60, 5);
 }
 
 /* Two runs on one DIR: one writes, the other is refused at once (73) and
@@ -247,9 +171,7 @@ static void a_second_sweep_on_the_same_directory_is_refused(void **state)
     char err_path[300], part[400];
     snprintf(err_path, sizeof err_path, "%s/stderr-busy", base_dir);
     snprintf(part, sizeof part, "%s/part-local.csv", d);
-    pid_t pid = cli_spawn(cli_exe, args, NULL, err_path, NULL);
-    struct timespec nap = {0, 1000 * 1000};
-    for (int i = 0; i < 10000 && lines_in(part) < 3; i++) nanosleep(&nap, NULL);
+    pid_t pid = spawn_until_lines(NULL, args, err_path, part, 3);
     /* Held mid-run, the first sweep is certainly still writing when the second starts. */
     kill(pid, SIGSTOP);
     int ws = 0;
@@ -286,10 +208,9 @@ static void a_second_sweep_on_the_same_directory_is_refused(void **state)
     assert_int_equal(refused->status, 73);
     assert_int_equal(cli_count_lines(refused->err), 1);
     assert_int_equal(lines_in(part), 61);
-    char *want = rows_of(d), *got = rows_of(d2);
-    assert_string_equal(want, got);
+    char *want = rows_of(d, "sweep.csv");
+    assert_rows(want, d2, "sweep.csv");
     free(want);
-    free(got);
 }
 
 static void sigterm_and_sigint_keep_every_finished_row(void **state)
@@ -304,9 +225,7 @@ static void sigterm_and_sigint_keep_every_finished_row(void **state)
         char err_path[300], part[400];
         snprintf(err_path, sizeof err_path, "%s/stderr-term", base_dir);
         snprintf(part, sizeof part, "%s/part-local.csv", d);
-        pid_t pid = cli_spawn(cli_exe, args, NULL, err_path, NULL);
-        struct timespec nap = {0, 2 * 1000 * 1000};
-        for (int i = 0; i < 5000 && lines_in(part) < 4; i++) nanosleep(&nap, NULL);
+        pid_t pid = spawn_until_lines(NULL, args, err_path, part, 4);
         kill(pid, sigs[k]);
         static cli_result r;
         cli_finish(pid, NULL, err_path, &r);
@@ -327,7 +246,7 @@ static void shards_merge_into_the_same_rows(void **state)
     const char *ref = dir("ref2d"), *sh = dir("shards");
     const char *g0 = "gamma=0.02:0.2:5", *g1 = "n=5:8:4";
     assert_int_equal(cli_run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", ref, "-q", NULL)->status, 0);
-    char *want = rows_of(ref);
+    char *want = rows_of(ref, "sweep.csv");
     assert_int_equal(cli_run("sweep", "rimless", "--grid", g0, "--grid", g1, TOLS, "--out", sh, "--shard", "0/3", "-q",
                          NULL)->status,
                      0);
@@ -341,14 +260,10 @@ static void shards_merge_into_the_same_rows(void **state)
     cli_result *r = cli_run("merge", sh, NULL);
     assert_int_equal(r->status, 0);
     assert_non_null(strstr(r->err, "20 rows"));
-    char *got = rows_of(sh);
-    assert_string_equal(want, got);
+    assert_rows(want, sh, "sweep.csv");
     free(want);
-    free(got);
 
-    char path[400];
-    snprintf(path, sizeof path, "%s/sweep.json", sh);
-    json_t *doc = json_load_file(path, 0, NULL);
+    json_t *doc = json_load_file(in_dir(sh, "sweep.json").s, 0, NULL);
     assert_non_null(doc);
     assert_int_equal(json_integer_value(json_object_get(doc, "rows")), 20);
     assert_int_equal(json_integer_value(json_object_get(doc, "missing")), 0);
@@ -405,15 +320,9 @@ static void the_sidecar_says_how_the_sweep_was_made(void **state)
 /* mpirun -np R stridemap sweep ... */
 static int run_mpi(const char *ranks, const char *out, const char *extra)
 {
-    const char *args[40] = {"--oversubscribe", "--allow-run-as-root", "-np", ranks, cli_exe, "sweep", "rimless",
-                            "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "1", "--out", out,
-                            "-q", extra, NULL};
-    char err_path[300];
-    snprintf(err_path, sizeof err_path, "%s/stderr-mpi", base_dir);
-    static cli_result r;
-    cli_finish(cli_spawn(mpirun, args, NULL, err_path, NULL), NULL, err_path, &r);
-    if (r.status != 0 && r.status != 75) print_error("mpirun: exit %d: %s\n", r.status, r.err);
-    return r.status;
+    const char *const args[] = {"sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs",
+                                "1", "--out", out, "-q", extra, NULL};
+    return mpi_run(mpirun, ranks, args);
 }
 
 static void mpi_ranks_give_the_same_rows_and_resume(void **state)
@@ -424,33 +333,25 @@ static void mpi_ranks_give_the_same_rows_and_resume(void **state)
     assert_int_equal(cli_run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "1",
                          "--out", ref, "-q", NULL)->status,
                      0);
-    char *want = rows_of(ref);
+    char *want = rows_of(ref, "sweep.csv");
     assert_int_equal(run_mpi("4", four, NULL), 0);
-    char *got = rows_of(four);
-    assert_string_equal(want, got);
-    free(got);
-    char part[400];
-    snprintf(part, sizeof part, "%s/part-rank-3-of-4.csv", four);
-    assert_true(lines_in(part) >= 1); /* every rank wrote its own part */
+    assert_rows(want, four, "sweep.csv");
+    assert_true(lines_in(in_dir(four, "part-rank-3-of-4.csv").s) >= 1); /* every rank wrote its own part */
 
     /* Lines cut into segments of 2 points: ranks and threads agree again. */
     const char *seg_ref = dir("mpi-seg-ref"), *seg4 = dir("mpi-seg-4");
     assert_int_equal(cli_run("sweep", "rimless", "--grid", "gamma=0.02:0.2:4", "--grid", "n=5:12:8", TOLS, "--jobs", "2",
                          "--segment=2", "--out", seg_ref, "-q", NULL)->status,
                      0);
-    char *seg_want = rows_of(seg_ref);
+    char *seg_want = rows_of(seg_ref, "sweep.csv");
     assert_int_equal(run_mpi("4", seg4, "--segment=2"), 0);
-    got = rows_of(seg4);
-    assert_string_equal(seg_want, got);
-    free(got);
+    assert_rows(seg_want, seg4, "sweep.csv");
     free(seg_want);
 
     /* Three ranks stopped early, resumed by two: the same rows. */
     assert_int_equal(run_mpi("3", cut, "--stop-after=2"), 75);
     assert_int_equal(run_mpi("2", cut, "--resume"), 0);
-    got = rows_of(cut);
-    assert_string_equal(want, got);
-    free(got);
+    assert_rows(want, cut, "sweep.csv");
     free(want);
 }
 
@@ -582,20 +483,6 @@ static void help_has_an_example(void **state)
     assert_int_equal(cli_run("merge", "--help", NULL)->status, 0);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(base_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -622,5 +509,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(help_has_an_example),
         cmocka_unit_test(mpi_ranks_give_the_same_rows_and_resume),
     };
-    return cmocka_run_group_tests_name("cli_sweep", tests, setup, teardown);
+    return cmocka_run_group_tests_name("cli_sweep", tests, sweep_dir_setup, sweep_dir_teardown);
 }

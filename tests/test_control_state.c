@@ -18,13 +18,12 @@
 #include "cli_run.h"
 #include "hzd_checks.h"
 #include "src_path.h"
+#include "sweep_harness.h"
 #include "stridemap/fixedpoint.h"
 #include "stridemap/poincare.h"
 
 #define MODEL "models/three_link_hzd.yaml"
 #define GAINS "  gains: {kp: 1, kd: 2, epsilon: epsilon}\n"
-
-static char base_dir[] = "/tmp/sm_test_ctrl_stateXXXXXX";
 
 /* A copy of the model file with `from` replaced by `to` (which must occur
  * once at least; the first is replaced). */
@@ -359,49 +358,23 @@ static void test_five_link_sampled_file(void **state)
     sm_registry_close(mc);
 }
 
-/* sweep.csv's rows without wall_s (the column before the last). */
-static char *rows_of(const char *d)
-{
-    char path[400];
-    snprintf(path, sizeof path, "%s/sweep.csv", d);
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char *text = calloc(1 << 20, 1), line[8192];
-    size_t n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *last = strrchr(line, ',');
-        *last = '\0';
-        char *wall = strrchr(line, ',');
-        const size_t len = (size_t)(wall - line), tail = strlen(last + 1);
-        memcpy(text + n, line, len);
-        text[n + len] = ',';
-        memcpy(text + n + len + 1, last + 1, tail);
-        n += len + 1 + tail;
-    }
-    fclose(f);
-    return text;
-}
-
 /* A sampled walker's map is deterministic: the same sweep on one thread
  * and on two gives the same rows, bit for bit. */
 static void test_sampled_sweep_same_on_one_and_two_threads(void **state)
 {
     (void)state;
     const char *path = with_controller("sweep", "  sampling: {period: 0.01}\n");
-    char d1[400], d2[400];
-    snprintf(d1, sizeof d1, "%s/jobs1", base_dir);
-    snprintf(d2, sizeof d2, "%s/jobs2", base_dir);
+    const char *d1 = dir("jobs1"), *d2 = dir("jobs2");
     const char *grid1 = "epsilon=0.09:0.1:2", *grid2 = "controller.sampling.period=0.008:0.01:2";
     cli_result *r = cli_run("sweep", path, "--grid", grid1, "--grid", grid2, "--jobs", "1", "--out", d1, "-q", NULL);
     assert_int_equal(r->status, 0);
     r = cli_run("sweep", path, "--grid", grid1, "--grid", grid2, "--jobs", "2", "--out", d2, "-q", NULL);
     assert_int_equal(r->status, 0);
-    char *a = rows_of(d1), *b = rows_of(d2);
+    char *a = rows_of(d1, "sweep.csv");
     assert_int_equal(cli_count_lines(a), 5);
     assert_null(strstr(a, "not_converged"));
-    assert_string_equal(a, b);
+    assert_rows(a, d2, "sweep.csv");
     free(a);
-    free(b);
 }
 
 /* The spline through (0, v0), (1/2, v1), (1, v0) is v0 + (v1 − v0)(3s −
@@ -513,20 +486,6 @@ static void test_bad_definitions_refused(void **state)
     cli_expect_error(r, 64, "sampled controller");
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(base_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -543,5 +502,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sampled_sweep_same_on_one_and_two_threads),
         cmocka_unit_test(test_five_link_sampled_file),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, sweep_dir_setup, sweep_dir_teardown);
 }

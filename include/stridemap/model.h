@@ -99,6 +99,10 @@ typedef struct {
     sm_status failure;        /* SM_EVENT_FAIL only */
     sm_event_grad_fn gradient;      /* optional: dg/dx (central differences if NULL) */
     sm_reset_jac_fn reset_jacobian; /* optional: dR/dx (central differences if NULL) */
+    /* The swing foot (leg, spoke) strikes the ground here: the stride's
+     * heelstrike_impulse is the momentum jump across this event's reset.
+     * A model that marks none has its strike at the section event. */
+    bool strike;
 } sm_event;
 
 /* Every event function of a phase at one (t, x): g[n_events], each equal to

@@ -20,7 +20,7 @@ typedef struct {
     double step_length;        /* model's step length at the section event */
     double speed;              /* step_length / period */
     double impact_energy_loss; /* kinetic energy lost over all resets of the stride */
-    double heelstrike_impulse; /* |jump of linear momentum| at the event named "heelstrike" (the last
+    double heelstrike_impulse; /* |jump of linear momentum| at the strike (sm_event.strike; the last
                                   one), else at the section event */
     double cost_of_transport;  /* impact_energy_loss / (weight * step_length) */
     double min_foot_clearance; /* outside the scuff window and the first/last 5 % of the step */

@@ -182,6 +182,9 @@ typedef struct {
      * the next phase's (a joint held through the impact, then released) */
     size_t n_impact;
     int impact_contacts[BODY_MAX_CONTACTS];
+    /* strike: the file's word on whether this is the swing foot's strike
+     * (heelstrike_impulse); left out, strike.c tells from the impact */
+    enum { BODY_STRIKE_INFER, BODY_STRIKE_YES, BODY_STRIKE_NO } strike;
 } body_event;
 
 typedef struct {

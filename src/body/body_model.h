@@ -212,6 +212,10 @@ double body_push_value(const body_eval *e, size_t k, const double *p);
 void body_push_direction(const body_file *f, size_t k, const double *p, double u[3]);
 sm_status body_push_apply(const body_eval *e, size_t ph, size_t k, double *x, body_impact *out);
 
+/* strike.c: event ev of phase ph is the swing foot's strike on the ground
+ * (sm_event.strike), as the file says or else as its impact shows. */
+bool body_event_strikes(const body_file *f, size_t ph, size_t ev);
+
 /* The per-(phase, event) callbacks (events.c) and the rhs of each phase (phase.c). */
 sm_event_fn body_event_value_fn(size_t ph, size_t ev);
 sm_guard_fn body_event_guard_fn(size_t ph, size_t ev);

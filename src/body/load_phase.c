@@ -190,7 +190,7 @@ static bool read_impact(bl_ctx *c, const yaml_node_t *x, body_event *e)
 
 static bool read_event(bl_ctx *c, const yaml_node_t *n, body_phase *ph)
 {
-    static const char *const keys[] = {"name", "when", "if", "impact", "relabel", "then", "fail", NULL};
+    static const char *const keys[] = {"name", "when", "if", "impact", "relabel", "strike", "then", "fail", NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "an event")) return false;
     yaml_node_t *nk = NULL, *x = bl_get(c, n, "name", &nk);
     const char *name;
@@ -228,6 +228,11 @@ static bool read_event(bl_ctx *c, const yaml_node_t *n, body_phase *ph)
         if (e->relabel && !bl_get(c, c->root, "relabel", NULL))
             return bl_fail_at(c, x->start_mark, "event '%s' relabels but the file has no relabel: table; add one (e.g. "
                               "relabel: [{swap: [leg_a, leg_b]}]) or remove 'relabel: true'", name);
+    }
+    if ((x = bl_get(c, n, "strike", NULL))) {
+        bool strike;
+        if (!bl_bool(c, x, "strike", &strike)) return false;
+        e->strike = strike ? BODY_STRIKE_YES : BODY_STRIKE_NO;
     }
     yaml_node_t *then = bl_get(c, n, "then", NULL), *fail = bl_get(c, n, "fail", NULL);
     if (!then == !fail)
@@ -269,9 +274,9 @@ static bool read_event(bl_ctx *c, const yaml_node_t *n, body_phase *ph)
                 }
             return bl_fail_at(c, fail->start_mark, "fail: '%s' is no walker status; use one of: %s", s ? s : "?", list);
         }
-        if (e->impact || e->relabel)
-            return bl_fail_at(c, fail->start_mark, "event '%s' fails the stride; impact and relabel do nothing there: "
-                              "remove them", name);
+        if (e->impact || e->relabel || e->strike == BODY_STRIKE_YES)
+            return bl_fail_at(c, fail->start_mark, "event '%s' fails the stride; impact, relabel and strike do "
+                              "nothing there: remove them", name);
     }
     return true;
 }

@@ -118,6 +118,7 @@ static void build_phases(body_model *bm)
                 .next_phase = E->outcome == SM_EVENT_TO_PHASE ? (size_t)E->next_phase : 0,
                 .reset = resets && E->outcome != SM_EVENT_FAIL ? body_event_reset_fn(ph, k) : NULL,
                 .failure = E->failure,
+                .strike = body_event_strikes(f, ph, k),
             };
         }
         bm->phases[ph] = (sm_phase){.name = P->name, .rhs = body_phase_rhs_fn(ph), .n_events = P->n_events,

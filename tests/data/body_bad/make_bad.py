@@ -83,6 +83,8 @@ cases = [
  ("syntax", "broken YAML", "slope: 0.05\n", "slope: [0.05\n", None, "not valid YAML"),
  ("outcome_both", "an event with then: and fail:", "        fail: fell_backward\n", "        fail: fell_backward\n        then: swing\n", "name: rolled_back", "one outcome"),
  ("joint_unknown", "a joint type that does not exist", "    joint: hinge\n    axis: [0, -1, 0]\n    mass: 5", "    joint: hnige\n    axis: [0, -1, 0]\n    mass: 5", "hnige", "unknown joint 'hnige'"),
+ ("strike_on_fail", "a failure marked as the swing foot's strike", "        fail: fell_backward\n", "        strike: true\n        fail: fell_backward\n", "fell_backward", "impact, relabel and strike do nothing there"),
+ ("strike_not_bool", "strike: neither true nor false", "        relabel: true\n", "        relabel: true\n        strike: yes\n", "yes", "strike must be true or false"),
 ]
 EXTRA = {
  "lock_ball": ("a lock on a ball joint's coordinate", """# {c}
