@@ -97,6 +97,30 @@ static void test_feedforward_refused(void **state)
                    "2 torques and 3 knots");
     expect_refused("knots: [0, 0.5, 1]", "knots: [0, 0.5, 0.5]", ":45:", "knot 2 (0.5) is not above");
     expect_refused("kind: pd", "kind: io_linearisation", ":45:", "feedforward is a term of the pd law");
+    /* an output's phases: (its line, 42) */
+    const char *out = "{name: x, on: {block_x: 1}, ";
+    expect_refused(out, "{name: x, on: {block_x: 1}, phases: [walking], ", ":42:", "'walking', which is no phase");
+    expect_refused(out, "{name: x, on: {block_x: 1}, phases: [pushed, pushed], ", ":42:", "'pushed' twice");
+    expect_refused(out, "{name: x, on: {block_x: 1}, phases: [], ", ":42:", "names no phase");
+    {
+        char why[1024] = "";
+        /* both changes in one variant: the kind, then the output's phases */
+        char text[8192], path[256];
+        cli_slurp(BLOCK, text, sizeof text);
+        replace(text, sizeof text, "kind: pd", "kind: io_linearisation");
+        replace(text, sizeof text, "kd: 10}", "kd: 10, epsilon: 0.1}");
+        replace(text, sizeof text, out, "{name: x, on: {block_x: 1}, phases: [pushed], ");
+        snprintf(path, sizeof path, "%s/variant.yaml", tmp_dir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        const sm_model *m = NULL;
+        assert_status(sm_registry_open(path, &m, why, sizeof why), SM_BAD_MODEL_FILE);
+        print_message("%s\n", why);
+        assert_non_null(strstr(why, ":42:"));
+        assert_non_null(strstr(why, "switches the pd law's feedback"));
+    }
     char path[256];
     snprintf(path, sizeof path, "%s/variant.yaml", tmp_dir);
     remove(path);
