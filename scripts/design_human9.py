@@ -4,8 +4,9 @@
 One step of a periodic walk of the nine-segment human (models/human_hu9.yaml's
 segments: Winter's fractions of 75 kg, 1.75 m), prescribed as smooth
 functions of time, T = STEP_T s from toe-off to toe-off, the hip moving
-forward at constant speed L/T (so the phase variable, the hip's height-free
-horizontal position over the stance toe tip, is proportional to time):
+forward as the centre of mass of a linear inverted pendulum over a planned
+centre of pressure (LIP; LIP = 0: at constant speed L/T), the phase
+variable the file's clock (CLOCK; CLOCK = 0: the stance leg's angle):
 - single support (ss1, T1): the stance foot flat on its pinned toe tip; the
   swing foot's heel and angle from the last toe-off's to the heel-strike's
   (positions, rates and accelerations matched at both ends: quintic
@@ -26,13 +27,16 @@ The joint moments of that motion (stridemap inverse on models/human_hu9.yaml,
 the same bodies; the smallest sum of squared moments in double support) are
 the controller's feedforward; the motion's joint angles (and the trunk's
 lean) its outputs' references: natural cubic splines in s through N_KNOTS
-knots, fitted by least squares.  In ds_flat the moments are blended toward
-those that carry the body on the front foot alone (the hind toe unloaded:
-a run of inverse with the hind toe off the ground), so that the hind toe's
-normal force falls through zero, the toe-off, at the step's end.
+knots, fitted by least squares.  In double support an internal force
+hands the load to the front foot (SHARE, share_load; SHARE = 0: a blend
+toward the moments that carry the body on the front foot alone), so that
+the hind toe's normal force falls through zero, the toe-off, at the
+step's end.  Every setting can be changed for one run:
+DESIGN=NAME=VALUE,... (the file's header lists the values in use).
 
 Writes the numbers into models/human9.yaml (--write), between the lines
-'# design: begin' and '# design: end' and in the guess.
+'# design: begin' and '# design: end' and in the guess (the reference's
+start; --guess-from FIXED.json writes a gait there instead).
 
   /usr/bin/python3 scripts/design_human9.py --write models/human9.yaml
 """
