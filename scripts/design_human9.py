@@ -4,8 +4,9 @@
 One step of a periodic walk of the nine-segment human (models/human_hu9.yaml's
 segments: Winter's fractions of 75 kg, 1.75 m), prescribed as smooth
 functions of time, T = STEP_T s from toe-off to toe-off, the hip moving
-forward at constant speed L/T (so the phase variable, the hip's height-free
-horizontal position over the stance toe tip, is proportional to time):
+forward as the centre of mass of a linear inverted pendulum over a planned
+centre of pressure (LIP; LIP = 0: at constant speed L/T), the phase
+variable the file's clock (CLOCK; CLOCK = 0: the stance leg's angle):
 - single support (ss1, T1): the stance foot flat on its pinned toe tip; the
   swing foot's heel and angle from the last toe-off's to the heel-strike's
   (positions, rates and accelerations matched at both ends: quintic
@@ -26,18 +27,22 @@ The joint moments of that motion (stridemap inverse on models/human_hu9.yaml,
 the same bodies; the smallest sum of squared moments in double support) are
 the controller's feedforward; the motion's joint angles (and the trunk's
 lean) its outputs' references: natural cubic splines in s through N_KNOTS
-knots, fitted by least squares.  In ds_flat the moments are blended toward
-those that carry the body on the front foot alone (the hind toe unloaded:
-a run of inverse with the hind toe off the ground), so that the hind toe's
-normal force falls through zero, the toe-off, at the step's end.
+knots, fitted by least squares.  In double support an internal force
+hands the load to the front foot (SHARE, share_load; SHARE = 0: a blend
+toward the moments that carry the body on the front foot alone), so that
+the hind toe's normal force falls through zero, the toe-off, at the
+step's end.  Every setting can be changed for one run:
+DESIGN=NAME=VALUE,... (the file's header lists the values in use).
 
 Writes the numbers into models/human9.yaml (--write), between the lines
-'# design: begin' and '# design: end' and in the guess.
+'# design: begin' and '# design: end' and in the guess (the reference's
+start; --guess-from FIXED.json writes a gait there instead).
 
   /usr/bin/python3 scripts/design_human9.py --write models/human9.yaml
 """
 import argparse
 import csv
+import json
 import math
 import os
 import re
@@ -52,21 +57,48 @@ LT, LS, AH, HB, MTP, LTOE = 0.42875, 0.4305, 0.06825, 0.055, 0.155, 0.056
 FOOT = HB + MTP + LTOE  # heel to toe tip
 
 STEP_L, STEP_T = 0.55, 0.50
-T1, T2 = 0.36, 0.015  # single support, ds1; ds_flat the rest
-H0, DH = 0.87, 0.015
+T1, T2 = 0.36, 0.04  # single support, ds1; ds_flat the rest
+H0, DH = 0.84, 0.015
 HAT = 0.05
-PSI_END = 0.40  # hind foot's heel-up angle at toe-off
-T_HR = 0.22  # the stance heel starts rising
+PSI_END = 0.20  # hind foot's heel-up angle at toe-off
+T_HR = 0.33  # the stance heel starts rising
 PHI0 = 0.10  # front foot's toe-up angle at heel-strike
-BETA = 1.0  # share of the front foot's rate kept at foot-flat
-V_LAND = 0.2  # swing heel's downward speed at heel-strike
+BETA = 0.3  # share of the front foot's rate kept at foot-flat
+V_LAND = 0.15  # swing heel's downward speed at heel-strike
 CLEAR = 0.05  # swing heel's lift at mid-swing
 X_MID = 0.04  # hip ahead of the stance ankle at mid single support
 HIP_A = 0.0  # the hip's sway about its steady forward motion (m)
 FS = 1000.0
-PRESS_KNEE, PRESS_TOE = 0.10, 0.10  # the front leg's press in double support (rad)
-PRESS_OFF = 0.0  # share of the press taken off after foot-flat
-W_DS1 = 0.0  # share of the front foot's load at heel-strike, rising to 1 at toe-off
+PRESS_KNEE, PRESS_TOE = 0.10, 0.05  # the front leg's press in double support (rad)
+PRESS_OFF = 1.0  # share of the press taken off after foot-flat
+W_DS1 = 0.1  # share of the front foot's load at heel-strike, rising to 1 at toe-off
+# LIP = 1: the hip's forward motion from the centre of mass as a linear
+# inverted pendulum x'' = W2 (x - p) over a planned centre of pressure p
+# (from the stance toe tip; the heel is 0.266 m behind it, the toe joint
+# 0.056 m): COP_SS0 to COP_SS1 in single support, to COP_DS at foot-flat,
+# to the next step's COP_SS0 at toe-off; the start (x, x') solved so that
+# the step is periodic, the forward speed scaled by R1, R2 at the
+# heel-strike and the foot-flat.  LIP = 0: constant speed (and HIP_A).
+LIP = 1.0
+W2 = 9.81 / 0.966  # g over the centre of mass's height
+COP_SS0, COP_SS1, COP_DS = -0.23, -0.07, -0.04
+COM_DX = 0.011  # centre of mass ahead of the hip (the trunk's lean)
+R1, R2 = 1.0, 1.0  # forward speed kept through the heel-strike and the foot-flat
+# FRONT_ANKLE = 1: the front ankle's moment blended as the others (the
+# front leg carries the body in B: without it the load is left to the
+# press alone); 0: left to the feedback
+FRONT_ANKLE = 0.0
+FIT_W = 10.0  # the outputs' fit weight at the heel-strike and the step's ends
+# SHARE = 1: double support's load handed over by an internal force (below,
+# share_load) rather than the blend with B: the front foot's share
+# W_DS1 + (1 - W_DS1) u^SHARE_POW (u from heel-strike to toe-off), its
+# centre of pressure on its heel in ds1 and P_FRONT in front of it after
+# foot-flat, the hind foot keeping the rest of the moment
+SHARE = 1.0
+SHARE_POW = 1.0
+P_FRONT = 0.18  # the front foot's centre of pressure ahead of its heel after foot-flat (m)
+CLOCK = 1.0  # 1: references and feedforward in time (the file's clock), not in the stance leg's angle
+PSI_SMOOTH = 1.0  # 1: the hind foot's heel-up angle reaches PSI_END with no rate (no toe-lock impulse at toe-off)
 
 NAMES = ["hat.x", "hat.z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"]
 ACTS = ["hip_a", "hip_b", "knee_a", "knee_b", "ankle_a", "ankle_b", "toe_a", "tau0"]
@@ -80,7 +112,45 @@ def rot(th, v):
     return np.array([v[0] * c + v[1] * s, -v[0] * s + v[1] * c])
 
 
+def lip_piece(x0, v0, p0, p1, t):
+    """The linear inverted pendulum x'' = W2 (x - p0 - p1 t) from (x0, v0)
+    at 0: position and rate at t (x - p is a sum of exponentials, p'' = 0)."""
+    w = math.sqrt(W2)
+    e0, ed0 = x0 - p0, v0 - p1
+    e = e0 * math.cosh(w * t) + ed0 / w * math.sinh(w * t)
+    ed = e0 * w * math.sinh(w * t) + ed0 * math.cosh(w * t)
+    return p0 + p1 * t + e, p1 + ed
+
+
+def lip_run(x0, v0, t):
+    """The centre of mass at t from (x0, v0) at the step's start, over the
+    planned centre of pressure (linear in each phase)."""
+    plan = [(0.0, T1, COP_SS0, COP_SS1), (T1, T1 + T2, COP_SS1, COP_DS), (T1 + T2, STEP_T, COP_DS, COP_SS0 + STEP_L)]
+    x, v = x0, v0
+    for k, (ta, tb, pa, pb) in enumerate(plan):
+        p1 = (pb - pa) / (tb - ta)
+        if t <= tb or k == 2:
+            return lip_piece(x, v, pa, p1, t - ta)
+        x, v = lip_piece(x, v, pa, p1, tb - ta)
+        v *= (R1, R2)[k]
+    raise AssertionError
+
+
+def lip_start():
+    """(x0, v0) making the step periodic, x(T) = x0 + L and x'(T) = v0
+    (affine in (x0, v0): two runs beside the zero one)."""
+    f0 = np.array(lip_run(0.0, 0.0, STEP_T))
+    fx = np.array(lip_run(1.0, 0.0, STEP_T)) - f0
+    fv = np.array(lip_run(0.0, 1.0, STEP_T)) - f0
+    A = np.array([[fx[0] - 1.0, fv[0]], [fx[1], fv[1] - 1.0]])
+    return np.linalg.solve(A, np.array([STEP_L, 0.0]) - f0)
+
+
 def hip(t):
+    if LIP:
+        x0, v0 = lip_start()
+        x, _ = lip_run(x0, v0, t)
+        return np.array([x - COM_DX, H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
     x0 = -(LTOE + MTP) + X_MID - STEP_L / STEP_T * T1 / 2
     return np.array([x0 + STEP_L / STEP_T * t + HIP_A * math.sin(2 * math.pi * (t - T1 / 2) / STEP_T),
                      H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
@@ -91,6 +161,8 @@ def psi(t):
     if t <= T_HR:
         return 0.0
     u = (t - T_HR) / (STEP_T - T_HR)
+    if PSI_SMOOTH:
+        return PSI_END * u * u * (3 - 2 * u)
     return PSI_END * u ** 3
 
 
@@ -306,10 +378,87 @@ def knots(kind):
     return sorted(set(round(v, 6) for v in k))
 
 
-def fit(kn, s, y):
+def fit(kn, s, y, w=None):
+    """Least squares, each sample weighted by w (default 1)."""
     B = natural_spline_basis(kn, s)
-    c, *_ = np.linalg.lstsq(B, y, rcond=None)
+    w = np.ones(len(s)) if w is None else w
+    c, *_ = np.linalg.lstsq(B * w[:, None], y * w, rcond=None)
     return c, float(np.max(np.abs(B @ c - y)))
+
+
+def landing_weights(s):
+    """FIT_W on the samples around the heel-strike and at the step's ends
+    (where the swing foot meets the ground and the section's state lies),
+    1 elsewhere: there the references' fit errors move the heel-strike."""
+    w = np.ones(len(s))
+    if FIT_W != 1.0:
+        w[(s > S1 - 0.04) & (s < S2)] = FIT_W
+        w[(s < 0.01) | (s > 0.99)] = FIT_W
+    return w
+
+
+def sites(q):
+    """Hind toe tip, front heel and front toe tip (x, z) of the pose q
+    (the model's chain: each angle relative to its parent)."""
+    hp = np.array(q[:2])
+    out = []
+    for k in (3, 7):
+        a = q[2] + q[k]
+        knee = hp + rot(a, [0, -LT])
+        a += q[k + 1]
+        ankle = knee + rot(a, [0, -LS])
+        a += q[k + 2]
+        heel = ankle + rot(a, [-HB, -AH])
+        mtp = ankle + rot(a, [MTP, -AH])
+        a += q[k + 3]
+        out.append((heel, mtp + rot(a, [LTOE, 0])))
+    return out[0][1], out[1][0], out[1][1]
+
+
+# generalized force per actuator over the 11 coordinates (the file's B)
+B_ACT = np.zeros((11, 8))
+for j, cols in enumerate([[3], [7], [4], [8], [5], [9], [6], [2, 3, 4, 5, 6]]):
+    B_ACT[cols, j] = 1.0
+
+
+def share_load(q, lam, tau0, front_flat, w):
+    """The actuators' change that moves the share w of the ground force
+    lam = (Fx, Fz) of the hind foot alone (with its ground moment tau0) to
+    the front foot, the hind foot keeping its centre of pressure where the
+    moments put it: the motion unchanged, B du + J^T dlam = 0 (a pure
+    internal force, which double support's extra actuators carry).  The
+    front foot takes its share at P_FRONT, the centre of pressure in
+    front of its heel (front_flat; else on its heel alone), the hind moment
+    what is left of tau0.  Returns du (8) and the hind centre of pressure."""
+    h = 1e-7
+    tip_a, heel_b, tip_b = sites(q)
+    J = np.zeros((3, 2, 11))
+    for k in range(11):
+        qp, qm = list(q), list(q)
+        qp[k] += h
+        qm[k] -= h
+        for c, (a, b) in enumerate(zip(sites(qp), sites(qm))):
+            J[c, :, k] = (a - b) / (2 * h)
+    Fx, Fz = lam
+    p_tot = -tau0 / Fz  # from the hind toe tip (at x = 0)
+    pf = heel_b[0] + (P_FRONT if front_flat else 0.0)
+    pf = min(pf, tip_b[0])
+    # front forces: (1 - r) at the heel, r at the toe tip, for its centre
+    # of pressure at pf
+    r = (pf - heel_b[0]) / (tip_b[0] - heel_b[0]) if front_flat else 0.0
+    dQ = -J[0].T @ (w * np.array([Fx, Fz])) + J[1].T @ np.array([w * Fx, (1 - r) * w * Fz]) \
+        + J[2].T @ np.array([0.0, r * w * Fz])
+    # the hind moment: the total moment about the hind tip kept
+    new_tau0 = -(p_tot * Fz - w * Fz * pf)
+    du = np.zeros(8)
+    du[7] = new_tau0 - tau0
+    # the front toe joint's row is the lock's (its torque takes it)
+    rhs = (-dQ - B_ACT[:, 7] * du[7])[:10]
+    sol, *_ = np.linalg.lstsq(B_ACT[:10, :7], rhs, rcond=None)
+    du[:7] = sol
+    res = float(np.max(np.abs((B_ACT @ du + dQ)[:10])))
+    ph = -new_tau0 / ((1 - w) * Fz) if w < 1 else float("nan")
+    return du, ph, res
 
 
 def design(exe):
@@ -329,7 +478,8 @@ def design(exe):
         write_csv(fref, flat, phase="front")
         inv_b = inverse(exe, one_foot_model(tmp, True), fref, os.path.join(tmp, "inv_b.csv"))
     t = np.array([r[0] for r in rows])
-    th = np.array([theta(r[2]) for r in rows])
+    # CLOCK = 1: the phase variable is the file's clock, the step's time
+    th = t.copy() if CLOCK else np.array([theta(r[2]) for r in rows])
     if np.any(np.diff(th) <= 0):
         raise SystemExit("design_human9: the phase variable is not monotone over the reference")
     s = (th - th[0]) / (th[-1] - th[0])
@@ -342,8 +492,25 @@ def design(exe):
     # the front), and so does any blend of them; the load passes from A to
     # B, the hind toe's force (1 - w) times A's reaching zero at the step's
     # end, its ground moment with it (its centre of pressure A's)
+    if SHARE:
+        worst = 0.0
+        ph_rng = [1e9, -1e9]
+        for i, r in enumerate(rows):
+            if r[1] == "ss1":
+                continue
+            u = (t[i] - T1) / (STEP_T - T1)
+            w = W_DS1 + (1 - W_DS1) * u ** SHARE_POW
+            lam = (float(inv_a[i]["tip_a.fx"]), float(inv_a[i]["tip_a.fz"]))
+            du, ph, res = share_load(r[2], lam, tq["tau0"][i], r[1] == "ds_flat", w)
+            worst = max(worst, res)
+            if w < 0.99:
+                ph_rng = [min(ph_rng[0], ph), max(ph_rng[1], ph)]
+            for j, a in enumerate(ACTS):
+                tq[a][i] += du[j]
+        print("load sharing: residual %.1e, hind centre of pressure %.3f..%.3f m" % (worst, *ph_rng),
+              file=sys.stderr)
     for i, r in enumerate(rows):
-        if r[1] == "ss1":
+        if SHARE or r[1] == "ss1":
             continue
         if r[1] == "ds1":
             continue
@@ -352,7 +519,7 @@ def design(exe):
         for a in ACTS:
             # the front ankle is left to the feedback (its press): its
             # moment sets where on the front foot the load falls
-            if a != "ankle_b":
+            if a != "ankle_b" or FRONT_ANKLE:
                 tq[a][i] = (1 - w) * tq[a][i] + w * float(other[TORQUE_OF[a]])
     print("hind toe tip normal force: %.1f N at the start, %.1f N at ds_flat's start (hind foot alone)"
           % (fz[0], fz[i0]), file=sys.stderr)
@@ -376,13 +543,17 @@ def design(exe):
     for name, y in outs.items():
         # the trunk's lean is constant: a straight spline of two knots
         k = [0.0, 1.0] if name == "trunk" else knots("stance" if name.startswith("stance") else "swing")
-        c, err = fit(k, s, y)
+        c, err = fit(k, s, y, landing_weights(s))
         fits[name] = (k, c)
         print("output %-13s fit error %.2e rad" % (name, err), file=sys.stderr)
     ff = {}
     for a in ACTS:
         c, err = fit(kn, s, tq[a])
         ff[a] = c
+        if os.environ.get("DESIGN_DEBUG"):
+            e = np.abs(natural_spline_basis(kn, s) @ c - tq[a])
+            print("  %s: worst at t = %.3f (%s); over 10 N m at %d of %d samples"
+                  % (a, t[np.argmax(e)], rows[int(np.argmax(e))][1], int(np.sum(e > 10)), len(e)), file=sys.stderr)
         print("feedforward %-8s |u| <= %7.1f N m, fit error %.2e" % (a, np.max(np.abs(tq[a])), err), file=sys.stderr)
     # the state at the section: pose and rates at t = 0 (the rates by central
     # differences of the smooth reference, continued across the step's end)
@@ -440,7 +611,20 @@ def main():
     ap.add_argument("--exe", default="build/src/cli/stridemap")
     ap.add_argument("--write", help="model file to write the numbers into")
     ap.add_argument("--csv", help="write the reference here")
+    ap.add_argument("--guess-from", help="only write the fixed point of this 'stridemap fixed --json' output into "
+                    "the model file's guess (--write)")
     args = ap.parse_args()
+    if args.guess_from:
+        d = json.load(open(args.guess_from))
+        if not d.get("converged"):
+            raise SystemExit("design_human9: %s holds no converged gait" % args.guess_from)
+        text = open(args.write).read()
+        for n, v in zip(d["state_names"], d["fixed_point"]):
+            text, k = re.subn(r"(\n  %s: )\S+" % re.escape(n), lambda m: m.group(1) + "%.12g" % v, text)
+            if k != 1:
+                raise SystemExit("design_human9: the guess has no line for %s" % n)
+        open(args.write, "w").write(text)
+        return
     kn, fits, ff, q0, qd, ths = design(args.exe)
     if args.csv:
         write_csv(args.csv, reference())

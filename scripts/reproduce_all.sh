@@ -46,6 +46,7 @@ part disturb /usr/bin/python3 scripts/reproduce_disturb.py --exe "$STRIDEMAP"
 part actuated /usr/bin/python3 scripts/reproduce_actuated.py --exe "$STRIDEMAP"
 part humans /usr/bin/python3 scripts/reproduce_humans.py --exe "$STRIDEMAP"
 part biped12_3d /usr/bin/python3 scripts/reproduce_biped12_3d.py --exe "$STRIDEMAP"
+part human9 /usr/bin/python3 scripts/reproduce_human9.py --exe "$STRIDEMAP"
 echo "total: $SECONDS s" | tee -a results/tables/timing.txt >&2
 /usr/bin/python3 scripts/fill_results_readme.py results/README.md
 if [ ${#failed[@]} -gt 0 ]; then

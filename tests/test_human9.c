@@ -10,14 +10,23 @@
  * - human9: its contact cases keep the paper's degrees of freedom (as
  *   human_hu9's, tests/test_seed_walkers.c), on states of its own step;
  * - human9: the step from the file's guess goes through the paper's
- *   sequence ss1, heel-strike, ds1, foot-flat, ds_flat, toe-off (what its
- *   header claims; it has no gait yet). */
+ *   sequence ss1, heel-strike, ds1, foot-flat, ds_flat, toe-off;
+ * - an output's phases: (the swing leg's feedback off in double support):
+ *   refused where wrong, and the torques' response to a swing knee's error
+ *   in ss1 and ds_flat;
+ * - human9's gait (STRIDEMAP_SLOW_TESTS=1): Newton converges from the
+ *   guess, a stride returns to the fixed point, the exact multipliers
+ *   match the finite-difference ones, and the ground forces hold where the
+ *   file's header says they do. */
 #include <unistd.h>
 
 #include "cli_run.h"
 #include "hzd_checks.h"
 
 #define HUMAN9 SM_SOURCE_DIR "/models/human9.yaml"
+
+/* the clock's coordinate: after the walker's eleven */
+#define CLOCK 11
 
 #define BLOCK SM_SOURCE_DIR "/tests/data/body_models/feedforward_block.yaml"
 
@@ -97,6 +106,30 @@ static void test_feedforward_refused(void **state)
                    "2 torques and 3 knots");
     expect_refused("knots: [0, 0.5, 1]", "knots: [0, 0.5, 0.5]", ":45:", "knot 2 (0.5) is not above");
     expect_refused("kind: pd", "kind: io_linearisation", ":45:", "feedforward is a term of the pd law");
+    /* an output's phases: (its line, 42) */
+    const char *out = "{name: x, on: {block_x: 1}, ";
+    expect_refused(out, "{name: x, on: {block_x: 1}, phases: [walking], ", ":42:", "'walking', which is no phase");
+    expect_refused(out, "{name: x, on: {block_x: 1}, phases: [pushed, pushed], ", ":42:", "'pushed' twice");
+    expect_refused(out, "{name: x, on: {block_x: 1}, phases: [], ", ":42:", "names no phase");
+    {
+        char why[1024] = "";
+        /* both changes in one variant: the kind, then the output's phases */
+        char text[8192], path[256];
+        cli_slurp(BLOCK, text, sizeof text);
+        replace(text, sizeof text, "kind: pd", "kind: io_linearisation");
+        replace(text, sizeof text, "kd: 10}", "kd: 10, epsilon: 0.1}");
+        replace(text, sizeof text, out, "{name: x, on: {block_x: 1}, phases: [pushed], ");
+        snprintf(path, sizeof path, "%s/variant.yaml", tmp_dir);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+        const sm_model *m = NULL;
+        assert_status(sm_registry_open(path, &m, why, sizeof why), SM_BAD_MODEL_FILE);
+        print_message("%s\n", why);
+        assert_non_null(strstr(why, ":42:"));
+        assert_non_null(strstr(why, "switches the pd law's feedback"));
+    }
     char path[256];
     snprintf(path, sizeof path, "%s/variant.yaml", tmp_dir);
     remove(path);
@@ -231,8 +264,8 @@ static void test_human9_feedforward(void **state)
     const double th0 = p[sm_model_param_index(m, "theta_start")], th1 = p[sm_model_param_index(m, "theta_end")];
     for (size_t c = 0; c < 3; c++) {
         const double *x = xs[c];
-        /* theta = hat + thigh_a + shank_a / 2, as the file says */
-        const double theta = x[2] + x[3] + 0.5 * x[4], s = (theta - th0) / (th1 - th0);
+        /* theta is the clock, the file's last coordinate */
+        const double theta = x[CLOCK], s = (theta - th0) / (th1 - th0);
         double u[BODY_MAX_ACT];
         assert_status(body_control_torques(&e, (size_t)phase_index(f, phases[c]), x, u), SM_OK);
         for (size_t j = 0; j < k->n_act; j++) {
@@ -247,6 +280,46 @@ static void test_human9_feedforward(void **state)
             const double want = dense_spline(k->ff_knots, v, k->ff_n, s);
             print_message("%s s = %.4f %s: %.6f N m\n", phases[c], s, k->act_name[j], u[j]);
             assert_close(u[j], want, 1e-9 * (1.0 + fabs(want)));
+        }
+    }
+    sm_registry_close(m);
+}
+
+/* The swing knee's feedback acts in single support only (its phases:):
+ * a change of the knee's angle changes the knee's torque by -kp times it
+ * in ss1 (each output reads its own coordinate, the phase variable is the
+ * clock, and the knee's row of H B is its own actuator's) and no torque
+ * in ds_flat. */
+static void test_human9_output_phases(void **state)
+{
+    (void)state;
+    const sm_model *m = hzd_open_file(HUMAN9);
+    const body_model *bm = m->data;
+    const body_file *f = bm->f;
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(m, p);
+    event_log l;
+    assert_status(step_from_guess(m, p, &l), SM_OK);
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    assert_status(body_eval_init(&e, bm, p, mem, NULL, 0), SM_OK);
+    const double kp = p[sm_model_param_index(m, "kp")], d = 1e-3;
+    double x0[SM_MAX_STATE];
+    m->guess(x0, p, m->data);
+    const double *xs[] = {x0, after(&l, "foot_flat")};
+    const char *phases[] = {"ss1", "ds_flat"};
+    const size_t knee = 8, knee_b = 3; /* shank_b's coordinate; knee_b, the fourth actuator */
+    for (size_t c = 0; c < 2; c++) {
+        double x[SM_MAX_STATE], u[BODY_MAX_ACT], ud[BODY_MAX_ACT];
+        memcpy(x, xs[c], m->n_state * sizeof *x);
+        const size_t ph = (size_t)phase_index(f, phases[c]);
+        assert_status(body_control_torques(&e, ph, x, u), SM_OK);
+        x[knee] += d;
+        assert_status(body_control_torques(&e, ph, x, ud), SM_OK);
+        for (size_t j = 0; j < f->ctrl.n_act; j++) {
+            const double want = c == 0 && j == knee_b ? -kp * d : 0.0;
+            print_message("%s %s: %+.3e N m\n", phases[c], f->ctrl.act_name[j], ud[j] - u[j]);
+            assert_close(ud[j] - u[j], want, 1e-9 * (1.0 + fabs(u[j])));
         }
     }
     sm_registry_close(m);
@@ -280,16 +353,16 @@ static size_t rank_of(double *A, size_t rows, size_t n)
 }
 
 /* Seed 002's degrees of freedom per contact case (SS1 8, SS2 9, DS1 6,
- * DS2 8; DS3 7; ds_flat 5, ours), nv - rank of the phase's rows at a
- * state of the step on its contacts (11 rates: the hip's x and z, the
- * trunk, 8 joints). */
+ * DS2 8; DS3 7; ds_flat 5, ours), nv - 1 - rank of the phase's rows at
+ * a state of the step on its contacts (12 rates: the hip's x and z, the
+ * trunk, 8 joints, and the controller's clock, which no contact holds). */
 static void test_human9_dof(void **state)
 {
     (void)state;
     const sm_model *m = hzd_open_file(HUMAN9);
     const body_model *bm = m->data;
     const body_file *f = bm->f;
-    assert_int_equal(f->nv, 11);
+    assert_int_equal(f->nv, 12); /* and the clock, free in every phase */
     double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
@@ -313,10 +386,113 @@ static void test_human9_dof(void **state)
             if (c[k].kind != SM_CONTACT_LOCK) assert_true(fabs(sm_contact_gap(e.m, e.d, x, &c[k], NULL)) < 1e-8);
         double J[SM_RIGID_MAX_ROWS * SM_RIGID_MAX_V], jdv[SM_RIGID_MAX_ROWS];
         const size_t rows = sm_contact_jacobian(e.m, e.d, c, nc, J, jdv, NULL);
-        const size_t dof = f->nv - rank_of(J, rows, f->nv);
+        const size_t dof = f->nv - 1 - rank_of(J, rows, f->nv);
         print_message("%s: %zu rows, %zu degrees of freedom (expected %zu)\n", cases[i].phase, rows, dof, cases[i].dof);
         assert_int_equal(dof, cases[i].dof);
     }
+    sm_registry_close(m);
+}
+
+/* ---- the gait (STRIDEMAP_SLOW_TESTS=1) ------------------------------------------ */
+
+/* Per phase over a stride: the smallest normal force and the largest
+ * |F_t|/F_n of each ground contact in use (slot order of the phase). */
+typedef struct {
+    const sm_model *m;
+    const double *p;
+    double min_fn[BODY_MAX_PHASES][BODY_MAX_CONTACTS], max_ratio[BODY_MAX_PHASES][BODY_MAX_CONTACTS];
+    int samples[BODY_MAX_PHASES];
+} force_watch;
+
+static int watch_forces(void *ctx, double t, size_t phase, const double *x)
+{
+    (void)t;
+    force_watch *w = ctx;
+    const body_model *bm = w->m->data;
+    BODY_EVAL_MEM(mem, bm);
+    body_eval e;
+    if (body_eval_init(&e, bm, w->p, mem, NULL, 0) != SM_OK) return 1;
+    double lambda[SM_RIGID_MAX_ROWS];
+    sm_contact c[BODY_MAX_CONTACTS];
+    size_t nc = 0;
+    if (body_phase_solve(&e, phase, x, NULL, lambda, c, &nc) != SM_OK) return 1;
+    for (size_t k = 0; k < nc; k++) {
+        if (c[k].kind == SM_CONTACT_LOCK) continue;
+        double n, tan;
+        body_contact_force(&e, c, nc, lambda, k, &n, &tan);
+        w->min_fn[phase][k] = fmin(w->min_fn[phase][k], n);
+        /* the friction check where the contact carries (toe-off drives the
+         * hind toe's force to zero, and the ratio with it) */
+        if (n > 50.0) w->max_ratio[phase][k] = fmax(w->max_ratio[phase][k], tan / n);
+    }
+    w->samples[phase]++;
+    return 0;
+}
+
+/* Newton from the file's guess (the gait its header gives) converges at
+ * rtol 1e-10; one stride from the fixed point returns to it; the gait is
+ * stable, its exact multipliers (sensitivities) agreeing with the
+ * finite-difference ones; the step lasts the clock's 0.5 s (toe-off when
+ * the load sharing ends); the ground forces where the header says they
+ * hold: the stance toe loaded in every phase but at toe-off, the friction
+ * ratio below mu = 0.6 in single support and ds1, both contacts of ds1
+ * loaded, the front heel loaded through ds_flat. */
+static void test_human9_gait(void **state)
+{
+    (void)state;
+    const sm_model *m = hzd_open_file(HUMAN9);
+    const body_model *bm = m->data;
+    const body_file *f = bm->f;
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = hzd_workspace(m, 1e-10, SM_METHOD_BDF);
+    sm_newton_options no;
+    sm_newton_options_default(&no);
+    no.tol = 1e-8;
+    no.check_fd = true;
+    static sm_fixed_result r;
+    assert_status(sm_fixed_point(ws, p, x0, &no, &r), SM_OK);
+    assert_true(r.converged);
+    print_message("residual %.3g after %d iterations; multipliers", r.residual, r.iterations);
+    for (size_t k = 0; k < 4; k++) print_message(" %.6f%+.6fi", r.eig_re[k], r.eig_im[k]);
+    print_message("\n");
+    assert_true(r.residual <= 1e-8);
+    assert_int_equal(r.n_free, 18);
+    /* stable at the file's gains (its header; results/human9/ maps kp, kd) */
+    assert_true(r.stable && r.max_abs_eig < 1.0);
+    for (size_t k = 0; k < 4; k++) {
+        assert_close(r.eig_re[k], r.eig_fd_re[k], 1e-3);
+        assert_close(fabs(r.eig_im[k]), fabs(r.eig_fd_im[k]), 1e-3);
+    }
+    /* the stride from the fixed point, watched */
+    force_watch w = {.m = m, .p = p};
+    for (size_t ph = 0; ph < BODY_MAX_PHASES; ph++)
+        for (size_t k = 0; k < BODY_MAX_CONTACTS; k++) w.min_fn[ph][k] = INFINITY, w.max_ratio[ph][k] = 0.0;
+    sm_observer obs = {.dt = 5e-4, .sample = watch_forces, .event = NULL, .ctx = &w};
+    double xo[SM_MAX_STATE];
+    sm_step_metrics mt;
+    assert_status(sm_stride(ws, p, r.x, xo, &mt, &obs), SM_OK);
+    double back = 0.0;
+    for (size_t i = 0; i < m->n_state; i++)
+        if (i != 0) back = fmax(back, fabs(xo[i] - r.x[i])); /* hip_x: the section's origin puts it back */
+    print_message("one stride from the gait: max |x' - x| = %.3g, period %.9f s\n", back, mt.period);
+    assert_true(back <= 1e-7);
+    assert_close(mt.period, 0.5, 1e-6);
+    const int ss1 = phase_index(f, "ss1"), ds1 = phase_index(f, "ds1"), flat = phase_index(f, "ds_flat");
+    assert_true(w.samples[ss1] > 100 && w.samples[ds1] > 10 && w.samples[flat] > 50);
+    /* slots: ss1 [tip_a, toe_lock_b], ds1 [tip_a, heel_b, toe_lock_b],
+     * ds_flat [tip_a, heel_b, flat_b, toe_lock_b] */
+    print_message("ss1: stance toe F_n >= %.1f N, |F_t|/F_n <= %.3f\n", w.min_fn[ss1][0], w.max_ratio[ss1][0]);
+    print_message("ds1: stance toe F_n >= %.1f N, front heel >= %.1f N, |F_t|/F_n <= %.3f, %.3f\n", w.min_fn[ds1][0],
+                  w.min_fn[ds1][1], w.max_ratio[ds1][0], w.max_ratio[ds1][1]);
+    print_message("ds_flat: front heel F_n >= %.1f N, front toe >= %.1f N\n", w.min_fn[flat][1], w.min_fn[flat][2]);
+    const double mu = p[sm_model_param_index(m, "mu_toe")];
+    assert_true(w.min_fn[ss1][0] > 0.0 && w.max_ratio[ss1][0] < mu);
+    assert_true(w.min_fn[ds1][0] > 0.0 && w.min_fn[ds1][1] > 0.0);
+    assert_true(w.max_ratio[ds1][0] < mu && w.max_ratio[ds1][1] < mu);
+    assert_true(w.min_fn[flat][1] > 0.0);
+    sm_workspace_free(ws);
     sm_registry_close(m);
 }
 
@@ -329,6 +505,19 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_human9_sequence),
         cmocka_unit_test(test_human9_feedforward),
         cmocka_unit_test(test_human9_dof),
+        cmocka_unit_test(test_human9_output_phases),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const struct CMUnitTest walking[] = {
+        cmocka_unit_test(test_human9_gait),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    /* Newton with the exact and the finite-difference multipliers on the
+     * 18-dimensional section: 0.5-1.5 min here (2.5 min under the
+     * sanitizers), too long for every run */
+    const char *slow = getenv("STRIDEMAP_SLOW_TESTS");
+    if (!slow || strcmp(slow, "1") != 0) {
+        print_message("human9: the gait's test skipped (STRIDEMAP_SLOW_TESTS=1 runs it)\n");
+        return failed;
+    }
+    return failed + cmocka_run_group_tests(walking, NULL, NULL);
 }

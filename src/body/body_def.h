@@ -107,6 +107,10 @@ typedef struct {
     size_t out_n[BODY_MAX_ACT];
     int out_v[BODY_MAX_ACT][8];    /* v indices */
     body_num out_coef[BODY_MAX_ACT][8];
+    /* pd: bit ph set when output o's feedback acts in phase ph (every
+     * phase unless the output lists its phases) */
+    unsigned out_phases[BODY_MAX_ACT];
+    _Static_assert(BODY_MAX_PHASES <= 32, "out_phases holds a bit per phase");
     size_t degree[BODY_MAX_ACT];
     body_num a[BODY_MAX_ACT][BODY_MAX_COEF];
     double knots[BODY_MAX_ACT][BODY_MAX_COEF]; /* spline: in s, increasing (plain numbers) */

@@ -264,7 +264,7 @@ void body_contact_force(const body_eval *e, const sm_contact *c, size_t nc, cons
 void body_control_vc(const body_file *f, const double *p, sm_vc *vc);
 void body_control_q_on_v(const body_file *f, const double *q, double *qv);
 double body_control_phase_rate(const body_file *f, const double *p, const double *v);
-sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
+sm_status body_control_add(const body_eval *e, size_t ph, const sm_contact *c, size_t nc, const double *q, const double *v,
                            const double *z, double *tau, double *u_out);
 sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, double *u);
 /* The controller's state (body_def.h: held torques, integrators) after
@@ -275,7 +275,7 @@ sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, d
  * (held: 0, integrators: y − leak z); at an impact the integrators the
  * file zeroes, and at the section (a sample: the step's clock restarts)
  * the held torques; the clock's hooks (model.h). */
-sm_status body_control_law(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
+sm_status body_control_law(const body_eval *e, size_t ph, const sm_contact *c, size_t nc, const double *q, const double *v,
                            const double *zi, const double *tau, double *u);
 sm_status body_control_law_at(const body_eval *e, size_t ph, const double *x, double *u);
 void body_control_state_rate(const body_model *bm, const double *p, const double *x, double *zdot);

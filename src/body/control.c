@@ -54,7 +54,7 @@ static void add_input(const body_controller *k, const double *u, double *tau)
         for (size_t i = 0; i < k->act_n[j]; i++) tau[k->act_v[j][i]] += k->act_coef[j][i] * u[j];
 }
 
-sm_status body_control_law(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
+sm_status body_control_law(const body_eval *e, size_t ph, const sm_contact *c, size_t nc, const double *q, const double *v,
                            const double *zi, const double *tau, double *u)
 {
     const body_file *f = e->bm->f;
@@ -69,6 +69,9 @@ sm_status body_control_law(const body_eval *e, const sm_contact *c, size_t nc, c
     for (size_t i = 0; zi && i < k->n_int; i++) val.iz[k->int_out[i]] += body_num_eval(&k->int_gain[i], e->p) * zi[i];
     const double kp = body_num_eval(&k->kp, e->p), kd = body_num_eval(&k->kd, e->p);
     if (k->kind == BODY_CTRL_PD) {
+        /* an output whose feedback is off in this phase (its phases:) */
+        for (size_t o = 0; o < k->n_out; o++)
+            if (!(k->out_phases[o] >> ph & 1u)) val.y[o] = val.dy[o] = val.iz[o] = 0.0;
         double B[SM_RIGID_MAX_V * SM_CTRL_MAX_Y] = {0};
         for (size_t j = 0; j < nu; j++)
             for (size_t i = 0; i < k->act_n[j]; i++) B[(size_t)k->act_v[j][i] * nu + j] = k->act_coef[j][i];
@@ -109,7 +112,7 @@ sm_status body_control_law(const body_eval *e, const sm_contact *c, size_t nc, c
     return SM_OK;
 }
 
-sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, const double *q, const double *v,
+sm_status body_control_add(const body_eval *e, size_t ph, const sm_contact *c, size_t nc, const double *q, const double *v,
                            const double *z, double *tau, double *u_out)
 {
     const body_controller *k = &e->bm->f->ctrl;
@@ -118,7 +121,7 @@ sm_status body_control_add(const body_eval *e, const sm_contact *c, size_t nc, c
         /* between samples the torques are the held ones, whatever the state */
         memcpy(u, z, k->n_act * sizeof *u);
     } else {
-        const sm_status st = body_control_law(e, c, nc, q, v, k->n_int ? z : NULL, tau, u);
+        const sm_status st = body_control_law(e, ph, c, nc, q, v, k->n_int ? z : NULL, tau, u);
         if (st != SM_OK) return st;
     }
     add_input(k, u, tau);
@@ -146,7 +149,7 @@ sm_status body_control_torques(const body_eval *e, size_t ph, const double *x, d
     double tau[SM_RIGID_MAX_V];
     sm_status st = law_inputs(e, ph, x, c, &nc, tau);
     if (st != SM_OK) return st;
-    return body_control_add(e, c, nc, x, x + bm->nq, x + bm->nq + bm->nv, tau, u);
+    return body_control_add(e, ph, c, nc, x, x + bm->nq, x + bm->nq + bm->nv, tau, u);
 }
 
 sm_status body_control_law_at(const body_eval *e, size_t ph, const double *x, double *u)
@@ -159,7 +162,7 @@ sm_status body_control_law_at(const body_eval *e, size_t ph, const double *x, do
     sm_status st = law_inputs(e, ph, x, c, &nc, tau);
     if (st != SM_OK) return st;
     const double *zi = k->n_int ? x + bm->nq + bm->nv + body_ctrl_nheld(k) : NULL;
-    return body_control_law(e, c, nc, x, x + bm->nq, zi, tau, u);
+    return body_control_law(e, ph, c, nc, x, x + bm->nq, zi, tau, u);
 }
 
 void body_control_state_rate(const body_model *bm, const double *p, const double *x, double *zdot)

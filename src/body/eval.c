@@ -303,7 +303,7 @@ sm_status body_phase_solve_swept(const body_eval *e, size_t ph, const double *x,
     double *a = vdot ? vdot : acc, *l = lambda ? lambda : lam;
     body_spring_forces(e, q, v, tau);
     if (bm->f->ctrl.kind != BODY_CTRL_NONE) {
-        const sm_status cs = body_control_add(e, c, n, q, v, x + bm->nq + bm->nv, tau, NULL);
+        const sm_status cs = body_control_add(e, ph, c, n, q, v, x + bm->nq + bm->nv, tau, NULL);
         if (cs != SM_OK) return cs;
     }
     sm_status st = sm_rigid_constrained_accel(e->m, e->d, c, n, tau, a, l, e->work);

@@ -177,10 +177,43 @@ static bool read_fourier(bl_ctx *c, const yaml_node_t *n, const char *what, cons
     return true;
 }
 
+/* phases: [PHASE, ...] (pd): the phases in which output i's feedback
+ * acts; the others leave its coordinate to the rest (a double support
+ * with fewer degrees of freedom than outputs). */
+static bool read_output_phases(bl_ctx *c, const yaml_node_t *n, const char *what, size_t i)
+{
+    body_controller *k = &c->f->ctrl;
+    k->out_phases[i] = ~0u;
+    yaml_node_t *key = NULL, *x = bl_get(c, n, "phases", &key);
+    if (!x) return true;
+    if (k->kind != BODY_CTRL_PD)
+        return bl_fail_at(c, key->start_mark, "%s: phases: switches the pd law's feedback; input-output "
+                          "linearisation needs every output in every phase; drop phases: or use kind: pd", what);
+    if (!bl_want(c, x, YAML_SEQUENCE_NODE, "an output's phases (a list of phase names)")) return false;
+    if (bl_len(x) == 0)
+        return bl_fail_at(c, x->start_mark, "%s: phases: [] names no phase; list the phases its feedback acts in, or "
+                          "drop phases:", what);
+    k->out_phases[i] = 0;
+    for (size_t j = 0; j < bl_len(x); j++) {
+        yaml_node_t *it = bl_item(c, x, j);
+        const char *name;
+        if (!bl_name(c, it, "a phase's name", &name)) return false;
+        size_t ph = 0;
+        while (ph < c->f->n_phases && strcmp(c->f->phases[ph].name, name) != 0) ph++;
+        if (ph == c->f->n_phases)
+            return bl_fail_at(c, it->start_mark, "%s: phases: names '%s', which is no phase; name one of phases:", what,
+                              name);
+        if (k->out_phases[i] >> ph & 1u)
+            return bl_fail_at(c, it->start_mark, "%s: phases: names '%s' twice; keep one", what, name);
+        k->out_phases[i] |= 1u << ph;
+    }
+    return true;
+}
+
 static bool read_output(bl_ctx *c, const yaml_node_t *n, size_t *expected)
 {
     body_controller *k = &c->f->ctrl;
-    static const char *const keys[] = {"name", "on", "row", "poly", "bezier", "spline", "fourier", NULL};
+    static const char *const keys[] = {"name", "on", "row", "poly", "bezier", "spline", "fourier", "phases", NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "an output")) return false;
     yaml_node_t *x = bl_need(c, n, "name", "an output");
     const char *name;
@@ -201,6 +234,7 @@ static bool read_output(bl_ctx *c, const yaml_node_t *n, size_t *expected)
     if (on ? !read_on(c, on, what, base, &k->out_n[i], k->out_v[i], NULL, k->out_coef[i])
            : !read_row(c, row, base, &k->out_n[i], k->out_v[i], k->out_coef[i]))
         return false;
+    if (!read_output_phases(c, n, what, i)) return false;
     const char *basis_key = basis_keys[k->basis];
     for (size_t b = 0; b < sizeof basis_keys / sizeof *basis_keys; b++)
         if ((int)b != k->basis && (x = bl_get(c, n, basis_keys[b], NULL)))
