@@ -676,15 +676,19 @@ sm_status sm_sweep_open(const sm_sweep_config *c, const char *dir, const char *t
     }
     /* The same sweep, not just the same columns: another rtol or start
      * guess would mix rows of two computations. */
-    char sig[8192], sig_path[4200];
-    const size_t sig_len = sweep_signature(c, sig, sizeof sig);
+    /* on the heap: a model of SM_MAX_PARAMS parameters (human9 has 250)
+     * and SM_MAX_STATE guesses writes tens of kilobytes */
+    char *sig = malloc(SWEEP_SIG_MAX), sig_path[4200];
+    const size_t sig_len = sig ? sweep_signature(c, sig, SWEEP_SIG_MAX) : 0;
     snprintf(sig_path, sizeof sig_path, "%s/part-%s.sig", dir, tag);
     if (sig_len == 0) {
+        free(sig);
         sm_sweep_free(s);
         return fail(why, why_len, SM_BAD_OPTION, "the sweep's settings are too long to record");
     }
     sm_status sst = sweep_signature_check(dir, sig, why, why_len);
     if (sst == SM_OK) sst = sweep_signature_write(sig_path, sig, sig_len, why, why_len);
+    free(sig);
     if (sst != SM_OK) {
         sm_sweep_free(s);
         return sst;

@@ -46,6 +46,9 @@ size_t sweep_csv_fields(const char *line, size_t len);
 char *sweep_read_file(const char *path, size_t *len);
 
 /* The sweep's signature (sweep_sig.c) in buf: its length, 0 if it does not fit. */
+/* Room for any signature: SM_MAX_PARAMS named values, SM_MAX_STATE guesses,
+ * the settings and a task's own lines. */
+#define SWEEP_SIG_MAX (1u << 18)
 size_t sweep_signature(const sm_sweep_config *c, char *buf, size_t len);
 
 /* SM_BAD_OPTION, naming the first field that differs, if a DIR/part-*.sig
