@@ -217,5 +217,10 @@ sm_rigid_data *sm_rigid_pinned_data_init(const sm_rigid_model *m, void *mem, siz
 bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh);
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
                               double radius, const unsigned char *locked, double *M, double *bias, double *force);
+/* Both passes at once, on a data block of its own (qh, vh as in
+ * sm_rigid_pinned_forward; M, bias, locked as in sm_rigid_pinned_dynamics,
+ * without the force): a right-hand side's every call. */
+bool sm_rigid_pinned_terms(const sm_rigid_model *m, const sm_rigid_pinned_plan *plan, const double *qh,
+                           const double *vh, double radius, const unsigned char *locked, double *M, double *bias);
 
 #endif

@@ -87,9 +87,8 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
  * rest at the origin): a slide then only offsets its child, so the pass
  * reads the hinges' own coordinates and skips the velocities, which the
  * pinned dynamics never reads (sm_rigid_planar_forward's pv). */
-bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh)
+static inline void pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh)
 {
-    if (!m->use_planar) return false;
     size_t a = 0;
     for (size_t L = 0; L < m->nlink; L++) {
         const int P = m->parent[L];
@@ -131,6 +130,12 @@ bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         }
     }
     d->poses_pending = true;
+}
+
+bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh)
+{
+    if (!m->use_planar) return false;
+    pinned_forward(m, d, qh, vh);
     return true;
 }
 
@@ -184,10 +189,9 @@ static void composites(const sm_rigid_model *m, const sm_rigid_data *d, const do
     }
 }
 
-bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
-                              double radius, const unsigned char *locked, double *M, double *bias, double *force)
+static inline void pinned_dynamics(const sm_rigid_model *m, const sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
+                                   double radius, const unsigned char *locked, double *M, double *bias, double *force)
 {
-    if (!m->use_planar) return false;
     const size_t n = plan->n, SL = m->site_link[plan->site];
     const double *u = m->pl_site + 3 * plan->site, c = d->cs[2 * SL], s = d->cs[2 * SL + 1];
     const double *pL = d->pp + 3 * SL, *e1 = m->pl_e1, *e2 = m->pl_e2, *G = m->gravity;
@@ -269,5 +273,32 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
             M[k * n + j] = e;
         }
     }
+}
+
+bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
+                              double radius, const unsigned char *locked, double *M, double *bias, double *force)
+{
+    if (!m->use_planar) return false;
+    pinned_dynamics(m, d, plan, radius, locked, M, bias, force);
+    return true;
+}
+
+bool sm_rigid_pinned_terms(const sm_rigid_model *m, const sm_rigid_pinned_plan *plan, const double *qh,
+                           const double *vh, double radius, const unsigned char *locked, double *M, double *bias)
+{
+    if (!m->use_planar) return false;
+    /* the five arrays the two passes read, on this frame, and only those
+     * set: no data block to lay out per call (sm_rigid_pinned_data_init),
+     * and zeroing the whole struct cost a tenth of the sweep */
+    const size_t nl = m->nlink ? m->nlink : 1;
+    double blk[9 * nl];
+    sm_rigid_data d;
+    d.th = blk;
+    d.thd = blk + nl;
+    d.pp = blk + 2 * nl;
+    d.pa = blk + 5 * nl;
+    d.cs = blk + 7 * nl;
+    pinned_forward(m, &d, qh, vh);
+    pinned_dynamics(m, &d, plan, radius, locked, M, bias, NULL);
     return true;
 }
