@@ -183,6 +183,7 @@ sm_rigid_model *sm_rigid_model_view(const sm_rigid_model *m, void *mem, size_t b
  * rates are not read). */
 typedef struct {
     size_t site, n, root;
+    size_t top; /* the end of the chain of one-child links from the root */
     size_t link[SM_RIGID_MAX_V], vadr[SM_RIGID_MAX_V];
     bool on_path[SM_RIGID_MAX_V]; /* the hinge is between the contact and the root */
     /* φ̇_a = sig[a] q̇_a for the hinge's own set, φ̇_0 = Σ pi[a] q̇_a the
