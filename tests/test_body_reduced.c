@@ -292,13 +292,10 @@ static void test_pinned_path(void **state)
  *     M = [(mh + m) l² + m a²,  −m l b cos Δ;  −m l b cos Δ,  m b²],  Δ = θa − θb,
  *     C q̇ = m l b sin Δ (−θ̇b², θ̇a²),
  *     G = −g·∂x/∂θ = ((mh l + m (2l − b)) g·d'(θa), −m b g·d'(θb)). */
-static void test_pinned_compass_closed_form(void **state)
+static void pinned_compass_check(const sm_model *mo, const double *p)
 {
-    (void)state;
-    const sm_model *mo = open_ok(variant("compass", "integrate: reduced\n"));
     const body_model *bm = mo->data;
-    double p[SM_MAX_PARAMS], g[3];
-    sm_model_default_params(mo, p);
+    double g[3];
     body_gravity_at(bm->f, p, g);
     const double mh = 10, m = 5, l = 1, b = 0.5, a = l - b;
     BODY_EVAL_MEM(mem, bm);
@@ -319,6 +316,44 @@ static void test_pinned_compass_closed_form(void **state)
     const double b2 = m * l * b * sin(D) * wa * wa - m * b * gdb;
     assert_close(bias[0], b1, 1e-12 * (1 + fabs(b1)));
     assert_close(bias[1], b2, 1e-12 * (1 + fabs(b2)));
+}
+
+static void test_pinned_compass_closed_form(void **state)
+{
+    (void)state;
+    const sm_model *mo = open_ok(variant("compass", "integrate: reduced\n"));
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(mo, p);
+    pinned_compass_check(mo, p);
+    sm_registry_close(mo);
+}
+
+/* The same with 4 of the hip's 10 kg on the base's first slide, which the
+ * file leaves massless (mass: 0, a parameter): the pinned sums skip the
+ * massless slides above the legs (plan.top), and must count this one. */
+static void test_pinned_compass_massive_slide(void **state)
+{
+    (void)state;
+    const char *path = variant("compass", "integrate: reduced\n");
+    FILE *in = fopen(path, "r");
+    char text[16384];
+    const size_t len = in ? fread(text, 1, sizeof text - 1, in) : 0;
+    if (in) fclose(in);
+    text[len] = '\0';
+    const char *line = "axis: [1, 0, 0]}", *at = strstr(text, line);
+    if (!at) fail_msg("%s: no hip_x slide line", path);
+    FILE *out = fopen(path, "w");
+    if (!out) fail_msg("cannot write %s", path);
+    fprintf(out, "%.*saxis: [1, 0, 0], mass: 0}%s", (int)(at - text), text, at + strlen(line));
+    fclose(out);
+    const sm_model *mo = open_ok(path);
+    double p[SM_MAX_PARAMS];
+    sm_model_default_params(mo, p);
+    const int ix = sm_model_param_index(mo, "bodies.hip_x.mass"), iz = sm_model_param_index(mo, "bodies.hip_z.mass");
+    assert_true(ix >= 0 && iz >= 0);
+    p[ix] = 4.0;
+    p[iz] = 6.0;
+    pinned_compass_check(mo, p);
     sm_registry_close(mo);
 }
 
@@ -483,7 +518,8 @@ int main(int argc, char **argv)
     cli_exe = argv[1];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reduced_state), cmocka_unit_test(test_base_rates), cmocka_unit_test(test_reduced_solve), cmocka_unit_test(test_pinned_path),
-        cmocka_unit_test(test_pinned_compass_closed_form), cmocka_unit_test(test_held_at_lock),
+        cmocka_unit_test(test_pinned_compass_closed_form),
+        cmocka_unit_test(test_pinned_compass_massive_slide), cmocka_unit_test(test_held_at_lock),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_cli_simulate),  cmocka_unit_test(test_same_gaits),
     };

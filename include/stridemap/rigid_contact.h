@@ -183,6 +183,7 @@ sm_rigid_model *sm_rigid_model_view(const sm_rigid_model *m, void *mem, size_t b
  * rates are not read). */
 typedef struct {
     size_t site, n, root;
+    size_t top; /* the end of the chain of one-child links from the root */
     size_t link[SM_RIGID_MAX_V], vadr[SM_RIGID_MAX_V];
     bool on_path[SM_RIGID_MAX_V]; /* the hinge is between the contact and the root */
     /* φ̇_a = sig[a] q̇_a for the hinge's own set, φ̇_0 = Σ pi[a] q̇_a the
@@ -217,5 +218,10 @@ sm_rigid_data *sm_rigid_pinned_data_init(const sm_rigid_model *m, void *mem, siz
 bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh);
 bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
                               double radius, const unsigned char *locked, double *M, double *bias, double *force);
+/* Both passes at once, on a data block of its own (qh, vh as in
+ * sm_rigid_pinned_forward; M, bias, locked as in sm_rigid_pinned_dynamics,
+ * without the force): a right-hand side's every call. */
+bool sm_rigid_pinned_terms(const sm_rigid_model *m, const sm_rigid_pinned_plan *plan, const double *qh,
+                           const double *vh, double radius, const unsigned char *locked, double *M, double *bias);
 
 #endif

@@ -463,22 +463,22 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     return SM_OK;
 }
 
-/* M_r q̈ = τ − b_r over the phase's free hinges; qdd in the plan's order,
- * the locked ones 0. */
-static sm_status free_solve(const body_model *bm, size_t ph, const double *M, const double *bias, const double *tau,
-                            double *qdd)
+/* M_r q̈ = rhs (τ − b_r) over the phase's free hinges, both in the plan's
+ * order; qdd (which may be rhs) the locked ones 0.  With scratch, M is the
+ * caller's to lose. */
+static sm_status free_solve(const body_model *bm, size_t ph, double *M, bool scratch, const double *rhs, double *qdd)
 {
     const size_t n = bm->pinned.n;
     const unsigned char *F = bm->pinned_free[ph];
     const size_t nf = bm->pinned_nfree[ph];
     double A[nf * nf], b[SM_RIGID_MAX_V];
-    if (nf == n) { /* no lock: the plan's order is the coordinates' (body_reduced_setup) */
-        memcpy(A, M, n * n * sizeof *A);
-        for (size_t i = 0; i < n; i++) qdd[i] = tau[BASE + i] - bias[i];
-        return spd_solve(A, n, qdd) ? SM_OK : SM_SINGULAR_CONSTRAINTS;
+    if (nf == n) { /* no lock */
+        if (!scratch) memcpy(A, M, n * n * sizeof *A);
+        if (qdd != rhs) memcpy(qdd, rhs, n * sizeof *qdd);
+        return spd_solve(scratch ? M : A, n, qdd) ? SM_OK : SM_SINGULAR_CONSTRAINTS;
     }
     for (size_t i = 0; i < nf; i++) {
-        b[i] = tau[bm->pinned.vadr[F[i]]] - bias[F[i]];
+        b[i] = rhs[F[i]];
         for (size_t j = 0; j <= i; j++) A[i * nf + j] = M[F[i] * n + F[j]];
     }
     if (!spd_solve(A, nf, b)) return SM_SINGULAR_CONSTRAINTS;
@@ -516,7 +516,10 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
     if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, bm->pinned_locked[ph], M, bias, force)) return SM_OK;
     *applied = true;
     body_spring_forces(e, xf, xf + nq, tau);
-    return free_solve(bm, ph, M, bias, tau, qdd);
+    /* the plan's order is the coordinates' after the slides (body_reduced_setup) */
+    double rhs[SM_RIGID_MAX_V];
+    for (size_t i = 0; i < n; i++) rhs[i] = tau[BASE + i] - bias[i];
+    return free_solve(bm, ph, M, false, rhs, qdd);
 }
 
 /* The right-hand side at the defaults in a direct phase (the integrator's
@@ -547,15 +550,14 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
         q = qb;
         v = vb;
     }
-    max_align_t mem[bm->pinned_data_words];
-    sm_rigid_data *d = sm_rigid_pinned_data_init(bm->tmpl, mem, sizeof mem);
-    if (!d || !sm_rigid_pinned_forward(bm->tmpl, d, q, v)) return SM_OK;
-    double M[n * n], bias[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V], qdd[SM_RIGID_MAX_V];
-    if (!sm_rigid_pinned_dynamics(bm->tmpl, d, &bm->pinned, bm->origin_radius0, bm->pinned_locked[ph], M, bias,
-                                  NULL))
+    double M[n * n], bias[SM_RIGID_MAX_V], qdd[SM_RIGID_MAX_V];
+    if (!sm_rigid_pinned_terms(bm->tmpl, &bm->pinned, q, v, bm->origin_radius0, bm->pinned_locked[ph], M, bias))
         return SM_OK;
     *done = true;
-    memset(tau, 0, bm->nv * sizeof *tau);
+    /* τ − b_r in the plan's order (the joints'), the springs' torques
+     * added where they act, then solved in place */
+    double *r = bm->n_held ? qdd : xd + nk;
+    for (size_t i = 0; i < n; i++) r[i] = -bias[i];
     for (size_t k = 0; k < bm->f->n_forces; k++) {
         /* sm_rigid_spring_forces on the joints' own indices */
         const sm_rigid_spring *sp = &bm->springs0[k];
@@ -567,11 +569,11 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
             rate += sp->coef[i] * v[ri[i]];
         }
         const double f = sp->stiffness * (val - sp->rest) + sp->damping * rate - sp->torque;
-        for (size_t i = 0; i < m; i++) tau[BASE + ri[i]] -= sp->coef[i] * f;
+        for (size_t i = 0; i < m; i++) r[ri[i]] -= sp->coef[i] * f;
     }
-    memcpy(xd, x + nk, nk * sizeof *xd);
-    if (!bm->n_held) return free_solve(bm, ph, M, bias, tau, xd + n);
-    const sm_status st = free_solve(bm, ph, M, bias, tau, qdd);
+    for (size_t k = 0; k < nk; k++) xd[k] = x[nk + k];
+    const sm_status st = free_solve(bm, ph, M, true, r, r);
+    if (!bm->n_held) return st;
     for (size_t k = 0; k < nk; k++) xd[nk + k] = qdd[bm->kept[k]];
     return st;
 }

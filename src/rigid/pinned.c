@@ -64,6 +64,19 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
     if (roots != 1) return false;
     for (size_t L = 0; L < m->nlink; L++)
         if (m->parent[L] < 0) plan->root = L;
+    /* the chain of one-child links from the root (the base's slides): those
+     * of them without mass add nothing to the walker's sums, so the
+     * composites may start below them, every later link in the subtree
+     * (tree order) */
+    plan->top = plan->root;
+    for (;;) {
+        const size_t T = plan->top;
+        size_t kids = 0, kid = 0;
+        for (size_t L = 0; L < m->nlink; L++)
+            if (m->parent[L] == (int)T) kids++, kid = L;
+        if (kids != 1 || kid != T + 1) break;
+        plan->top = kid;
+    }
     for (size_t a = 0; a < plan->n; a++) {
         /* a copy of the model keeps the axes, hence the signs */
         const double sg = m->pl_sgn[plan->link[a]];
@@ -87,9 +100,8 @@ bool sm_rigid_pinned_plan_init(const sm_rigid_model *m, size_t site, sm_rigid_pi
  * rest at the origin): a slide then only offsets its child, so the pass
  * reads the hinges' own coordinates and skips the velocities, which the
  * pinned dynamics never reads (sm_rigid_planar_forward's pv). */
-bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh)
+static inline void pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh)
 {
-    if (!m->use_planar) return false;
     size_t a = 0;
     for (size_t L = 0; L < m->nlink; L++) {
         const int P = m->parent[L];
@@ -131,6 +143,12 @@ bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const do
         }
     }
     d->poses_pending = true;
+}
+
+bool sm_rigid_pinned_forward(const sm_rigid_model *m, sm_rigid_data *d, const double *qh, const double *vh)
+{
+    if (!m->use_planar) return false;
+    pinned_forward(m, d, qh, vh);
     return true;
 }
 
@@ -153,11 +171,12 @@ static double dot2(const double *a, const double *b) { return a[0] * b[0] + a[1]
  * terms first, then carried to the parent's origin by r = p_L − p_λ
  * (h += m r, K += 2 r·h + m |r|², T += r × F).  The links are in tree
  * order (a parent before its children), so one backward pass carries all. */
-static void composites(const sm_rigid_model *m, const sm_rigid_data *d, const double g[2], comp *restrict C)
+static void composites(const sm_rigid_model *m, const sm_rigid_data *d, size_t top, const double g[2],
+                       comp *restrict C)
 {
     const size_t n = m->nlink;
     const double *restrict pp = d->pp, *restrict cs = d->cs, *restrict pa = d->pa, *restrict thd = d->thd;
-    for (size_t L = 0; L < n; L++) {
+    for (size_t L = top; L < n; L++) {
         const double mass = m->mass[L], In = m->pl_In[L];
         if (mass == 0.0 && In == 0.0) { /* a massless link (a base's first slide) */
             C[L] = (comp){0};
@@ -168,9 +187,8 @@ static void composites(const sm_rigid_model *m, const sm_rigid_data *d, const do
         const double f0 = mass * (pa[2 * L] - w2 * X0 - g[0]), f1 = mass * (pa[2 * L + 1] - w2 * X1 - g[1]);
         C[L] = (comp){mass, {mass * X0, mass * X1}, mass * (X0 * X0 + X1 * X1) + In, {f0, f1}, X0 * f1 - X1 * f0};
     }
-    for (size_t L = n; L-- > 0;) {
+    for (size_t L = n; L-- > top + 1;) {
         const int P = m->parent[L];
-        if (P < 0) continue;
         const comp *c = &C[L];
         comp *cp = &C[P];
         const double r0 = pp[3 * L] - pp[3 * P], r1 = pp[3 * L + 1] - pp[3 * P + 1];
@@ -184,10 +202,9 @@ static void composites(const sm_rigid_model *m, const sm_rigid_data *d, const do
     }
 }
 
-bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
-                              double radius, const unsigned char *locked, double *M, double *bias, double *force)
+static inline void pinned_dynamics(const sm_rigid_model *m, const sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
+                                   double radius, const unsigned char *locked, double *M, double *bias, double *force)
 {
-    if (!m->use_planar) return false;
     const size_t n = plan->n, SL = m->site_link[plan->site];
     const double *u = m->pl_site + 3 * plan->site, c = d->cs[2 * SL], s = d->cs[2 * SL + 1];
     const double *pL = d->pp + 3 * SL, *e1 = m->pl_e1, *e2 = m->pl_e2, *G = m->gravity;
@@ -197,10 +214,14 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
                          G[0] * e2[0] + G[1] * e2[1] + G[2] * e2[2] + d->pa[2 * SL + 1] - w2 * X[1]};
     const double f[2] = {pL[0] + X[0] - radius * e1[2], pL[1] + X[1] - radius * e2[2]};
     comp Cs[m->nlink];
-    composites(m, d, g, Cs);
-    /* the whole walker about f, from the root's composite */
-    const comp *C0 = &Cs[plan->root];
-    const double r0[2] = {d->pp[3 * plan->root] - f[0], d->pp[3 * plan->root + 1] - f[1]};
+    /* the plan's chain above top as this model has it (a view at other
+     * parameters may give a slide mass) */
+    size_t top = plan->root;
+    while (top < plan->top && m->mass[top] == 0.0 && m->pl_In[top] == 0.0) top++;
+    composites(m, d, top, g, Cs);
+    /* the whole walker about f, from the top's composite */
+    const comp *C0 = &Cs[top];
+    const double r0[2] = {d->pp[3 * top] - f[0], d->pp[3 * top + 1] - f[1]};
     const set_sums all = {C0->m,
                           {C0->h[0] + C0->m * r0[0], C0->h[1] + C0->m * r0[1]},
                           C0->K + 2.0 * dot2(r0, C0->h) + C0->m * dot2(r0, r0),
@@ -269,5 +290,32 @@ bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const s
             M[k * n + j] = e;
         }
     }
+}
+
+bool sm_rigid_pinned_dynamics(const sm_rigid_model *m, sm_rigid_data *d, const sm_rigid_pinned_plan *plan,
+                              double radius, const unsigned char *locked, double *M, double *bias, double *force)
+{
+    if (!m->use_planar) return false;
+    pinned_dynamics(m, d, plan, radius, locked, M, bias, force);
+    return true;
+}
+
+bool sm_rigid_pinned_terms(const sm_rigid_model *m, const sm_rigid_pinned_plan *plan, const double *qh,
+                           const double *vh, double radius, const unsigned char *locked, double *M, double *bias)
+{
+    if (!m->use_planar) return false;
+    /* the five arrays the two passes read, on this frame, and only those
+     * set: no data block to lay out per call (sm_rigid_pinned_data_init),
+     * and zeroing the whole struct cost a tenth of the sweep */
+    const size_t nl = m->nlink ? m->nlink : 1;
+    double blk[9 * nl];
+    sm_rigid_data d;
+    d.th = blk;
+    d.thd = blk + nl;
+    d.pp = blk + 2 * nl;
+    d.pa = blk + 5 * nl;
+    d.cs = blk + 7 * nl;
+    pinned_forward(m, &d, qh, vh);
+    pinned_dynamics(m, &d, plan, radius, locked, M, bias, NULL);
     return true;
 }
