@@ -476,6 +476,36 @@ static void a_guess_chooses_the_branch_the_sweep_follows(void **state)
                  65, "needs 4");
 }
 
+/* A model of many parameters (human9 has 250) records its settings in a
+ * signature longer than the 8 KiB the sweep once kept for it (it then
+ * refused the sweep); its rows are the unpadded model's. */
+static void a_model_of_many_parameters_sweeps(void **state)
+{
+    (void)state;
+    const char *d = dir("many"), *ref = dir("many-ref");
+    const test_path model = in_dir(base_dir, "many.yaml");
+    FILE *in = fopen(SM_SOURCE_DIR "/models/compass.yaml", "r"), *out = fopen(model.s, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buf[4096];
+    for (size_t n; (n = fread(buf, 1, sizeof buf, in)) > 0;) assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    fprintf(out, "\nparameters:\n");
+    for (int k = 0; k < 200; k++)
+        fprintf(out, "  unused_parameter_number_%03d: {value: 0.123456789, min: -1, max: 1, unit: m, description: x}\n", k);
+    assert_int_equal(fclose(out), 0);
+    assert_int_equal(cli_run("sweep", model.s, "--grid", "slope=0.05:0.06:2", "--out", d, "-q", NULL)->status, 0);
+    struct stat sb;
+    assert_int_equal(stat(in_dir(d, "part-local.sig").s, &sb), 0);
+    assert_true(sb.st_size > 8192);
+    assert_int_equal(cli_run("sweep", SM_SOURCE_DIR "/models/compass.yaml", "--grid", "slope=0.05:0.06:2", "--out", ref,
+                             "-q", NULL)->status,
+                     0);
+    char *want = rows_of(ref, "sweep.csv");
+    assert_rows(want, d, "sweep.csv");
+    free(want);
+}
+
 static void help_has_an_example(void **state)
 {
     (void)state;
@@ -494,6 +524,7 @@ int main(int argc, char **argv)
     if (mpirun) cmocka_set_test_filter("mpi_*"); /* the MPI suite runs only the MPI test */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_grids_get_one_line_and_a_sysexits_code),
+        cmocka_unit_test(a_model_of_many_parameters_sweeps),
         cmocka_unit_test(an_unwritable_or_foreign_directory_is_refused_before_work),
         cmocka_unit_test(a_full_disk_is_refused_before_work),
         cmocka_unit_test(a_disk_full_mid_sweep_is_one_line),
