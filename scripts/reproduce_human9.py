@@ -116,6 +116,8 @@ def main():
     text = "\n".join(lines)
     open(os.path.join(OUT, "README.md"), "w").write(text)
     json.dump({"commands": LOG}, open(os.path.join(OUT, "summary.json"), "w"), indent=1)
+    subprocess.run(["/usr/bin/python3", os.path.join(HERE, "plot_human9.py"), OUT, "--exe", a.exe, "--model", MODEL],
+                   check=True)
     print(text)
     return ck.finish()
 
