@@ -150,6 +150,19 @@ def skeleton(q):
     return lines
 
 
+def sole(q):
+    """{contact: its site's position} of both feet's sole points (toe_a the
+    inner toe corner, toe_ao the outer, heel_a the heel; b alike)."""
+    R, p = kin.pelvis([q["hat_x"], q["hat_y"], q["hat_z"]], q["hat_yaw"], q["hat_roll"], q["hat"])
+    out = {}
+    for side, leg in ((-1, "a"), (+1, "b")):
+        foot = kin.leg(R, p, side, q["hip_x_" + leg], q["thigh_" + leg], q["knee_" + leg], q["ankle_z_" + leg],
+                       q["ankle_x_" + leg], q["foot_" + leg])
+        for name, where in (("toe_" + leg, "toe_in"), ("toe_%so" % leg, "toe_out"), ("heel_" + leg, "heel")):
+            out[name] = kin.site(foot, side, where)
+    return out
+
+
 def pictures(rows, samples):
     import matplotlib
     matplotlib.use("Agg")
@@ -177,23 +190,71 @@ def pictures(rows, samples):
     t = np.array([s[0] for s in samples])
     fa = np.array([s[2][2] if s[2] is not None else np.nan for s in samples])
     fb = np.array([s[3][2] if s[3] is not None else np.nan for s in samples])
-    fig, (a1, a2) = plt.subplots(2, 1, figsize=(7, 6), sharex=True)
+    fig = plt.figure(figsize=(12, 9))
+    gs = fig.add_gridspec(4, 2, width_ratios=[1.5, 1])
+    a1 = fig.add_subplot(gs[0, 0])
+    a2, a3, a4 = (fig.add_subplot(gs[k, 0], sharex=a1) for k in (1, 2, 3))
     a1.plot(t, fa, label="foot a (stance) F_z")
     a1.plot(t, fb, label="foot b (front heel) F_z")
     a1.plot(t, np.nan_to_num(fa) + np.nan_to_num(fb), "k--", lw=0.8, label="total F_z")
     a1.set_ylabel("N")
     a1.legend(fontsize=8)
-    a2.plot(t, [s[4] for s in samples], label="CoP x")
-    a2.plot(t, [s[5] for s in samples], label="CoP y")
-    a2.set_ylabel("m (stance toe's inner corner at 0)")
-    a2.set_xlabel("t (s)")
-    a2.legend(fontsize=8)
+    # per contact point: a negative normal force is a corner the ground pulls
+    point = {c: np.array([num(r, c + ".fz") for r in rows if r["kind"] == "sample"]) for c in CONTACTS}
+    for c, fz in point.items():
+        if np.isfinite(fz).any():
+            a2.plot(t, fz, lw=1.0, label=c)
+    a2.axhline(0, color="k", lw=0.6)
+    a2.set_ylabel("N, per point")
+    a2.legend(fontsize=7, ncol=4, loc="best")
+    for k, name in ((2, "foot a"), (3, "foot b")):
+        a3.plot(t, [math.hypot(s[k][0], s[k][1]) / s[k][2] if s[k] is not None and s[k][2] > 0 else np.nan
+                    for s in samples], label=name)
+    a3.axhline(MU, color="k", ls="--", lw=1, label="mu = %g (assumed)" % MU)
+    a3.set_ylabel("abs(F_t) / F_z")
+    a3.legend(fontsize=8)
+    a4.plot(t, [s[4] for s in samples], label="CoP x")
+    a4.plot(t, [s[5] for s in samples], label="CoP y")
+    a4.set_ylabel("m (stance toe's inner corner at 0)")
+    a4.set_xlabel("t (s)")
+    a4.legend(fontsize=8)
     for r in rows:
         if r["kind"] == "pre":
-            for a in (a1, a2):
+            for a in (a1, a2, a3, a4):
                 a.axvline(num(r, "time"), color="grey", lw=0.6)
             a1.text(num(r, "time"), a1.get_ylim()[1] * 0.95, r["event"], fontsize=7, rotation=90, va="top")
-    fig.suptitle("biped12_3d: ground force per foot and centre of pressure over a step", fontsize=9)
+    # seen from above: each phase's contact points in use (their hull, the
+    # support polygon the seed's CoP must stay in) and its CoP path
+    top = fig.add_subplot(gs[:, 1])
+    # (the last row, after the relabel, is the next step's)
+    first = [r for r in rows if r["kind"] == "start"][:1] + [r for r in rows[:-1] if r["kind"] == "post"]
+    seen = []
+    for n, r in enumerate(first):
+        pts = sole(state_of(r))
+        used = [c for c in pts if math.isfinite(num(r, c + ".fz"))]
+        colour = "C%d" % (n + 2)
+        for leg in {c[-1] if c[-1] in "ab" else c[-2] for c in used}:
+            out = [pts[c] for c in ("heel_" + leg, "toe_" + leg, "toe_%so" % leg, "heel_" + leg)]
+            top.plot([q[0] for q in out], [q[1] for q in out], color="0.6", lw=0.8, zorder=1)
+            seen += [q[:2] for q in out]
+        ring = [pts[c] for c in used] + [pts[used[0]]] if used else []
+        # earlier phases' rings wider: a later one may share their edges
+        top.plot([q[0] for q in ring], [q[1] for q in ring], "o-", color=colour, alpha=0.45, lw=4.5 - 1.5 * min(n, 2),
+                 ms=4, zorder=2)
+        path = [(s[4], s[5]) for s in samples if s[1] == r["phase"]]
+        top.plot([q[0] for q in path], [q[1] for q in path], color=colour, lw=1.4, zorder=3,
+                 label="%s: CoP and the points in use" % r["phase"])
+        seen += [q[:2] for q in ring] + path
+    lo, hi = np.nanmin(seen, axis=0) - 0.03, np.nanmax(seen, axis=0) + 0.03
+    top.set_xlim(lo[0], hi[0])
+    top.set_ylim(lo[1], hi[1])
+    top.set_aspect("equal", adjustable="box")
+    top.set_xlabel("x (m)")
+    top.set_ylabel("y (m)")
+    top.set_title("from above (grey: the soles touching at each phase's start)", fontsize=8)
+    top.legend(fontsize=7, loc="best")
+    fig.suptitle("biped12_3d: ground force per foot and per point, friction, and the centre of pressure over a step",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(OUT + "/forces.png", dpi=110)
     plt.close(fig)
@@ -296,7 +357,9 @@ on eight joints tracking references planned kinematically
 Pictures: [side.png](side.png) and [front.png](front.png), stick figures over
 one step (the right stance foot at the origin; the thick ones at the events
 Heel1off, Heel2strike and Foot2flat/Toe1off); [forces.png](forces.png), the
-ground force per foot and the centre of pressure over the step.
+ground force per foot and per contact point, each foot's friction ratio
+against mu (eq. 26), and the centre of pressure over the step, in time and
+from above over each phase's contact points (the support polygon).
 """
 
 README_TAIL = """
