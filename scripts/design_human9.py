@@ -14,9 +14,10 @@ variable the file's clock (CLOCK; CLOCK = 0: the stance leg's angle):
   a small downward speed (a crossing for the event) and no forward speed;
 - ds1 (T2): the front heel pinned, the front foot turning down from PHI0
   (toe up) to flat, reaching it with a rate (the foot-flat impact, small);
-- ds_flat (T3): the front foot flat, the hind heel rising about the hind
-  toe, whose tip stays pinned (the hind foot from 0 to PSI_END, from
-  T1 on: it rises through ds1 as well).
+- ds_flat (T3): the front foot flat, the hind heel rising, the hind toe
+  tip pinned (the hind foot from 0 to PSI_END, from T_HR on: it rises
+  through ds1 as well; about the toe tip with the toe joint straight,
+  TOE_ROLL = 1, or about the toe joint with the toe flat).
 The hip's height is H0 + DH cos(2 pi (t - T1/2)/T), the trunk's lean
 constant; each leg's thigh and knee from the hip-to-ankle distance
 (two-link closure, knee flexed).  Periodic by construction: the front foot
@@ -31,7 +32,11 @@ knots, fitted by least squares.  In double support an internal force
 hands the load to the front foot (SHARE, share_load; SHARE = 0: a blend
 toward the moments that carry the body on the front foot alone), so that
 the hind toe's normal force falls through zero, the toe-off, at the
-step's end.  Every setting can be changed for one run:
+step's end.  The hip's forward motion is then corrected, ZMP_ITER rounds, so that
+the step's true centre of pressure (its inverse dynamics on the stance
+foot alone, which the pendulum's plan leaves the swing leg and the trunk
+out of) is the planned one (zmp_correct).  Every setting can be changed
+for one run:
 DESIGN=NAME=VALUE,... (the file's header lists the values in use).
 
 Writes the numbers into models/human9.yaml (--write), between the lines
@@ -66,12 +71,13 @@ PHI0 = 0.10  # front foot's toe-up angle at heel-strike
 BETA = 0.3  # share of the front foot's rate kept at foot-flat
 V_LAND = 0.15  # swing heel's downward speed at heel-strike
 CLEAR = 0.05  # swing heel's lift at mid-swing
+LIFT = 0.0  # the swing foot's early lift (m at mid-swing; its acceleration at toe-off 32 LIFT / T1^2 upward)
 X_MID = 0.04  # hip ahead of the stance ankle at mid single support
 HIP_A = 0.0  # the hip's sway about its steady forward motion (m)
 FS = 1000.0
-PRESS_KNEE, PRESS_TOE = 0.10, 0.05  # the front leg's press in double support (rad)
+PRESS_KNEE, PRESS_TOE = 0.10, 0.01  # the front leg's press in double support (rad)
 PRESS_OFF = 1.0  # share of the press taken off after foot-flat
-W_DS1 = 0.1  # share of the front foot's load at heel-strike, rising to 1 at toe-off
+W_DS1 = 0.3  # share of the front foot's load at heel-strike, rising to 1 at toe-off
 # LIP = 1: the hip's forward motion from the centre of mass as a linear
 # inverted pendulum x'' = W2 (x - p) over a planned centre of pressure p
 # (from the stance toe tip; the heel is 0.266 m behind it, the toe joint
@@ -81,7 +87,7 @@ W_DS1 = 0.1  # share of the front foot's load at heel-strike, rising to 1 at toe
 # heel-strike and the foot-flat.  LIP = 0: constant speed (and HIP_A).
 LIP = 1.0
 W2 = 9.81 / 0.966  # g over the centre of mass's height
-COP_SS0, COP_SS1, COP_DS = -0.23, -0.07, -0.04
+COP_SS0, COP_SS1, COP_DS = -0.22, -0.07, -0.04
 COM_DX = 0.011  # centre of mass ahead of the hip (the trunk's lean)
 R1, R2 = 1.0, 1.0  # forward speed kept through the heel-strike and the foot-flat
 # FRONT_ANKLE = 1: the front ankle's moment blended as the others (the
@@ -93,12 +99,29 @@ FIT_W = 10.0  # the outputs' fit weight at the heel-strike and the step's ends
 # share_load) rather than the blend with B: the front foot's share
 # W_DS1 + (1 - W_DS1) u^SHARE_POW (u from heel-strike to toe-off), its
 # centre of pressure on its heel in ds1 and P_FRONT in front of it after
-# foot-flat, the hind foot keeping the rest of the moment
+# foot-flat (reached in P_RAMP s), the hind foot keeping the rest of the moment
 SHARE = 1.0
 SHARE_POW = 1.0
+T_POW = 1.0  # the hind toe keeps (1 - w)^T_POW of the tangential force (share_load)
 P_FRONT = 0.18  # the front foot's centre of pressure ahead of its heel after foot-flat (m)
+P_RAMP = 0.0  # s: the front foot's centre of pressure moves from its heel to P_FRONT over this time after foot-flat
 CLOCK = 1.0  # 1: references and feedforward in time (the file's clock), not in the stance leg's angle
 PSI_SMOOTH = 1.0  # 1: the hind foot's heel-up angle reaches PSI_END with no rate (no toe-lock impulse at toe-off)
+# ZMP_ITER rounds of the multibody correction of the centre of mass plan
+# (Kajita's, Nishiwaki's): the pendulum leaves out the swing leg and the
+# trunk, so the plan's true centre of pressure (its inverse dynamics,
+# -tau0 / F_n of the stance foot alone) is not the planned p; the hip is
+# moved by the pendulum's periodic response dx to the error e = p_true -
+# p, dx - dx'' / W2 = -e in single support (0 in double support, where
+# the two feet share the load), and the round repeated
+ZMP_ITER = 8.0
+# TOE_ROLL = 1: the stance foot rises about its toe tip with the toe joint
+# straight, so that the swing toe, locked straight at the section, leaves
+# the ground where it stood (0: about the toe joint, the toe flat: the
+# section's straightening put the swing toe's tip 9 mm under the ground)
+TOE_ROLL = 1.0
+TOE_BIAS = 0.0005  # rad, below
+ZMP_DS = 1.0  # 1: the error over the whole step (the total centre of pressure in double support)
 
 NAMES = ["hat.x", "hat.z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"]
 ACTS = ["hip_a", "hip_b", "knee_a", "knee_b", "ankle_a", "ankle_b", "toe_a", "tau0"]
@@ -146,11 +169,42 @@ def lip_start():
     return np.linalg.solve(A, np.array([STEP_L, 0.0]) - f0)
 
 
+# the hip's correction dx (ZMP_ITER), on the grid DX_T of one step, periodic
+DX_T = None
+DX = None
+
+
+def hip_dx(t):
+    return 0.0 if DX is None else float(np.interp(t, DX_T, DX, period=STEP_T))
+
+
+def zmp_response(e):
+    """dx on the grid DX_T (N samples of one period, no repeated end) with
+    dx - dx'' / W2 = -e, periodic (dx'' by central differences: the
+    operator I - D2 / W2 is positive definite, so the solve is regular)."""
+    n = len(e)
+    h = STEP_T / n
+    A = np.eye(n) * (1 + 2 / (W2 * h * h))
+    for i in range(n):
+        A[i, (i + 1) % n] -= 1 / (W2 * h * h)
+        A[i, (i - 1) % n] -= 1 / (W2 * h * h)
+    return np.linalg.solve(A, -np.asarray(e))
+
+
+def planned_cop(t):
+    """The pendulum's planned centre of pressure (from the stance toe tip)."""
+    if t <= T1:
+        return COP_SS0 + (COP_SS1 - COP_SS0) * t / T1
+    if t <= T1 + T2:
+        return COP_SS1 + (COP_DS - COP_SS1) * (t - T1) / T2
+    return COP_DS + (COP_SS0 + STEP_L - COP_DS) * (t - T1 - T2) / (STEP_T - T1 - T2)
+
+
 def hip(t):
     if LIP:
         x0, v0 = lip_start()
         x, _ = lip_run(x0, v0, t)
-        return np.array([x - COM_DX, H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
+        return np.array([x - COM_DX + hip_dx(t), H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
     x0 = -(LTOE + MTP) + X_MID - STEP_L / STEP_T * T1 / 2
     return np.array([x0 + STEP_L / STEP_T * t + HIP_A * math.sin(2 * math.pi * (t - T1 / 2) / STEP_T),
                      H0 + DH * math.cos(2 * math.pi * (t - T1 / 2) / STEP_T)])
@@ -167,7 +221,11 @@ def psi(t):
 
 
 def hind_ankle(t):
-    """The stance foot's ankle (toe tip at the origin, toe flat)."""
+    """The stance foot's ankle (toe tip at the origin; TOE_ROLL = 0: the
+    toe flat, the heel rising about the toe joint; 1: the toe joint
+    straight, the whole foot rising about the toe tip)."""
+    if TOE_ROLL:
+        return -rot(psi(t), [MTP + LTOE, -AH])
     mtp = np.array([-LTOE, 0.0])
     return mtp - rot(psi(t), [MTP, -AH])
 
@@ -216,7 +274,7 @@ def swing(t):
     x = hermite5(hs[0], hv[0], ha[0], he[0], hve[0], hae[0], T1, t)
     z = hermite5(hs[1], hv[1], ha[1], he[1], hve[1], hae[1], T1, t)
     u = t / T1
-    z += CLEAR * 64 * u ** 3 * (1 - u) ** 3
+    z += CLEAR * 64 * u ** 3 * (1 - u) ** 3 + LIFT * 16 * u ** 2 * (1 - u) ** 2
     a3 = hermite5(a_s, av, aa, a_e, ave, aae, T1, t)
     return np.array([x, z]), a3
 
@@ -244,7 +302,7 @@ def pose(t):
     # stance leg a: toe tip pinned at the origin, toe flat
     p = psi(t)
     a1, a2 = leg_ik(hp, hind_ankle(t))
-    q_a = [a1 - HAT, a2 - a1, p - a2, -p]
+    q_a = [a1 - HAT, a2 - a1, p - a2, 0.0 if TOE_ROLL else -p]
     # leg b
     if t < T1:
         heel, a3 = swing(t)
@@ -441,12 +499,15 @@ def share_load(q, lam, tau0, front_flat, w):
             J[c, :, k] = (a - b) / (2 * h)
     Fx, Fz = lam
     p_tot = -tau0 / Fz  # from the hind toe tip (at x = 0)
-    pf = heel_b[0] + (P_FRONT if front_flat else 0.0)
+    pf = heel_b[0] + P_FRONT * front_flat
     pf = min(pf, tip_b[0])
     # front forces: (1 - r) at the heel, r at the toe tip, for its centre
     # of pressure at pf
     r = (pf - heel_b[0]) / (tip_b[0] - heel_b[0]) if front_flat else 0.0
-    dQ = -J[0].T @ (w * np.array([Fx, Fz])) + J[1].T @ np.array([w * Fx, (1 - r) * w * Fz]) \
+    # the tangential share wt >= w: the hind toe's friction goes to zero
+    # faster than its normal force (T_POW > 1), its ratio falling to toe-off
+    wt = 1 - (1 - w) ** T_POW
+    dQ = -J[0].T @ np.array([wt * Fx, w * Fz]) + J[1].T @ np.array([wt * Fx, (1 - r) * w * Fz]) \
         + J[2].T @ np.array([0.0, r * w * Fz])
     # the hind moment: the total moment about the hind tip kept
     new_tau0 = -(p_tot * Fz - w * Fz * pf)
@@ -461,7 +522,38 @@ def share_load(q, lam, tau0, front_flat, w):
     return du, ph, res
 
 
+def hind_alone(exe, tmp, rows):
+    """The inverse dynamics of the step on the hind (stance) foot alone."""
+    ref = os.path.join(tmp, "ref_a.csv")
+    write_csv(ref, [(t, {"ss1": "ss1", "ds1": "hind1", "ds_flat": "hind2"}[ph], q) for t, ph, q in rows])
+    return inverse(exe, one_foot_model(tmp, False), ref, os.path.join(tmp, "inv_a.csv"))
+
+
+def zmp_correct(exe):
+    """ZMP_ITER rounds of the hip's correction (above, ZMP_ITER); the
+    single-support centre of pressure's range before and after."""
+    global DX_T, DX
+    n = int(round(STEP_T * FS))
+    DX_T = np.arange(n) / FS
+    DX = np.zeros(n)
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(int(ZMP_ITER) + 1):
+            rows = reference()
+            inv_a = hind_alone(exe, tmp, rows)
+            e = np.zeros(n)
+            for i in range(n):
+                if rows[i][1] == "ss1" or ZMP_DS:
+                    e[i] = -float(inv_a[i]["tau0"]) / float(inv_a[i]["tip_a.fz"]) - planned_cop(rows[i][0])
+            p = [planned_cop(rows[i][0]) + e[i] for i in range(n) if rows[i][1] == "ss1"]
+            print("zmp round %d: single support's true centre of pressure %.3f..%.3f m, |error| <= %.3f m, "
+                  "|dx| <= %.3f m" % (k, min(p), max(p), np.max(np.abs(e)), np.max(np.abs(DX))), file=sys.stderr)
+            if k < int(ZMP_ITER):
+                DX = DX + zmp_response(e)
+
+
 def design(exe):
+    if LIP and ZMP_ITER:
+        zmp_correct(exe)
     rows = reference()
     check(rows)
     with tempfile.TemporaryDirectory() as tmp:
@@ -501,7 +593,8 @@ def design(exe):
             u = (t[i] - T1) / (STEP_T - T1)
             w = W_DS1 + (1 - W_DS1) * u ** SHARE_POW
             lam = (float(inv_a[i]["tip_a.fx"]), float(inv_a[i]["tip_a.fz"]))
-            du, ph, res = share_load(r[2], lam, tq["tau0"][i], r[1] == "ds_flat", w)
+            flat = min(max((t[i] - T1 - T2) / P_RAMP, 0.0), 1.0) if P_RAMP > 0 else float(r[1] == "ds_flat")
+            du, ph, res = share_load(r[2], lam, tq["tau0"][i], flat, w)
             worst = max(worst, res)
             if w < 0.99:
                 ph_rng = [min(ph_rng[0], ph), max(ph_rng[1], ph)]
@@ -538,6 +631,12 @@ def design(exe):
     # toe, making foot-flat a crossing) rather than hovering at zero force
     ramp = np.clip((t - T1) / T2, 0.0, 1.0) - PRESS_OFF * np.clip((t - T1 - T2) / 0.04, 0.0, 1.0)
     outs["swing_knee"] = outs["swing_knee"] - PRESS_KNEE * ramp
+    # the stance toe joint a little bent down at toe-off (TOE_BIAS, reached
+    # over ds_flat) rather than a little up by its tracking error: the
+    # section straightens the swing toe, which then lifts its tip off the
+    # ground instead of pushing it under
+    u = np.clip((t - T1 - T2) / (STEP_T - T1 - T2), 0.0, 1.0)
+    outs["stance_toe"] = outs["stance_toe"] + TOE_BIAS * u * u * (3 - 2 * u)
     outs["swing_ankle"] = outs["swing_ankle"] + PRESS_TOE * ramp
     fits = {}
     for name, y in outs.items():

@@ -16,6 +16,11 @@ Every number is printed to the digits on which the two runs agree
 finite-difference cross-check of the 18 multipliers: about 30 s at the
 looser tolerance and 2 min at the tighter one here.
 
+The ground checks over the step (the issue's: normal forces positive,
+friction ratio below mu, centre of pressure inside the foot, the swing
+toe's clearance) from `stridemap simulate --steps 1` from each run's gait
+at its tolerance (step_checks, below; tests/test_human9.c asserts them).
+
 Writes results/human9/: README.md (the tables), gait.json (the tighter
 run at the file's gains), gains.csv (the grid, both tolerances) and
 summary.json (every command).  The tables go to stdout as well.
@@ -24,6 +29,8 @@ Run from the top of the repository after building:
     /usr/bin/python3 scripts/reproduce_human9.py [--exe build/src/cli/stridemap]
 """
 import argparse
+import csv
+import io
 import json
 import os
 import subprocess
@@ -55,6 +62,50 @@ def fixed(exe, tol, sets=()):
     return json.loads(p.stdout)
 
 
+def step_checks(exe, tol, gait):
+    """The ground checks over one step from the gait (simulate, 1e-4 s
+    apart and at the events): per contact its smallest normal force; the
+    hind toe's and the front foot's largest |F_t| / F_n (the front foot's
+    over its heel and toe together: its toe is a frictionless slide, so its
+    heel pin carries the whole foot's friction); the centre of pressure
+    -tau0 / F_n in single support from the stance toe tip (the heel 0.266 m
+    behind it), the total one in double support; the swing toe tip's lowest
+    point in single support."""
+    import design_human9 as D
+    args = ["simulate", MODEL, "--steps", "1", "--dt", "1e-4", "--x0",
+            ",".join(repr(v) for v in gait["fixed_point"])] + tol[:4]
+    LOG.append("stridemap " + " ".join(args[:4]) + " <the gait> " + " ".join(tol[:4]))
+    p = subprocess.run([exe] + args, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("stridemap simulate from the gait failed (%d): %s" % (p.returncode, p.stderr.strip()))
+    names = ["hip_x", "hip_z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"]
+    out = {"ss1_cop_min": 1e9, "ss1_cop_max": -1e9, "ds_cop_min": 1e9, "ds_cop_max": -1e9,
+           "swing_tip_min": 1e9, "hind_ratio": 0.0, "front_ratio": 0.0,
+           "tip_a_fn": 1e9, "heel_b_fn": 1e9, "flat_b_fn": 1e9}
+    for r in csv.DictReader(io.StringIO(p.stdout)):
+        if r["kind"] == "pre" or int(r["step"]) != 0:
+            continue
+        q = [float(r[n]) for n in names]
+        tip_a, heel_b, tip_b = D.sites(q)
+        fa, ta, tau0 = float(r["tip_a.fz"]), float(r["tip_a.fx"]), float(r["tau0.torque"])
+        out["tip_a_fn"] = min(out["tip_a_fn"], fa)
+        out["hind_ratio"] = max(out["hind_ratio"], abs(ta) / fa)
+        if r["phase"] == "ss1":
+            c = -tau0 / fa
+            out["ss1_cop_min"], out["ss1_cop_max"] = min(out["ss1_cop_min"], c), max(out["ss1_cop_max"], c)
+            out["swing_tip_min"] = min(out["swing_tip_min"], tip_b[1])
+            continue
+        fb, tb = float(r["heel_b.fz"]), float(r["heel_b.fx"])
+        ff = float(r["flat_b.fz"]) if r["phase"] == "ds_flat" else 0.0
+        out["heel_b_fn"] = min(out["heel_b_fn"], fb)
+        if r["phase"] == "ds_flat":
+            out["flat_b_fn"] = min(out["flat_b_fn"], ff)
+        out["front_ratio"] = max(out["front_ratio"], abs(tb) / (fb + ff))
+        c = (fa * tip_a[0] - tau0 + fb * heel_b[0] + ff * tip_b[0]) / (fa + fb + ff) - tip_a[0]
+        out["ds_cop_min"], out["ds_cop_max"] = min(out["ds_cop_min"], c), max(out["ds_cop_max"], c)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default="build/src/cli/stridemap")
@@ -84,12 +135,34 @@ def main():
                                                      if abs(eh[1]) > 1e-6 else "0"))
     lines.append("| stable | %s |" % ck.same("stable", lo["stable"], hi["stable"]))
     gl, gh = lo["ground"], hi["ground"]
-    for key, label, need in [("min_normal_force", "smallest normal force of a ground contact (N)", 2),
-                             ("max_friction_ratio", "largest ratio of friction to normal force (mu 0.6)", 3),
+    for key, label, need in [("min_normal_force", "smallest normal force of a ground contact (N; the toe-off's 40)", 2),
+                             ("max_friction_ratio", "largest |F_t|/F_n of one contact (the front heel pin's, which"
+                              " carries its foot's friction alone: the foot's is below)", 3),
                              ("cop_margin", "double support: centre of pressure inside the contacts by (m)", 3),
                              ("heel_b.min_normal_force", "front heel's smallest normal force (N)", 3),
                              ("flat_b.min_normal_force", "front toe's smallest normal force (N)", 2)]:
         lines.append("| %s | %s |" % (label, ck.sig(key, gl[key], gh[key], need)))
+    cl, ch = [step_checks(a.exe, tol, d) for (_, tol), d in zip(FIXED, runs)]
+    lines += ["", "## Ground checks over the step", "",
+              "`stridemap simulate --steps 1` from each gait (1e-4 s apart and at the events); distances"
+              " from the stance toe tip, forward positive (the stance heel is 0.266 m behind it).", "",
+              "| check | value |", "|---|---|"]
+    for key, label, need in [("tip_a_fn", "stance toe's smallest normal force (N; toe-off when it falls to 40)", 3),
+                             ("heel_b_fn", "front heel's smallest normal force (N)", 3),
+                             ("flat_b_fn", "front toe's smallest normal force (N)", 3),
+                             ("hind_ratio", "stance toe's largest friction ratio (mu 0.6)", 2),
+                             ("front_ratio", "front foot's largest friction ratio, heel and toe together (mu 0.6)", 2),
+                             ("ss1_cop_min", "single support: centre of pressure, hindmost (m)", 2),
+                             ("ss1_cop_max", "single support: centre of pressure, foremost (m)", 2),
+                             ("ds_cop_min", "double support: centre of pressure, hindmost (m)", 2),
+                             ("ds_cop_max", "double support: centre of pressure, foremost (m)", 2)]:
+        lines.append("| %s | %s |" % (label, ck.sig(key, cl[key], ch[key], need)))
+    above = ck.same("swing_tip_above", bool(cl["swing_tip_min"] >= 0), bool(ch["swing_tip_min"] >= 0))
+    lines.append("| single support: the swing toe tip's lowest point (m; at the step's start) | %s%s |"
+                 % ("" if above is True else "below the ground: ",
+                    ck.sig("swing_tip_min", cl["swing_tip_min"], ch["swing_tip_min"], 2)))
+    lines.append("| sliding distances (m) | 0 (no sliding phase on the gait) |")
+    lines += ["", "## Torques", "", "| quantity | value |", "|---|---|"]
     for act in ACTUATORS:
         key = act + ".max_torque"
         lines.append("| largest torque %s (N m) | %s |" % (act, ck.sig(key, gl[key], gh[key], 3)))
@@ -112,7 +185,19 @@ def main():
                 cells.append(ck.sig(name, m[0], m[1], 3))
         lines.append("| %g | %s |" % (kp, " | ".join(cells)))
     open(os.path.join(OUT, "gains.csv"), "w").write("\n".join(rows) + "\n")
-    lines += ["", "The ground-force checks that fail, and why, are in models/human9.yaml's header.", ""]
+    lines += ["", "How the gait's ground forces were made admissible, and what is left, is in models/human9.yaml's"
+              " header (\"The gait\").", "",
+              "## Pictures", "",
+              "One step of the gait (`stridemap simulate models/human9.yaml --steps 1`, from the",
+              "file's guess), drawn by scripts/plot_human9.py:", "",
+              "- [step.png](step.png): stick figures about every 0.05 s and at heel-strike,",
+              "  foot-flat and toe-off (thick), side by side; the stance leg blue, the swing",
+              "  (then front) leg red, the ground contacts in use marked.",
+              "- [forces.png](forces.png): each contact's normal and tangential force, the",
+              "  friction ratio |F_t|/F_n against mu, and the centre of pressure (with the",
+              "  fictitious toe moment tau0: -tau0/F_n from the stance toe tip in single",
+              "  support, both feet's in double support) against the feet's extent, the",
+              "  ZMP beside it as a check; the phases shaded.", ""]
     text = "\n".join(lines)
     open(os.path.join(OUT, "README.md"), "w").write(text)
     json.dump({"commands": LOG}, open(os.path.join(OUT, "summary.json"), "w"), indent=1)
