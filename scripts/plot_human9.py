@@ -204,11 +204,17 @@ def draw_forces(rows, contacts, p, out):
         colour = plt.cm.tab10(n % 10)
         ax_n.plot(t, [r[c + ".fz"] for r in samples], color=colour, lw=1.2, label=c)
         ax_t.plot(t, [r[c + ".fx"] for r in samples], color=colour, lw=1.2, label=c)
-        if all(abs(r[c + ".fx"]) < 1e-9 for r in samples if held(r, c)):
-            continue  # a frictionless contact (the flat foot's toe)
-        ratio = [abs(r[c + ".fx"]) / r[c + ".fz"] if held(r, c) and r[c + ".fz"] > 0 else math.nan for r in samples]
-        ax_mu.plot(t, ratio, color=colour, lw=1.2, label=c)
         mus.add(p.get("mu_heel" if "heel" in c else "mu_toe", math.nan))
+    # Friction per foot: a flat foot is rigid on two points, whose split of
+    # the tangential force the rigid model leaves open (its toe contact is
+    # frictionless), so only the foot's whole |F_t| / F_n means anything.
+    for leg, name in (("a", "stance foot"), ("b", "front foot")):
+        feet = [c for c in contacts if c.endswith("_" + leg)]
+        fx = [sum(r[c + ".fx"] for c in feet if held(r, c)) for r in samples]
+        fz = [sum(r[c + ".fz"] for c in feet if held(r, c)) for r in samples]
+        ratio = [abs(x) / z if z > 0 else math.nan for x, z in zip(fx, fz)]
+        if any(math.isfinite(v) for v in ratio):
+            ax_mu.plot(t, ratio, color=COLOURS[leg], lw=1.2, label=name + " (its contacts together)")
     for mu in sorted(m for m in mus if math.isfinite(m)):
         ax_mu.axhline(mu, color="k", ls="--", lw=1, label=f"mu = {mu:g}")
     top = 1.6 * max([m for m in mus if math.isfinite(m)] or [1.0])
