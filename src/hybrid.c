@@ -40,6 +40,7 @@ struct sm_workspace {
     const double *p;
     const sm_phase *phase;
     size_t rooted_phase;       /* phase whose events CVODE currently watches */
+    double t_start;            /* the flow's start, where the phase's event clock is 0 */
     sm_phase_failure fail;     /* why a callback failed in this flow, if one did */
     sm_event_found found;      /* how the event the last flow returned was found */
 
@@ -142,7 +143,7 @@ static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
 {
     sm_workspace *ws = user;
-    if (sm_phase_events(ws->model, ws->phase, ws->p, t, N_VGetArrayPointer(y), g)) return 0;
+    if (sm_phase_events(ws->model, ws->phase, ws->p, ws->t_start, t, N_VGetArrayPointer(y), g)) return 0;
     ws->fail.status = SM_NONFINITE;
     return -1;
 }
@@ -513,7 +514,7 @@ static sm_status tick_event(sm_workspace *ws, const double *p, const sm_phase *P
     *e = ne;
     *on_zero = false;
     ws->counters.root_evals++;
-    if (!sm_phase_events(ws->model, P, p, t, y, g)) return SM_NONFINITE;
+    if (!sm_phase_events(ws->model, P, p, ws->t_start, t, y, g)) return SM_NONFINITE;
     bool beyond = false;
     for (size_t i = 0; i < ne; i++) {
         const int dir = P->events[i].direction;
@@ -521,13 +522,13 @@ static sm_status tick_event(sm_workspace *ws, const double *p, const sm_phase *P
     }
     if (!beyond) return SM_OK;
     ws->counters.root_evals++;
-    if (!sm_phase_events(ws->model, P, p, t, y_minus, gm)) return SM_NONFINITE;
+    if (!sm_phase_events(ws->model, P, p, ws->t_start, t, y_minus, gm)) return SM_NONFINITE;
     for (size_t i = 0; i < ne; i++) {
         const int dir = P->events[i].direction;
         const bool down = gm[i] > 0 && g[i] <= 0, up = gm[i] < 0 && g[i] >= 0;
         found[i] = (down && dir <= 0) ? -1 : (up && dir >= 0) ? 1 : 0;
     }
-    *e = sm_phase_counting_event(ws->model, P, p, t, y, found);
+    *e = sm_phase_counting_event(ws->model, P, p, ws->t_start, t, y, found);
     *on_zero = *e < ne && g[*e] == 0.0;
     return SM_OK;
 }
@@ -543,6 +544,7 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
 
     ws->p = p;
     ws->phase = P;
+    ws->t_start = *t;
     ws->fail.status = SM_OK;
     ws->fail.fatal = false;
     ws->detail[0] = '\0';
@@ -579,7 +581,7 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
         if (flag == CV_ROOT_RETURN) {
             if (sampling) t_sample -= obs->dt; /* the sample at tout is still due */
             CVodeGetRootInfo(ws->cvode, rootsfound);
-            const size_t e = sm_phase_counting_event(m, P, p, tret, y, rootsfound);
+            const size_t e = sm_phase_counting_event(m, P, p, ws->t_start, tret, y, rootsfound);
             if (e == P->n_events) {
                 /* A crossing that does not count (the start of a step, a
                  * scuff).  Restart CVODE there: its initial root check then

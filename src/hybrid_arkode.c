@@ -38,6 +38,7 @@ struct sm_arkode {
     const double *p;
     const sm_phase *phase;
     size_t rooted_phase, dense_rooted_phase;
+    double t_start;     /* the flow's start, where the phase's event clock is 0 */
     sm_phase_failure fail;
     sm_counters *counters;
     char *detail;
@@ -63,7 +64,7 @@ static int rhs_cb(sunrealtype t, N_Vector y, N_Vector ydot, void *user)
 
 static int events_at(const sm_arkode *a, double t, const double *x, double *g)
 {
-    return sm_phase_events(a->model, a->phase, a->p, t, x, g) ? 0 : -1;
+    return sm_phase_events(a->model, a->phase, a->p, a->t_start, t, x, g) ? 0 : -1;
 }
 
 static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
@@ -261,6 +262,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
 
     a->p = p;
     a->phase = P;
+    a->t_start = *t;
     a->fail.status = SM_OK;
     a->fail.fatal = false;
     a->detail[0] = '\0';
@@ -297,7 +299,7 @@ sm_status sm_arkode_flow(sm_arkode *a, const double *p, size_t phase, double *t,
         }
         if (flag == ARK_ROOT_RETURN) {
             ERKStepGetRootInfo(a->mem, rootsfound);
-            const size_t e = sm_phase_counting_event(m, P, p, tret, y, rootsfound);
+            const size_t e = sm_phase_counting_event(m, P, p, a->t_start, tret, y, rootsfound);
             /* A crossing that does not count (a scuff): ARKODE's own state
              * is still at the end of the step, so step on from there. */
             if (e == P->n_events) continue;

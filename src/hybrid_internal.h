@@ -48,14 +48,21 @@ static inline int sm_phase_rhs(const sm_model *m, const sm_phase *P, const doubl
     return 0;
 }
 
+/* Event functions and guards run on the phase's clock (model.h): t less
+ * t_start, the time the flow began.  Every phase starts on surfaces whose
+ * crossing CVODE cannot see at its initial time, and a model can tell that
+ * start only by this clock (src/body/events.c); the stride's own time would
+ * give it the stride's first phase alone. */
+
 /* g[n_events] = every event function of the phase at (t, x), through its
  * events_all hook where it has one; false when one is not finite. */
-static inline bool sm_phase_events(const sm_model *m, const sm_phase *P, const double *p, double t, const double *x,
-                                   double *g)
+static inline bool sm_phase_events(const sm_model *m, const sm_phase *P, const double *p, double t_start, double t,
+                                   const double *x, double *g)
 {
-    if (P->events_all) P->events_all(t, x, p, m->data, g);
+    const double tp = t - t_start;
+    if (P->events_all) P->events_all(tp, x, p, m->data, g);
     for (size_t e = 0; e < P->n_events; e++) {
-        if (!P->events_all) g[e] = P->events[e].value(t, x, p, m->data);
+        if (!P->events_all) g[e] = P->events[e].value(tp, x, p, m->data);
         if (!isfinite(g[e])) return false;
     }
     return true;
@@ -63,11 +70,12 @@ static inline bool sm_phase_events(const sm_model *m, const sm_phase *P, const d
 
 /* The first event whose root was found (rootsfound[e] != 0) and whose guard
  * passes at (t, x); n_events when none counts (a scuff, a step's start). */
-static inline size_t sm_phase_counting_event(const sm_model *m, const sm_phase *P, const double *p, double t,
-                                             const double *x, const int *rootsfound)
+static inline size_t sm_phase_counting_event(const sm_model *m, const sm_phase *P, const double *p, double t_start,
+                                             double t, const double *x, const int *rootsfound)
 {
+    const double tp = t - t_start;
     size_t e = 0;
-    while (e < P->n_events && !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(t, x, p, m->data))))
+    while (e < P->n_events && !(rootsfound[e] != 0 && (!P->events[e].guard || P->events[e].guard(tp, x, p, m->data))))
         e++;
     return e;
 }

@@ -59,7 +59,8 @@ static bool scuff_exit(const sm_model *m, const double *p, const sm_phase *P, do
  * and the multipliers' needs. */
 static double cd_step(double v) { return cbrt(DBL_EPSILON) * fmax(1.0, fabs(v)); }
 
-/* grad[n] = dg/dx at (t, x), and dg/dt returned. */
+/* grad[n] = dg/dx at (t, x), and dg/dt returned; t on the phase's clock
+ * (hybrid_internal.h), as the root finder saw the function. */
 static double event_gradient(const sm_model *m, const sm_event *ev, const double *p, double t, const double *x,
                              double *grad)
 {
@@ -123,8 +124,8 @@ static int reset_jacobian(const sm_model *m, const sm_event *ev, const double *p
  * jumped across zero there, hybrid.c) happens at the tick whatever the
  * start nearby, dt = 0: then S+ = DR S-, a time-triggered switch's
  * saltation (the tick's own reset is in S- already).  timed says so. */
-static sm_status saltation(const sm_model *m, const sm_phase *P, const sm_event *ev, const double *p, double t,
-                           const double *x, bool timed, double *S, size_t ncols)
+static sm_status saltation(const sm_model *m, const sm_phase *P, const sm_event *ev, const double *p, double t_start,
+                           double t, const double *x, bool timed, double *S, size_t ncols)
 {
     const size_t n = m->n_state;
     double f[SM_MAX_STATE], grad[SM_MAX_STATE], DR[SM_MAX_STATE * SM_MAX_STATE], col[SM_MAX_STATE];
@@ -133,7 +134,7 @@ static sm_status saltation(const sm_model *m, const sm_phase *P, const sm_event 
     if (!timed) {
         r = P->rhs(t, x, f, p, m->data);
         if (r != 0) return r < 0 ? sm_callback_status(r) : SM_RHS_FAILED;
-        gf = event_gradient(m, ev, p, t, x, grad);
+        gf = event_gradient(m, ev, p, t - t_start, x, grad);
         for (size_t i = 0; i < n; i++) gf += grad[i] * f[i];
         /* A tangential crossing has no derivative of its time. */
         if (!(fabs(gf) > 0) || !isfinite(gf)) return SM_NO_EXACT_JACOBIAN;
@@ -205,6 +206,7 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
 
     while (mt->n_events < SM_MAX_EVENTS_PER_STRIDE) {
         size_t e = 0;
+        const double t_start = t;
         sm_status st = S ? sm_hybrid_flow_sens(ws, p, phase, &t, x, S, ncols, t_end, &e)
                          : sm_hybrid_flow(ws, p, phase, &t, x, t_end, obs, &e);
         if (st != SM_OK) {
@@ -225,7 +227,7 @@ static sm_status stride_run(sm_workspace *ws, const double *p, const double *x_i
             const sm_event_found how = sm_hybrid_event_found(ws);
             st = how == SM_FOUND_AT_TICK_ON_ZERO
                      ? SM_NO_EXACT_JACOBIAN
-                     : saltation(m, &m->phases[phase], ev, p, t, x, how == SM_FOUND_AT_TICK, S, ncols);
+                     : saltation(m, &m->phases[phase], ev, p, t_start, t, x, how == SM_FOUND_AT_TICK, S, ncols);
             if (st != SM_OK) {
                 memcpy(x_out, x, n * sizeof *x);
                 return st;

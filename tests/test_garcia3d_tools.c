@@ -30,7 +30,7 @@
  *   fixed), so --jobs 1 and --jobs 2 give the same rows bit for bit apart
  *   from wall_s. */
 #include "test_util.h"
-#include "cli_run.h"
+#include "sweep_harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,17 +43,6 @@
 #define G2 SM_SOURCE_DIR "/models/compass_round_spring.yaml"
 
 enum { MAX_ROWS = 64, MAX_COLS = 64, CELL = 48, MAX_N = 16 };
-
-static char tmp_dir[] = "/tmp/sm_test_garcia3d_toolsXXXXXX";
-
-static const char *tmp(const char *name)
-{
-    static char buf[4][300];
-    static int k;
-    k = (k + 1) % 4;
-    snprintf(buf[k], sizeof buf[k], "%s/%s", tmp_dir, name);
-    return buf[k];
-}
 
 /* ------------------------------------------------------------------ CSV */
 
@@ -128,13 +117,9 @@ static cli_result *run_ok(const char *const *args)
     size_t n = 0;
     for (; args[n]; n++) argv[n] = args[n];
     argv[n] = NULL;
-    char out[] = "/tmp/sm_g3t_outXXXXXX", err[] = "/tmp/sm_g3t_errXXXXXX";
-    int fo = mkstemp(out), fe = mkstemp(err);
-    assert_true(fo >= 0 && fe >= 0);
-    close(fo);
-    close(fe);
+    const test_path out = in_dir(base_dir, "stdout"), err = in_dir(base_dir, "stderr");
     static cli_result r;
-    cli_finish(cli_spawn(cli_exe, argv, out, err, NULL), out, err, &r);
+    cli_finish(cli_spawn(cli_exe, argv, out.s, err.s, NULL), out.s, err.s, &r);
     if (r.status != 0) fail_msg("stridemap %s %s: exit %d: %s", args[0], args[1], r.status, r.err);
     return &r;
 }
@@ -266,7 +251,7 @@ static void continue_hip_width(void **state_)
 {
     (void)state_;
     if (!cli_exe) skip();
-    const char *out = tmp("hw.csv");
+    const char *out = dir("hw.csv");
     run_ok((const char *const[]){"continue", G3, "--param", "hip_width", "--from", "0.0224", "--to", "0.0228",
                                  "--step", "0.0004", "--out", out, NULL});
     static table t;
@@ -300,7 +285,7 @@ static void continue_foot_radius(void **state_)
 {
     (void)state_;
     if (!cli_exe) skip();
-    const char *out = tmp("fr.csv");
+    const char *out = dir("fr.csv");
     run_ok((const char *const[]){"continue", G3, "--param", "foot_radius", "--to", "0.22", "--step", "0.01", "--out",
                                  out, NULL});
     static table t;
@@ -313,7 +298,7 @@ static void continue_slope(void **state_)
 {
     (void)state_;
     if (!cli_exe) skip();
-    const char *out = tmp("slope.csv");
+    const char *out = dir("slope.csv");
     run_ok((const char *const[]){"continue", G3, "--param", "slope", "--to", "0.056", "--step", "0.004", "--out", out,
                                  NULL});
     static table t;
@@ -343,7 +328,7 @@ static void continue_slope_planar(void **state_)
             if (!strcmp(g2.names[j], names3[i])) v = g2.x[j];
         snprintf(guess + strlen(guess), sizeof guess - strlen(guess), "%s%.17g", i ? "," : "", v);
     }
-    const char *out = tmp("planar.csv");
+    const char *out = dir("planar.csv");
     run_ok((const char *const[]){"continue", G3, "--param", "slope", "--to", "0.058", "--step", "0.004", "--set",
                                  "hip_width=0", "--set", "leg_iyy=0", "--set", "forces.hip_spring.stiffness=5", "--set",
                                  "forces.hip_spring.damping=0.05", guess, "--out", out, NULL});
@@ -377,7 +362,7 @@ static void continue_two_step(void **state_)
 {
     (void)state_;
     if (!cli_exe) skip();
-    const char *out = tmp("two.csv");
+    const char *out = dir("two.csv");
     run_ok((const char *const[]){"continue", G3, "--param", "foot_radius", "--to", "0.21", "--step", "0.01",
                                  "--two-step", "--out", out, NULL});
     static table t;
@@ -406,48 +391,21 @@ static void continue_two_step(void **state_)
 
 /* ----------------------------------------------------------------- sweep */
 
-/* The rows of DIR/sweep.csv without the wall_s column. */
-static void rows_without_wall(const char *path, char *text, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) fail_msg("no %s", path);
-    char line[8192];
-    size_t n = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *last = strrchr(line, ',');
-        assert_non_null(last);
-        *last = '\0';
-        char *wall = strrchr(line, ',');
-        assert_non_null(wall);
-        int k = snprintf(text + n, cap - n, "%.*s,%s", (int)(wall - line), line, last + 1);
-        assert_true(k > 0 && (size_t)k < cap - n);
-        n += (size_t)k;
-    }
-    fclose(f);
-}
-
 static void sweep_stability_map(void **state_)
 {
     (void)state_;
     if (!cli_exe) skip();
-    const char *d2 = tmp("sweep2"), *d1 = tmp("sweep1");
-    char d2c[300], d1c[300];
-    snprintf(d2c, sizeof d2c, "%s", d2);
-    snprintf(d1c, sizeof d1c, "%s", d1);
+    const test_path d2 = in_dir(base_dir, "sweep2"), d1 = in_dir(base_dir, "sweep1");
     run_ok((const char *const[]){"sweep", G3, "--grid", "hip_width=0.02:0.04:2", "--grid", "foot_radius=0.15:0.25:2",
-                                 "--jobs", "2", "-q", "--out", d2c, NULL});
+                                 "--jobs", "2", "-q", "--out", d2.s, NULL});
     run_ok((const char *const[]){"sweep", G3, "--grid", "hip_width=0.02:0.04:2", "--grid", "foot_radius=0.15:0.25:2",
-                                 "--jobs", "1", "-q", "--out", d1c, NULL});
-    char p2[400], p1[400];
-    snprintf(p2, sizeof p2, "%s/sweep.csv", d2c);
-    snprintf(p1, sizeof p1, "%s/sweep.csv", d1c);
-    static char a[1 << 16], b[1 << 16];
-    rows_without_wall(p2, a, sizeof a);
-    rows_without_wall(p1, b, sizeof b);
-    assert_string_equal(a, b);
+                                 "--jobs", "1", "-q", "--out", d1.s, NULL});
+    char *two_jobs = rows_of(d2.s, "sweep.csv");
+    assert_rows(two_jobs, d1.s, "sweep.csv");
+    free(two_jobs);
 
     static table t;
-    read_csv(p2, &t);
+    read_csv(in_dir(d2.s, "sweep.csv").s, &t);
     assert_int_equal(t.nrow, 4);
     for (size_t r = 0; r < t.nrow; r++) {
         assert_close(num(&t, r, "index"), (double)r, 0.0);
@@ -475,13 +433,11 @@ static void sweep_family(void **state_)
     (void)state_;
     if (!cli_exe) skip();
     const char *model = SM_SOURCE_DIR "/models/rimless3d.yaml";
-    char d[300], p[400];
-    snprintf(d, sizeof d, "%s", tmp("rimless"));
+    const test_path d = in_dir(base_dir, "rimless");
     run_ok((const char *const[]){"sweep", model, "--grid", "slope=0.1:0.14:2", "--grid",
-                                 "section.family.hub_yaw=0:0.3:2", "--jobs", "2", "-q", "--out", d, NULL});
-    snprintf(p, sizeof p, "%s/sweep.csv", d);
+                                 "section.family.hub_yaw=0:0.3:2", "--jobs", "2", "-q", "--out", d.s, NULL});
     static table t;
-    read_csv(p, &t);
+    read_csv(in_dir(d.s, "sweep.csv").s, &t);
     assert_int_equal(t.nrow, 4);
     for (size_t r = 0; r < t.nrow; r++) {
         const double gamma = num(&t, r, "slope"), b = num(&t, r, "section.family.hub_yaw");
@@ -507,20 +463,6 @@ static void sweep_family(void **state_)
     }
 }
 
-static int setup(void **state_)
-{
-    (void)state_;
-    return mkdtemp(tmp_dir) ? 0 : -1;
-}
-
-static int teardown(void **state_)
-{
-    (void)state_;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     cli_exe = argc > 1 ? argv[1] : NULL;
@@ -533,5 +475,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(sweep_stability_map),
         cmocka_unit_test(sweep_family),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, sweep_dir_setup, sweep_dir_teardown);
 }

@@ -8,11 +8,9 @@
 #include <unistd.h>
 
 #include "csv_read.h"
-#include "test_util.h"
+#include "sweep_dir.h"
 
 /* ---- running sweeps ---- */
-
-static char base_dir[] = "/tmp/sm_test_sweepXXXXXX";
 
 static void config(sm_sweep_config *c, const char *model, const char *g0, const char *g1)
 {
@@ -34,10 +32,9 @@ static void config(sm_sweep_config *c, const char *model, const char *g0, const 
 /* Runs a sweep into base_dir/name (fresh unless resume); returns the rows written. */
 static long run_sweep(const sm_sweep_config *c, const char *name, const char *tag, bool resume)
 {
-    char dir[256], why[512];
-    snprintf(dir, sizeof dir, "%s/%s", base_dir, name);
+    char why[512];
     sm_sweep *s = NULL;
-    sm_status st = sm_sweep_open(c, dir, tag, resume, &s, why, sizeof why);
+    sm_status st = sm_sweep_open(c, dir(name), tag, resume, &s, why, sizeof why);
     if (st != SM_OK) print_error("open: %s\n", why);
     assert_status(st, SM_OK);
     assert_status(sm_sweep_start(s, why, sizeof why), SM_OK);
@@ -49,38 +46,19 @@ static long run_sweep(const sm_sweep_config *c, const char *name, const char *ta
     return stats.written;
 }
 
-/* Merges base_dir/name into a string of rows without the wall_s column (the one before last). */
+/* Merges base_dir/name into its sweep.csv and returns its rows without the
+ * wall_s column (rows_of; free() it). */
 static char *merged(const char *name, long total)
 {
-    char dir[256], out[300], why[512];
-    snprintf(dir, sizeof dir, "%s/%s", base_dir, name);
-    snprintf(out, sizeof out, "%s/sweep.csv", dir);
+    char why[512];
+    const test_path d = in_dir(base_dir, name), out = in_dir(d.s, "sweep.csv");
     long rows = 0, missing = 0;
-    sm_status st = sm_sweep_merge(dir, out, total, &rows, &missing, why, sizeof why);
+    sm_status st = sm_sweep_merge(d.s, out.s, total, &rows, &missing, why, sizeof why);
     if (st != SM_OK) print_error("merge: %s\n", why);
     assert_status(st, SM_OK);
     assert_int_equal(rows, total);
     assert_int_equal(missing, 0);
-    FILE *f = fopen(out, "r");
-    assert_non_null(f);
-    char *text = calloc(1 << 20, 1);
-    size_t n = 0;
-    char line[8192];
-    while (fgets(line, sizeof line, f)) {
-        char *last = strrchr(line, ',');
-        assert_non_null(last);
-        *last = '\0';
-        char *wall = strrchr(line, ',');
-        assert_non_null(wall);
-        size_t len = (size_t)(wall - line), tail = strlen(last + 1);
-        memcpy(text + n, line, len);
-        text[n + len] = ',';
-        memcpy(text + n + len + 1, last + 1, tail);
-        n += len + 1 + tail;
-        assert_true(n < (1 << 20) - 8192);
-    }
-    fclose(f);
-    return text;
+    return rows_of(d.s, "sweep.csv");
 }
 
 static void same_rows_with_1_2_and_4_threads_and_3_shards(void **state)
@@ -204,10 +182,9 @@ static void an_interrupted_sweep_resumed_gives_the_same_rows(void **state)
     c.stop_after = 7;
     assert_int_equal(run_sweep(&c, "cut", "local", false), 7);
     /* Without --resume the directory is refused. */
-    char dir[256], why[512];
-    snprintf(dir, sizeof dir, "%s/cut", base_dir);
+    char why[512];
     sm_sweep *s = NULL;
-    assert_status(sm_sweep_open(&c, dir, "local", false, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_status(sm_sweep_open(&c, dir("cut"), "local", false, &s, why, sizeof why), SM_BAD_OPTION);
     assert_non_null(strstr(why, "resume = true"));
     assert_null(s);
     c.stop_after = 0;
@@ -230,10 +207,9 @@ static void a_torn_last_line_is_redone(void **state)
 
     c.stop_after = 4;
     run_sweep(&c, "torn", "local", false);
-    char path[300];
-    snprintf(path, sizeof path, "%s/torn/part-local.csv", base_dir);
+    const test_path path = in_dir(dir("torn"), "part-local.csv");
     /* A crash in the middle of a row: half of the fifth row, no newline. */
-    FILE *f = fopen(path, "a");
+    FILE *f = fopen(path.s, "a");
     assert_non_null(f);
     fputs("4,0.0099999999999999985,stable,ok,ok,1,1,0.61", f);
     fclose(f);
@@ -242,7 +218,7 @@ static void a_torn_last_line_is_redone(void **state)
     char *resumed = merged("torn", 10);
     assert_string_equal(ref, resumed);
     /* The part file itself is whole again: every line ends and has every column. */
-    FILE *p = fopen(path, "r");
+    FILE *p = fopen(path.s, "r");
     char line[8192];
     int lines = 0;
     while (fgets(line, sizeof line, p)) {
@@ -295,16 +271,14 @@ static void odd_names_are_quoted_in_the_header_and_merge_reads_them(void **state
     run_sweep(&c, "odd", "local", false);
     c.stop_after = 0;
     assert_int_equal(run_sweep(&c, "odd", "local", true), 1);
-    char dir[256], out[300];
-    snprintf(dir, sizeof dir, "%s/odd", base_dir);
-    snprintf(out, sizeof out, "%s/sweep.csv", dir);
+    const test_path odd = in_dir(base_dir, "odd"), out = in_dir(odd.s, "sweep.csv");
     long rows = 0, missing = 0;
-    sm_status st = sm_sweep_merge(dir, out, 3, &rows, &missing, why, sizeof why);
+    sm_status st = sm_sweep_merge(odd.s, out.s, 3, &rows, &missing, why, sizeof why);
     if (st != SM_OK) print_error("merge: %s\n", why);
     assert_status(st, SM_OK);
     assert_int_equal(rows, 3);
     assert_int_equal(missing, 0);
-    FILE *f = fopen(out, "r");
+    FILE *f = fopen(out.s, "r");
     assert_non_null(f);
     char text[16384];
     size_t len = fread(text, 1, sizeof text - 1, f);
@@ -330,9 +304,7 @@ static void falls_are_rows_not_crashes(void **state)
     config(&c, "rimless", "gamma=0:0.2:5", "n=5:6:2");
     c.jobs = 2;
     assert_int_equal(run_sweep(&c, "falls", "local", false), 10);
-    char path[300];
-    snprintf(path, sizeof path, "%s/falls/part-local.csv", base_dir);
-    FILE *f = fopen(path, "r");
+    FILE *f = fopen(in_dir(dir("falls"), "part-local.csv").s, "r");
     char line[8192];
     int fell = 0, stable = 0;
     while (fgets(line, sizeof line, f)) {
@@ -350,15 +322,14 @@ static void an_unwritable_directory_is_refused_before_any_work(void **state)
     (void)state;
     sm_sweep_config c;
     config(&c, "simplest", "gamma=0.002:0.02:10", NULL);
-    char file[300], dir[400], why[512];
-    snprintf(file, sizeof file, "%s/a-file", base_dir);
-    FILE *f = fopen(file, "w");
+    char why[512];
+    const test_path file = in_dir(base_dir, "a-file");
+    FILE *f = fopen(file.s, "w");
     fclose(f);
     sm_sweep *s = NULL;
-    assert_status(sm_sweep_open(&c, file, "local", false, &s, why, sizeof why), SM_IO_ERROR);
+    assert_status(sm_sweep_open(&c, file.s, "local", false, &s, why, sizeof why), SM_IO_ERROR);
     assert_non_null(strstr(why, "not a directory"));
-    snprintf(dir, sizeof dir, "%s/sub", file);
-    assert_status(sm_sweep_open(&c, dir, "local", false, &s, why, sizeof why), SM_IO_ERROR);
+    assert_status(sm_sweep_open(&c, in_dir(file.s, "sub").s, "local", false, &s, why, sizeof why), SM_IO_ERROR);
     assert_null(s);
 }
 
@@ -373,10 +344,9 @@ static void resuming_another_sweep_is_refused_by_the_library(void **state)
     config(&c, "rimless", "gamma=0.02:0.2:3", NULL);
     c.stop_after = 1;
     assert_int_equal(run_sweep(&c, "sig", "local", false), 1);
-    char dir[256], why[1024], path[300];
-    snprintf(dir, sizeof dir, "%s/sig", base_dir);
-    snprintf(path, sizeof path, "%s/part-local.csv", dir);
-    FILE *f = fopen(path, "r");
+    char why[1024];
+    const test_path sig = in_dir(base_dir, "sig"), path = in_dir(sig.s, "part-local.csv");
+    FILE *f = fopen(path.s, "r");
     assert_non_null(f);
     char before[4096];
     const size_t n_before = fread(before, 1, sizeof before, f);
@@ -386,7 +356,7 @@ static void resuming_another_sweep_is_refused_by_the_library(void **state)
 
     sm_sweep_config other = c;
     other.solver.rtol = 1e-9;
-    assert_status(sm_sweep_open(&other, dir, "local", true, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_status(sm_sweep_open(&other, sig.s, "local", true, &s, why, sizeof why), SM_BAD_OPTION);
     assert_null(s);
     if (!strstr(why, "sm_sweep_config.solver.rtol")) fail_msg("does not name the field: %s", why);
     if (strstr(why, "--")) fail_msg("names a flag: %s", why);
@@ -394,16 +364,16 @@ static void resuming_another_sweep_is_refused_by_the_library(void **state)
     /* Another shard of DIR counts too. */
     other = c;
     other.newton.tol = 1e-9;
-    assert_status(sm_sweep_open(&other, dir, "shard1", false, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_status(sm_sweep_open(&other, sig.s, "shard1", false, &s, why, sizeof why), SM_BAD_OPTION);
     assert_non_null(strstr(why, "sm_sweep_config.newton.tol"));
 
     other = c;
     other.params[2] = 0.5 * c.params[2]; /* g, a fixed parameter (gamma is swept) */
-    assert_status(sm_sweep_open(&other, dir, "local", true, &s, why, sizeof why), SM_BAD_OPTION);
+    assert_status(sm_sweep_open(&other, sig.s, "local", true, &s, why, sizeof why), SM_BAD_OPTION);
     assert_non_null(strstr(why, "sm_sweep_config.params["));
 
     /* Nothing was added to the part file by the refusals. */
-    f = fopen(path, "r");
+    f = fopen(path.s, "r");
     assert_non_null(f);
     char after[4096];
     const size_t n_after = fread(after, 1, sizeof after, f);
@@ -462,20 +432,6 @@ static void seeded_broyden_sweep_finds_the_full_newton_rows_in_fewer_strides(voi
     free(rows[1]);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(base_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base_dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 /* A standing "gait" is its own outcome, and a Newton that stalled near the
  * integration error is not converged even when some trial strides fell: a
  * sweep row must not call either a gait or a fall.  Run on the real
@@ -522,5 +478,5 @@ int main(void)
         cmocka_unit_test(resuming_another_sweep_is_refused_by_the_library),
         cmocka_unit_test(seeded_broyden_sweep_finds_the_full_newton_rows_in_fewer_strides),
     };
-    return cmocka_run_group_tests_name("sweep", tests, setup, teardown);
+    return cmocka_run_group_tests_name("sweep", tests, sweep_dir_setup, sweep_dir_teardown);
 }

@@ -30,7 +30,10 @@ typedef struct sm_workspace sm_workspace; /* hybrid.h */
 /* xdot[n_state] = f(t, x[n_state]; p[n_params]). */
 typedef int (*sm_rhs_fn)(double t, const double *x, double *xdot, const double *p, const void *data);
 
-/* Scalar event function; the event happens where it crosses zero. */
+/* Scalar event function; the event happens where it crosses zero.  Its t
+ * (and a guard's, a gradient's, an events_all hook's) is the time since the
+ * phase began, where the integrator cannot see a crossing: a function can
+ * tell a phase's start by it.  The rhs's t is the stride's. */
 typedef double (*sm_event_fn)(double t, const double *x, const double *p, const void *data);
 
 /* True when a crossing is a real event (e.g. "stance leg past vertical"). */

@@ -15,10 +15,18 @@
  * rejected by the guards), and the force-like ones by a ramp so large that
  * a force already negative at the start is a crossing (an unlocking knee).
  * The ramp is against the awaited direction: a value that starts at its
- * level and moves the awaited way crosses just after the start. */
+ * level and moves the awaited way crosses just after the start.  t is the
+ * time since the phase began (model.h); the ramps act in the phase a stride
+ * starts in, as they did on the stride's time. */
 #define START_TAU 1e-9
 
 static double ramp(double t, double height) { return t < START_TAU ? height * (START_TAU - t) / START_TAU : 0.0; }
+
+/* The ramp of an event of phase ph: in the phase a stride starts in. */
+static double start_ramp(const body_model *bm, size_t ph, double t, double height)
+{
+    return ph == (size_t)bm->section_phase ? ramp(t, height) : 0.0;
+}
 
 /* The normal force and tangential magnitude of contact k in phase ph. */
 static sm_status contact_force(const body_eval *e, size_t ph, int k, const double *x, double *normal,
@@ -125,13 +133,13 @@ static double event_at(event_state *s, size_t ev, double t)
     const double *q = s->x, *v = s->x + bm->nq;
     /* raised against the direction of the crossing it waits for */
     const double lift = E->direction > 0 ? -1e-6 : 1e-6;
-    if (E->when == BODY_WHEN_COORD) return q[E->target] - level + ramp(t, lift);
+    if (E->when == BODY_WHEN_COORD) return q[E->target] - level + start_ramp(bm, s->ph, t, lift);
     if (E->when == BODY_WHEN_RATE) return v[E->target] - level;
     if (E->when == BODY_WHEN_PHASE_RATE) return body_control_phase_rate(bm->f, s->p, v);
     if (E->when == BODY_WHEN_FORCE || E->when == BODY_WHEN_SLIP) {
         double n, tan;
         if (!state_force(s, E->target, &n, &tan)) return NAN;
-        if (E->when == BODY_WHEN_FORCE) return n - level + ramp(t, E->direction > 0 ? -1e9 : 1e9);
+        if (E->when == BODY_WHEN_FORCE) return n - level + start_ramp(bm, s->ph, t, E->direction > 0 ? -1e9 : 1e9);
         sm_contact c;
         body_contact_shape(&s->e, (size_t)E->target, &c);
         return tan - c.mu * n - level;
@@ -144,12 +152,12 @@ static double event_at(event_state *s, size_t ev, double t)
         sm_contact c;
         body_contact_shape(&s->e, (size_t)E->target, &c);
         return sm_contact_gap(s->e.m, s->e.d, q, &c, NULL) - level + floor_step(bm, s->ph, E->target, s->p) +
-               ramp(t, lift);
+               start_ramp(bm, s->ph, t, lift);
     }
     case BODY_WHEN_HEIGHT: {
         double pos[3];
         sm_rigid_site_pos(s->e.m, s->e.d, (size_t)E->target, pos);
-        return pos[2] - level + ramp(t, lift);
+        return pos[2] - level + start_ramp(bm, s->ph, t, lift);
     }
     case BODY_WHEN_STICK:
         return site_xdot(&s->e, bm->f->contacts[E->target].site, v) - level;
