@@ -33,6 +33,10 @@ Writes the spline knots and values of the eight outputs (KNOTS) and the
 phase's ends into the file (--write), or prints them.
 
   /usr/bin/python3 scripts/design_biped12_3d.py --write models/biped12_3d.yaml
+
+The guess it writes is the plan's state at s = 0, which does not walk (the
+PD holds the weight only through tracking errors): the file's guess is the
+gait found from the previous one (the model file's header says how).
 """
 import argparse
 import math
