@@ -11,8 +11,10 @@ the stance foot's inner toe corner at the origin, x ahead, z up.
   across by a cosine, from y0 to w - y0 (w the step width, inner corner to
   inner corner), nearest the stance foot at mid-step;
 - the stance foot turns about its toe line, heel up, by phi_end s^2;
-- the swing foot leaves from its toe line at (-L, w) pitched phi_end, its
-  toe rising by clear sin(pi s / s_hs) on its way, comes down heel first at
+- the swing foot leaves from its toe line at (-L, w) pitched phi_end, going
+  on turning about its toe at the rate the stance foot had at s = 1 (the
+  references' rates continuous across Toe1off), its toe rising by
+  clear (1 - cos(2 pi s / s_hs)) / 2 on its way (at rest as it leaves), comes down heel first at
   s_hs with the toe up by psi, its heel centre where the foot, laid flat,
   has its toe at (L, w); then, the heel held, turns down to flat at s = 1.
 Each joint angle follows from the plan by inverse kinematics of the file's
@@ -27,10 +29,14 @@ The step is the mirror image of the next (the relabel): the swing hip's
 roll at s = 1 is minus the stance hip's rest, the swing ankle's held roll
 minus the stance ankle's roll at s = 1; a fixed-point iteration on those
 two, and w solved so that the swing hip's roll ends at minus the rest.
-Writes the spline values of the eight outputs (knots at s = k/8) and the
+Writes the spline knots and values of the eight outputs (KNOTS) and the
 phase's ends into the file (--write), or prints them.
 
   /usr/bin/python3 scripts/design_biped12_3d.py --write models/biped12_3d.yaml
+
+The guess it writes is the plan's state at s = 0, which does not walk (the
+PD holds the weight only through tracking errors): the file's guess is the
+gait found from the previous one (the model file's header says how).
 """
 import argparse
 import math
@@ -41,7 +47,9 @@ import numpy as np
 from scipy.optimize import least_squares
 
 THIGH, SHANK, ANKLE_H, HEEL, TOE, HALF_W, HIP_HALF = 0.245, 0.246, 0.039, 0.04, 0.112, 0.0275, 0.08
-KNOTS = np.linspace(0.0, 1.0, 9)
+# denser near the ends, where the swing leg starts and lands, and at heel-strike (s_hs): the spline's
+# slope at s = 0 is the reference's rate at Toe1off (at most 16 knots: the engine's limit)
+KNOTS = np.array([0, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.875, 0.95, 1])
 OUTPUTS = ["thigh_a", "knee_a", "foot_a", "ankle_x_a", "thigh_b", "knee_b", "foot_b", "hip_x_b"]
 
 
@@ -84,7 +92,7 @@ def foot_pose_ok(R, pitch):
 
 class Plan:
     def __init__(self, L=0.25, zp=0.50, x0=-0.13, y0=0.0525, sway=0.025, w=0.105, phi_end=0.35, psi=-0.15,
-                 s_hs=0.75, s_off=0.3, clear=0.03, hip_rest=0.0, ank_x_b=0.0):
+                 s_hs=0.75, s_off=0.3, clear=0.03, hip_rest=0.0, ank_x_b=0.0, smooth=True):
         self.__dict__.update(locals())
         del self.__dict__["self"]
 
@@ -104,15 +112,19 @@ class Plan:
             u = (s - self.s_hs) / (1 - self.s_hs)
             return "heel", heel, self.psi * (1 - u)
         u = s / self.s_hs
-        # the toe from (-L, w) to where it is at heel-strike, the pitch from phi_end to psi
-        pitch = self.phi_end + (self.psi - self.phi_end) * (3 * u * u - 2 * u ** 3)
+        # the toe from (-L, w) to where it is at heel-strike, the pitch from phi_end to psi; at s = 0 the foot
+        # goes on turning about its toe as the stance foot did at s = 1 (the references' rates continuous
+        # across Toe1off: a jump in them is a kick of kd times the jump, which the ground feels)
+        m0 = 2 * self.phi_end / (1 - self.s_off) * self.s_hs if self.smooth else 0.0
+        pitch = (self.phi_end * (2 * u ** 3 - 3 * u * u + 1) + m0 * (u ** 3 - 2 * u * u + u)
+                 + self.psi * (3 * u * u - 2 * u ** 3))
         heel_hs = np.array([self.L - TOE - HEEL, self.w + HALF_W, 0.0])
         Rf = rot("y", self.psi)
         toe_hs = heel_hs + Rf @ np.array([TOE + HEEL, -HALF_W, 0.0])
         toe0 = np.array([-self.L, self.w, 0.0])
         a = 3 * u * u - 2 * u ** 3
         toe = toe0 + (toe_hs - toe0) * a
-        toe[2] += self.clear * math.sin(math.pi * u)
+        toe[2] += self.clear * (0.5 * (1 - math.cos(2 * math.pi * u)) if self.smooth else math.sin(math.pi * u))
         return "toe_in", toe, pitch
 
 
@@ -215,9 +227,10 @@ def guess(plan, speed):
 def write(path, plan, refs, ends, q, v):
     text = open(path).read()
     for name, vals in refs.items():
-        pat = re.compile(r"^(    - \{name: %s, on: \{%s: 1\}, spline: \{knots: \[[^]]*\], values: \[)[^]]*\]" %
+        pat = re.compile(r"^(    - \{name: %s, on: \{%s: 1\}, (?:phases: \[[^]]*\], )?spline: \{knots: \[)[^]]*(\], values: \[)[^]]*\]" %
                          (re.escape(name), re.escape(name)), re.M)
-        text, n = pat.subn(lambda mo: mo.group(1) + ", ".join("%.9g" % x for x in vals) + "]", text)
+        text, n = pat.subn(lambda mo: mo.group(1) + ", ".join("%.6g" % x for x in KNOTS) + mo.group(2)
+                           + ", ".join("%.9g" % x for x in vals) + "]", text)
         if n != 1:
             sys.exit("%s: no spline line for output %s" % (path, name))
     values = {"theta_start": ends[0], "theta_end": ends[1], "hip_rest": plan.hip_rest}

@@ -41,7 +41,7 @@ MODEL = "models/biped12_3d.yaml"
 FIXED = [("1e-10", ["--rtol", "1e-10", "--atol", "1e-10", "--tol", "1e-8"]),
          ("1e-11", ["--rtol", "1e-11", "--atol", "1e-11", "--tol", "1e-9"])]
 ACTUATORS = ["hip_a", "knee_a", "ankle_a", "ankle_roll_a", "hip_b", "knee_b", "ankle_b", "hip_roll_b"]
-CONTACTS = ["toe_a", "toe_ao", "heel_a", "heel_b"]
+CONTACTS = ["toe_a", "toe_ao", "heel_a", "heel_b", "toe_bz"]
 MU = 0.7  # the friction coefficient of the seed's check (eq. 26), ASSUMED (the seed gives none)
 LOG = []
 # The most significant digits a table shows; each number shows the digits
@@ -108,7 +108,7 @@ def per_foot(rows):
         if r["kind"] != "sample":
             continue
         feet = []
-        for cs in (["toe_a", "toe_ao", "heel_a"], ["heel_b"]):
+        for cs in (["toe_a", "toe_ao", "heel_a"], ["heel_b", "toe_bz"]):
             F = np.zeros(3)
             held = False
             for c in cs:
@@ -311,7 +311,8 @@ def main():
     samples = per_foot(rows)
     checks = foot_checks(samples)
     rec["per_foot"] = {"1e-10": checks_lo, "1e-11": checks}
-    forces = ["| check | foot a (stance) | foot b (front heel, double stance) |", "|---|---|---|"]
+    forces = ["| check | foot a (stance) | foot b (front heel and inner toe corner, double stance and roll) |",
+              "|---|---|---|"]
     forces.append("| min F_z (N), seed eq. 25 | %s | %s |"
                   % tuple(agreed(ck, "fz %s" % f, checks_lo[f][0], checks[f][0]) for f in "ab"))
     forces.append("| max abs(F_t)/F_z, seed eq. 26 (μ = %.1f assumed) | %s | %s |"
@@ -374,22 +375,17 @@ README_TAIL = """
   dynamics, the walker's rotation about the stance toe line that the PD
   leaves free; the lateral ones are small: the lateral motion is driven.
 - The seed checks the ground reaction per foot (eqs. 25-26): both hold over
-  the step.  Per contact point they do not: the stance toe line's inner
-  corner pulls (a negative normal force) in double stance and its outer
-  corner in single stance, so the centre of pressure leaves the toe line
-  sideways: the plan's lateral sway (0.025 m) keeps the centre of mass
-  inside the feet's inner edges while the slow step (about 1.5 s) wants it
-  over the stance foot.  A gait that keeps the centre of pressure inside
-  each foot needs the sway replanned (issue 15 item 4, left open).
-- The gait is a fixed point of the map with the section's projection, not
-  an orbit of the dynamics: at Foot2flat the landing foot's outer toe
-  corner is still 0.43 mm up and the trailing ankle's roll is not its
-  lock's 0, and the projection moves the positions by up to 8.8e-3 rad
-  (models/biped12_3d.yaml's header).  A right step and the next left step
-  agree at their events to 6e-5 (tests/test_biped12_3d.c, test_mirror),
-  not to the issue's 1e-10; tests/test_biped12_3d.c's test_variant_section
-  holds a variant of the file whose section the dynamics reaches, of which
-  this gait is no fixed point (issue 15 item 4, left open).
+  the step.  Per contact point they do not: the stance toe line's outer
+  corner pulls (a negative normal force), so the centre of pressure leaves
+  the foot sideways: the foot is 0.055 m wide, so the ankle's roll torque
+  may not exceed about 294 N x 0.0275 m = 8 N m, which the PD (kp = 3000)
+  reaches at a roll tracking error of 2.7e-3 rad, and the plan's lateral
+  sway (0.025 m) is not the one the walker's lateral pendulum needs (issue
+  15 item 4, left open: models/biped12_3d.yaml's header).
+- The gait is an orbit of the dynamics: the section's reset moves no
+  position (the roll phase lays the landing foot flat, the swing ankle's
+  roll is held where it is), and a right step and the next left step agree
+  at their events (tests/test_biped12_3d.c, test_mirror).
 """
 
 

@@ -263,8 +263,28 @@ sm_status body_set_ground_measures(body_model *bm)
         bm->extra_names[n] = name;
         bm->extra_labels[n++] = label;
     }
-    /* EVENT.CONTACT.impulse for each contact an event's impact acts on */
+    /* The controller's torques before the impulses: a model whose impacts
+     * name more contacts than SM_MAX_EXTRA leaves room for loses impulses,
+     * not its torques (biped12_3d's three impacts name 19). */
     size_t owned = n - G_COUNT;
+    /* ACTUATOR.max_torque for each of the controller's torques */
+    bm->torque_slot = -1;
+    if (f->ctrl.kind != BODY_CTRL_NONE && n + f->ctrl.n_act <= SM_MAX_EXTRA) {
+        bm->torque_slot = (int)(n - G_COUNT);
+        for (size_t j = 0; j < f->ctrl.n_act; j++) {
+            const size_t len = strlen(f->ctrl.act_name[j]) + 24;
+            char *name = malloc(len), *label = malloc(len + 40);
+            bm->owned_extra[2 * owned] = name;
+            bm->owned_extra[2 * owned + 1] = label;
+            owned++;
+            if (!name || !label) return SM_NO_MEMORY;
+            snprintf(name, len, "%s.max_torque", f->ctrl.act_name[j]);
+            snprintf(label, len + 40, "largest |torque| of actuator %s (N m)", f->ctrl.act_name[j]);
+            bm->extra_names[n] = name;
+            bm->extra_labels[n++] = label;
+        }
+    }
+    /* EVENT.CONTACT.impulse for each contact an event's impact acts on */
     bm->n_impulse = 0;
     for (size_t ph = 0; ph < f->n_phases; ph++)
         for (size_t ev = 0; ev < f->phases[ph].n_events; ev++) {
@@ -292,23 +312,6 @@ sm_status body_set_ground_measures(body_model *bm)
                 bm->extra_labels[n++] = label;
             }
         }
-    /* ACTUATOR.max_torque for each of the controller's torques */
-    bm->torque_slot = -1;
-    if (f->ctrl.kind != BODY_CTRL_NONE && n + f->ctrl.n_act <= SM_MAX_EXTRA) {
-        bm->torque_slot = (int)(n - G_COUNT);
-        for (size_t j = 0; j < f->ctrl.n_act; j++) {
-            const size_t len = strlen(f->ctrl.act_name[j]) + 24;
-            char *name = malloc(len), *label = malloc(len + 40);
-            bm->owned_extra[2 * owned] = name;
-            bm->owned_extra[2 * owned + 1] = label;
-            owned++;
-            if (!name || !label) return SM_NO_MEMORY;
-            snprintf(name, len, "%s.max_torque", f->ctrl.act_name[j]);
-            snprintf(label, len + 40, "largest |torque| of actuator %s (N m)", f->ctrl.act_name[j]);
-            bm->extra_names[n] = name;
-            bm->extra_labels[n++] = label;
-        }
-    }
     m->extra_group = "ground";
     m->n_extra = n;
     m->extra_names = bm->extra_names;
