@@ -67,6 +67,13 @@ HEADER = """\
 # spectral radius 0.96 at dt 1 ms, 0.92 at 2 ms, c = 75, kp = 3000).  The
 # law (no kd in the sampled part) is the continuous file's law with the
 # velocity term's reference rate s' replaced by s'_nom(s), as dt -> 0.
+# One event differs: in single stance the stance heel back on the ground
+# (heel_down) is a plastic impact back to the flat foot, not a fall.  Near
+# Heel1off the heel's force is near zero and jumps at each sample by the
+# torques' change: a sample can take it below zero (the heel lifts: Heel1off
+# at that sample) and the next push it back (at 0.5 ms the heel lands again
+# 0.3 ms later and lifts for good at the next sample), which a held law does
+# and the continuous one does not.
 # The held torques are state components (ACTUATOR.held), not free on the
 # section (the law's at the section state).  Where the header below speaks
 # of the PD's kd, continuous gains and the sampled variant left to do, read
@@ -132,6 +139,10 @@ def main():
              "period\"}\n  kd_ff: {value: %.17g, min: 0, max: 1e5, unit: N m s/rad, description: \"the damper's "
              "drag on the reference motion, fed forward (the feed-forward's scale)\"}\n" % (a.period, kd))
     text = text.replace("bodies:\n", extra + "bodies:\n", 1)
+    heel_down = "      - {name: heel_down, when: {gap: heel_a, crosses: down}, fail: fell_backward}\n"
+    assert text.count(heel_down) == 1, "the single phase's heel_down line of %s has changed" % BASE
+    text = text.replace(heel_down, "      - {name: heel_down, when: {gap: heel_a, crosses: down}, impact: true, "
+                        "then: flat}\n")
     lines = ["  sampling: {period: sample_dt}", "  feedforward:",
              "    knots: [%s]" % ", ".join("%.12g" % k for k in FF_KNOTS), "    torques:"]
     for act, v in ff.items():

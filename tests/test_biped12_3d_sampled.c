@@ -235,10 +235,16 @@ static void test_step_at_2ms(void **state)
     sampled_step(2e-3, zu, &d, &T);
     print_message("a step at 2 ms: %.4f s, %.3e from the unsampled law's step\n", T, d);
     assert_true(T > 1.2 && T < 1.6);
-    assert_true(d > 0 && d < 0.05);
+    /* measured 4.089e-3: about 2 dt (rates in rad/s), as the slow test's
+     * halving says */
+    assert_true(d > 0.5 * 2e-3 && d < 4 * 2e-3);
 }
 
-/* O(dt): the distance at 2, 1 and 0.5 ms halves with the period. */
+/* O(dt): the distance at 2, 1 and 0.5 ms halves with the period (a held
+ * torque lags the law by dt/2 on average): measured 4.089e-3, 2.022e-3,
+ * 1.000e-3, ratios 2.023 and 2.021.  At 0.5 ms the stance heel lifts at
+ * one sample and lands again before the next lifts it for good (the
+ * file's heel_down impact); at 1 and 2 ms it lifts once. */
 static void test_tends_to_unsampled(void **state)
 {
     (void)state;
