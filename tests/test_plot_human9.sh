@@ -9,18 +9,8 @@
 scripts=$1
 stridemap=$2
 model=$(dirname "$scripts")/models/human9.yaml
-py=/usr/bin/python3
-if [ ! -x "$py" ]; then
-    echo "skipped: no $py (Debian: apt-get install python3 python3-matplotlib)"
-    exit 77
-fi
-if ! "$py" -c 'import matplotlib' 2>/dev/null; then
-    echo "skipped: $py has no matplotlib (Debian: apt-get install python3-matplotlib)"
-    exit 77
-fi
-dir=$(mktemp -d /tmp/sm_plot9_XXXXXX) || exit 1
-trap 'rm -rf "$dir"' EXIT
-failed=0
+plot_tmp=sm_plot9
+. "$(dirname "$0")/plot_test_prelude.sh"
 bad() {
     echo "FAIL: $*"
     failed=$((failed + 1))

@@ -5,18 +5,8 @@
 # Exit 77 (skipped) without /usr/bin/python3 or its matplotlib.
 scripts=$1
 stridemap=$2
-py=/usr/bin/python3
-if [ ! -x "$py" ]; then
-    echo "skipped: no $py (Debian: apt-get install python3 python3-matplotlib)"
-    exit 77
-fi
-if ! "$py" -c 'import matplotlib' 2>/dev/null; then
-    echo "skipped: $py has no matplotlib (Debian: apt-get install python3-matplotlib)"
-    exit 77
-fi
-dir=$(mktemp -d /tmp/sm_plot_XXXXXX) || exit 1
-trap 'rm -rf "$dir"' EXIT
-failed=0
+plot_tmp=sm_plot
+. "$(dirname "$0")/plot_test_prelude.sh"
 
 : >"$dir/empty.csv"
 printf 'a,b\n1,2\n' >"$dir/other.csv"
