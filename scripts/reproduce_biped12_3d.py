@@ -129,6 +129,15 @@ def foot_checks(samples):
     return res
 
 
+def per_foot_verdict(checks):
+    """The per-foot checks in words, from the numbers (eqs. 25-26)."""
+    bad = ["foot %s's %s" % (f, what) for f in "ab"
+           for what, fails in (("F_z > 0", checks[f][0] <= 0), ("abs(F_t) < mu F_z", checks[f][1] >= MU)) if fails]
+    if not bad:
+        return "both hold over\n  the step."
+    return "over the step\n  " + " and ".join(bad) + (" fails" if len(bad) == 1 else " fail") + " (the table above)."
+
+
 def state_of(r):
     return {c: num(r, c) for c in kin.COORDS}
 
@@ -335,7 +344,7 @@ def main():
         f.write(README_HEAD)
         for name, lines in sections.items():
             f.write("\n## %s\n\n%s\n" % (TITLES[name], "\n".join(lines)))
-        f.write(README_TAIL)
+        f.write(README_TAIL.format(per_foot=per_foot_verdict(checks)))
     for name, lines in sections.items():
         print("### %s\n%s\n" % (name, "\n".join(lines)))
     return ck.finish()
@@ -374,8 +383,8 @@ README_TAIL = """
   stability is judged on it).  The largest other one is the sagittal zero
   dynamics, the walker's rotation about the stance toe line that the PD
   leaves free; the lateral ones are small: the lateral motion is driven.
-- The seed checks the ground reaction per foot (eqs. 25-26): both hold over
-  the step.  Per contact point they do not: the stance toe line's outer
+- The seed checks the ground reaction per foot (eqs. 25-26): {per_foot}
+  Per contact point F_z > 0 fails too: the stance toe line's outer
   corner pulls (a negative normal force), so the centre of pressure leaves
   the foot sideways: the foot is 0.055 m wide, so the ankle's roll torque
   may not exceed about 294 N x 0.0275 m = 8 N m, which the PD (kp = 3000)
