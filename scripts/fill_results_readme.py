@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Puts the tables the reproduce scripts printed (results/tables/NAME.md)
-into results/README.md, between the lines
+"""Puts the tables the reproduce scripts printed (results/tables/NAME.md, or
+a page of their own such as results/human9/README.md) into results/README.md,
+between the lines
     <!-- BEGIN tables/NAME.md -->
     <!-- END tables/NAME.md -->
 so that the README shows what the last scripts/reproduce_all.sh computed;
-tables/NAME.md#SECTION takes only the lines under the file's "### SECTION"
-heading, up to the next "### " heading.
+FILE.md#SECTION takes only the lines under the file's heading SECTION (any
+level, "### SECTION" or "## SECTION"), up to the next heading of the same or
+a higher level.  FILE is relative to the README's directory and stays in it.
 A block whose file is missing is left as it is (and named on stderr).
 Usage: /usr/bin/python3 scripts/fill_results_readme.py [results/README.md]
 """
@@ -13,21 +15,24 @@ import os
 import re
 import sys
 
-BLOCK = re.compile(r"(<!-- BEGIN (tables/[\w.-]+(?:#[\w.-]+)?) -->\n)(.*?)(<!-- END \2 -->)", re.S)
+BLOCK = re.compile(r"(<!-- BEGIN ([\w/.-]+\.md(?:#[^>\n]+?)?) -->\n)(.*?)(<!-- END \2 -->)", re.S)
+HEADING = re.compile(r"(#+) (.*)")
 
 
 def section(text, name):
-    """The lines under '### name', up to the next '### ' heading; None if absent."""
-    out, inside = [], False
+    """The lines under the heading 'name', up to the next heading of its level
+    or a higher one; None if absent."""
+    out, level, fenced = [], 0, False
     for line in text.split("\n"):
-        if line.startswith("### "):
-            if inside:
-                break
-            inside = line[4:].strip() == name
-            continue
-        if inside:
+        fenced ^= line.startswith("```")
+        h = None if fenced else HEADING.fullmatch(line)
+        if level and h and len(h.group(1)) <= level:
+            break
+        if level:
             out.append(line)
-    return "\n".join(out) if inside or out else None
+        elif h and h.group(2).strip() == name:
+            level = len(h.group(1))
+    return "\n".join(out) if level else None
 
 
 def fill(text, base):
@@ -37,7 +42,7 @@ def fill(text, base):
         file, _, part = m.group(2).partition("#")
         path = os.path.join(base, file)
         body = None
-        if os.path.exists(path):
+        if ".." not in file.split("/") and os.path.exists(path):
             with open(path) as f:
                 body = f.read()
             if part:

@@ -103,6 +103,26 @@ class FillReadme(unittest.TestCase):
                               "<!-- BEGIN tables/s.md#three -->\nkept\n<!-- END tables/s.md#three -->\n")
         self.assertEqual(missing, ["tables/s.md#three"])
 
+    def test_a_models_page(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "m"))
+            with open(os.path.join(d, "m", "README.md"), "w") as f:
+                f.write("# m\n## The gait\n| 1 |\n### sub\n```\n# not a heading\n```\n"
+                        "## Next\n| 2 |\n")
+            text = ("<!-- BEGIN m/README.md#The gait -->\nold\n<!-- END m/README.md#The gait -->\n"
+                    "<!-- BEGIN m/README.md#Next -->\n<!-- END m/README.md#Next -->\n"
+                    "<!-- BEGIN ../m/README.md#Next -->\nkept\n<!-- END ../m/README.md#Next -->\n")
+            new, missing = fill_results_readme.fill(text, os.path.join(d, "m"))
+            self.assertEqual(missing, ["m/README.md#The gait", "m/README.md#Next",
+                                       "../m/README.md#Next"])
+            new, missing = fill_results_readme.fill(text, d)
+        self.assertEqual(new, "<!-- BEGIN m/README.md#The gait -->\n| 1 |\n### sub\n```\n"
+                              "# not a heading\n```\n<!-- END m/README.md#The gait -->\n"
+                              "<!-- BEGIN m/README.md#Next -->\n| 2 |\n<!-- END m/README.md#Next -->\n"
+                              "<!-- BEGIN ../m/README.md#Next -->\nkept\n<!-- END ../m/README.md#Next -->\n")
+        self.assertEqual(missing, ["../m/README.md#Next"])
+
 
 if __name__ == "__main__":
     unittest.main()
