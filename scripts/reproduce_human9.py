@@ -70,7 +70,9 @@ def step_checks(exe, tol, gait):
     so its heel pin carries the whole foot's friction); the centre of
     pressure (plot_human9.cop, with tau0) from the stance toe tip (the
     heel 0.266 m behind it), in single support -tau0 / F_n, the total
-    one in double support; the swing toe tip's lowest point in single
+    one in double support, and there the hind foot's own, -tau0 / F_n,
+    which must lie on its toe (the toe joint 0.056 m behind the tip),
+    with tau0 at toe-off; the swing toe tip's lowest point in single
     support."""
     import plot_human9 as P
     from plot_common import Failure
@@ -94,9 +96,11 @@ def step_checks(exe, tol, gait):
             sys.exit("the step from the gait: %s" % e)
     out = {"ss1_cop_min": 1e9, "ss1_cop_max": -1e9, "ds_cop_min": 1e9, "ds_cop_max": -1e9,
            "swing_tip_min": 1e9, "hind_ratio": 0.0, "front_ratio": 0.0,
-           "tip_a_fn": 1e9, "heel_b_fn": 1e9, "flat_b_fn": 1e9}
+           "tip_a_fn": 1e9, "heel_b_fn": 1e9, "flat_b_fn": 1e9, "hind_cop_min": 1e9, "hind_cop_max": -1e9}
     for r in rows:
         if r["kind"] == "pre":
+            if r["event"] == "toeoff":
+                out["toeoff_tau0"] = r["tau0.torque"]
             continue
         out["tip_a_fn"] = min(out["tip_a_fn"], r["tip_a.fz"])
         out["hind_ratio"] = max(out["hind_ratio"], P.friction(r, contacts, "a"))
@@ -110,6 +114,8 @@ def step_checks(exe, tol, gait):
             out["flat_b_fn"] = min(out["flat_b_fn"], r["flat_b.fz"])
         out["front_ratio"] = max(out["front_ratio"], P.friction(r, contacts, "b"))
         out["ds_cop_min"], out["ds_cop_max"] = min(out["ds_cop_min"], c), max(out["ds_cop_max"], c)
+        h = P.cop(r, contacts)[1]
+        out["hind_cop_min"], out["hind_cop_max"] = min(out["hind_cop_min"], h), max(out["hind_cop_max"], h)
     return out
 
 
@@ -162,7 +168,11 @@ def main():
                              ("ss1_cop_min", "single support: centre of pressure, hindmost (m)", 2),
                              ("ss1_cop_max", "single support: centre of pressure, foremost (m)", 2),
                              ("ds_cop_min", "double support: centre of pressure, hindmost (m)", 2),
-                             ("ds_cop_max", "double support: centre of pressure, foremost (m)", 2)]:
+                             ("ds_cop_max", "double support: centre of pressure, foremost (m)", 2),
+                             ("hind_cop_min", "double support: the hind foot's own (-tau0/F_n), hindmost (m; its toe"
+                              " joint 0.056 m behind the tip)", 2),
+                             ("hind_cop_max", "double support: the hind foot's own, foremost (m)", 2),
+                             ("toeoff_tau0", "the toe moment tau0 at toe-off (N m)", 2)]:
         lines.append("| %s | %s |" % (label, ck.sig(key, cl[key], ch[key], need)))
     above = ck.same("swing_tip_above", bool(cl["swing_tip_min"] >= 0), bool(ch["swing_tip_min"] >= 0))
     lines.append("| single support: the swing toe tip's lowest point (m; at the step's start) | %s%s |"
