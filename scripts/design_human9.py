@@ -32,7 +32,9 @@ knots, fitted by least squares.  In double support an internal force
 hands the load to the front foot (SHARE, share_load; SHARE = 0: a blend
 toward the moments that carry the body on the front foot alone), so that
 the hind toe's normal force falls through zero, the toe-off, at the
-step's end.  The hip's forward motion is then corrected, ZMP_ITER rounds, so that
+step's end, the hind foot's own centre of pressure held on its toe
+(HIND_P), where the toe moment tau0 can put it, so that tau0 falls with
+the force.  The hip's forward motion is then corrected, ZMP_ITER rounds, so that
 the step's true centre of pressure (its inverse dynamics on the stance
 foot alone, which the pendulum's plan leaves the swing leg and the trunk
 out of) is the planned one (zmp_correct).  Every setting can be changed
@@ -63,15 +65,15 @@ FOOT = HB + MTP + LTOE  # heel to toe tip
 
 STEP_L, STEP_T = 0.55, 0.50
 T1, T2 = 0.36, 0.04  # single support, ds1; ds_flat the rest
-H0, DH = 0.84, 0.015
+H0, DH = 0.80, 0.015
 HAT = 0.05
-PSI_END = 0.20  # hind foot's heel-up angle at toe-off
+PSI_END = 0.30  # hind foot's heel-up angle at toe-off
 T_HR = 0.33  # the stance heel starts rising
 PHI0 = 0.10  # front foot's toe-up angle at heel-strike
 BETA = 0.3  # share of the front foot's rate kept at foot-flat
 V_LAND = 0.15  # swing heel's downward speed at heel-strike
 CLEAR = 0.05  # swing heel's lift at mid-swing
-LIFT = 0.0  # the swing foot's early lift (m at mid-swing; its acceleration at toe-off 32 LIFT / T1^2 upward)
+LIFT = 0.02  # the swing foot's early lift (m at mid-swing; its acceleration at toe-off 32 LIFT / T1^2 upward)
 X_MID = 0.04  # hip ahead of the stance ankle at mid single support
 HIP_A = 0.0  # the hip's sway about its steady forward motion (m)
 FS = 1000.0
@@ -87,7 +89,7 @@ W_DS1 = 0.3  # share of the front foot's load at heel-strike, rising to 1 at toe
 # heel-strike and the foot-flat.  LIP = 0: constant speed (and HIP_A).
 LIP = 1.0
 W2 = 9.81 / 0.966  # g over the centre of mass's height
-COP_SS0, COP_SS1, COP_DS = -0.22, -0.07, -0.04
+COP_SS0, COP_SS1, COP_DS = -0.12, -0.035, 0.20
 COM_DX = 0.011  # centre of mass ahead of the hip (the trunk's lean)
 R1, R2 = 1.0, 1.0  # forward speed kept through the heel-strike and the foot-flat
 # FRONT_ANKLE = 1: the front ankle's moment blended as the others (the
@@ -101,7 +103,7 @@ FIT_W = 10.0  # the outputs' fit weight at the heel-strike and the step's ends
 # centre of pressure on its heel in ds1 and P_FRONT in front of it after
 # foot-flat (reached in P_RAMP s), the hind foot keeping the rest of the moment
 SHARE = 1.0
-SHARE_POW = 1.0
+SHARE_POW = 8.0
 T_POW = 1.0  # the hind toe keeps (1 - w)^T_POW of the tangential force (share_load)
 P_FRONT = 0.18  # the front foot's centre of pressure ahead of its heel after foot-flat (m)
 P_RAMP = 0.0  # s: the front foot's centre of pressure moves from its heel to P_FRONT over this time after foot-flat
@@ -122,6 +124,20 @@ ZMP_ITER = 8.0
 TOE_ROLL = 1.0
 TOE_BIAS = 0.0005  # rad, below
 ZMP_DS = 1.0  # 1: the error over the whole step (the total centre of pressure in double support)
+# HIND_P (m from the hind toe tip; NaN: off): the hind foot's own centre of
+# pressure in double support, held on its toe (between the toe joint,
+# 0.056 m behind the tip, and the tip) rather than left where the moments
+# put it: in ds1, where the front foot bears on its heel alone, the share
+# of the load the front foot takes follows from it, w = (p - HIND_P) /
+# (heel - HIND_P), p the total centre of pressure (at least W_MIN); after
+# foot-flat the share rises from that to 1 at toe-off and the front foot's
+# centre of pressure follows, (p - (1 - w) HIND_P) / w (so tau0 goes to
+# zero with the hind toe's force)
+HIND_P = -0.015
+W_MIN = 0.05
+# COP_HS (NaN: COP_SS1): the planned centre of pressure at heel-strike, the
+# start of ds1 (a jump: the front heel takes its share at once)
+COP_HS = 0.05
 
 NAMES = ["hat.x", "hat.z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"]
 ACTS = ["hip_a", "hip_b", "knee_a", "knee_b", "ankle_a", "ankle_b", "toe_a", "tau0"]
@@ -148,7 +164,7 @@ def lip_piece(x0, v0, p0, p1, t):
 def lip_run(x0, v0, t):
     """The centre of mass at t from (x0, v0) at the step's start, over the
     planned centre of pressure (linear in each phase)."""
-    plan = [(0.0, T1, COP_SS0, COP_SS1), (T1, T1 + T2, COP_SS1, COP_DS), (T1 + T2, STEP_T, COP_DS, COP_SS0 + STEP_L)]
+    plan = [(0.0, T1, COP_SS0, COP_SS1), (T1, T1 + T2, cop_hs(), COP_DS), (T1 + T2, STEP_T, COP_DS, COP_SS0 + STEP_L)]
     x, v = x0, v0
     for k, (ta, tb, pa, pb) in enumerate(plan):
         p1 = (pb - pa) / (tb - ta)
@@ -191,12 +207,16 @@ def zmp_response(e):
     return np.linalg.solve(A, -np.asarray(e))
 
 
+def cop_hs():
+    return COP_SS1 if math.isnan(COP_HS) else COP_HS
+
+
 def planned_cop(t):
     """The pendulum's planned centre of pressure (from the stance toe tip)."""
     if t <= T1:
         return COP_SS0 + (COP_SS1 - COP_SS0) * t / T1
     if t <= T1 + T2:
-        return COP_SS1 + (COP_DS - COP_SS1) * (t - T1) / T2
+        return cop_hs() + (COP_DS - cop_hs()) * (t - T1) / T2
     return COP_DS + (COP_SS0 + STEP_L - COP_DS) * (t - T1 - T2) / (STEP_T - T1 - T2)
 
 
@@ -500,6 +520,9 @@ def share_load(q, lam, tau0, front_flat, w):
     Fx, Fz = lam
     p_tot = -tau0 / Fz  # from the hind toe tip (at x = 0)
     pf = heel_b[0] + P_FRONT * front_flat
+    if not math.isnan(HIND_P) and front_flat and w > 0:
+        # the front foot's centre of pressure where the hind one stays at HIND_P
+        pf = min(max((p_tot - (1 - w) * HIND_P) / w, heel_b[0] + 0.01), tip_b[0] - 0.01)
     pf = min(pf, tip_b[0])
     # front forces: (1 - r) at the heel, r at the toe tip, for its centre
     # of pressure at pf
@@ -587,12 +610,21 @@ def design(exe):
     if SHARE:
         worst = 0.0
         ph_rng = [1e9, -1e9]
+        w_ff = None  # HIND_P: the share at foot-flat
         for i, r in enumerate(rows):
             if r[1] == "ss1":
                 continue
             u = (t[i] - T1) / (STEP_T - T1)
             w = W_DS1 + (1 - W_DS1) * u ** SHARE_POW
             lam = (float(inv_a[i]["tip_a.fx"]), float(inv_a[i]["tip_a.fz"]))
+            if not math.isnan(HIND_P):
+                if r[1] == "ds1":
+                    heel = sites(r[2])[1][0]
+                    w = max((-tq["tau0"][i] / lam[1] - HIND_P) / (heel - HIND_P), W_MIN)
+                    w_ff = w
+                else:
+                    u = (t[i] - T1 - T2) / (STEP_T - T1 - T2)
+                    w = w_ff + (1 - w_ff) * u ** SHARE_POW
             flat = min(max((t[i] - T1 - T2) / P_RAMP, 0.0), 1.0) if P_RAMP > 0 else float(r[1] == "ds_flat")
             du, ph, res = share_load(r[2], lam, tq["tau0"][i], flat, w)
             worst = max(worst, res)

@@ -25,6 +25,9 @@ a check, and their largest difference printed: they differ only by the
 controller clock's weight (a point on a slide of the world, which the ZMP
 counts as borne by the ground): 8e-5 m at the file's clock_mass of
 0.01 kg, 8e-9 m at 1e-6 kg (tests/test_plot_human9.sh).
+scripts/reproduce_human9.py's ground checks are this file's cop() and
+friction() over the rows of load_step(), so the tables and the picture
+are one computation.
 """
 import json
 import math
@@ -174,6 +177,16 @@ def draw_step(rows, contacts, every, out):
 
 # ---- the forces ---------------------------------------------------------------
 
+def friction(r, contacts, leg):
+    """A foot's |F_t| / F_n, its contacts together, NaN where it has no
+    load.  A flat foot is rigid on two points, whose split of the
+    tangential force the rigid model leaves open (its toe contact is
+    frictionless), so only the foot's whole ratio means anything."""
+    feet = [c for c in contacts if c.endswith("_" + leg) and held(r, c)]
+    fz = sum(r[c + ".fz"] for c in feet)
+    return abs(sum(r[c + ".fx"] for c in feet)) / fz if fz > 0 else math.nan
+
+
 def cop(r, contacts):
     """(the whole support's centre of pressure, the stance foot's, the front
     foot's), each x from the stance toe tip, NaN where it has no load."""
@@ -205,14 +218,8 @@ def draw_forces(rows, contacts, p, out):
         ax_n.plot(t, [r[c + ".fz"] for r in samples], color=colour, lw=1.2, label=c)
         ax_t.plot(t, [r[c + ".fx"] for r in samples], color=colour, lw=1.2, label=c)
         mus.add(p.get("mu_heel" if "heel" in c else "mu_toe", math.nan))
-    # Friction per foot: a flat foot is rigid on two points, whose split of
-    # the tangential force the rigid model leaves open (its toe contact is
-    # frictionless), so only the foot's whole |F_t| / F_n means anything.
     for leg, name in (("a", "stance foot"), ("b", "front foot")):
-        feet = [c for c in contacts if c.endswith("_" + leg)]
-        fx = [sum(r[c + ".fx"] for c in feet if held(r, c)) for r in samples]
-        fz = [sum(r[c + ".fz"] for c in feet if held(r, c)) for r in samples]
-        ratio = [abs(x) / z if z > 0 else math.nan for x, z in zip(fx, fz)]
+        ratio = [friction(r, contacts, leg) for r in samples]
         if any(math.isfinite(v) for v in ratio):
             ax_mu.plot(t, ratio, color=COLOURS[leg], lw=1.2, label=name + " (its contacts together)")
     for mu in sorted(m for m in mus if math.isfinite(m)):

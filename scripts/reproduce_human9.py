@@ -29,12 +29,11 @@ Run from the top of the repository after building:
     /usr/bin/python3 scripts/reproduce_human9.py [--exe build/src/cli/stridemap]
 """
 import argparse
-import csv
-import io
 import json
 import os
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -64,45 +63,59 @@ def fixed(exe, tol, sets=()):
 
 def step_checks(exe, tol, gait):
     """The ground checks over one step from the gait (simulate, 1e-4 s
-    apart and at the events): per contact its smallest normal force; the
-    hind toe's and the front foot's largest |F_t| / F_n (the front foot's
-    over its heel and toe together: its toe is a frictionless slide, so its
-    heel pin carries the whole foot's friction); the centre of pressure
-    -tau0 / F_n in single support from the stance toe tip (the heel 0.266 m
-    behind it), the total one in double support; the swing toe tip's lowest
-    point in single support."""
-    import design_human9 as D
+    apart and at the events), by scripts/plot_human9.py's own per-row
+    measures (the numbers its forces.png draws): per contact its smallest
+    normal force; per foot its largest |F_t| / F_n, its contacts together
+    (plot_human9.friction: the front foot's toe is a frictionless slide,
+    so its heel pin carries the whole foot's friction); the centre of
+    pressure (plot_human9.cop, with tau0) from the stance toe tip (the
+    heel 0.266 m behind it), in single support -tau0 / F_n, the total
+    one in double support, and there the hind foot's own, -tau0 / F_n,
+    which must lie on its toe (the toe joint 0.056 m behind the tip),
+    with tau0 at toe-off; the swing toe tip's lowest point in single
+    support."""
+    import plot_human9 as P
+    from plot_common import Failure
     args = ["simulate", MODEL, "--steps", "1", "--dt", "1e-4", "--x0",
             ",".join(repr(v) for v in gait["fixed_point"])] + tol[:4]
     LOG.append("stridemap " + " ".join(args[:4]) + " <the gait> " + " ".join(tol[:4]))
     p = subprocess.run([exe] + args, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit("stridemap simulate from the gait failed (%d): %s" % (p.returncode, p.stderr.strip()))
-    names = ["hip_x", "hip_z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"]
+    q = subprocess.run([exe, "params", MODEL, "--json"], capture_output=True, text=True)
+    if q.returncode != 0:
+        sys.exit("stridemap params %s failed (%d): %s" % (MODEL, q.returncode, q.stderr.strip()))
+    with tempfile.TemporaryDirectory(prefix="reproduce_human9_") as tmp:
+        for name, text in (("step.csv", p.stdout), ("params.json", q.stdout)):
+            with open(os.path.join(tmp, name), "w") as f:
+                f.write(text)
+        try:
+            rows, contacts = P.load_step(os.path.join(tmp, "step.csv"),
+                                         P.load_params(os.path.join(tmp, "params.json")))
+        except Failure as e:
+            sys.exit("the step from the gait: %s" % e)
     out = {"ss1_cop_min": 1e9, "ss1_cop_max": -1e9, "ds_cop_min": 1e9, "ds_cop_max": -1e9,
            "swing_tip_min": 1e9, "hind_ratio": 0.0, "front_ratio": 0.0,
-           "tip_a_fn": 1e9, "heel_b_fn": 1e9, "flat_b_fn": 1e9}
-    for r in csv.DictReader(io.StringIO(p.stdout)):
-        if r["kind"] == "pre" or int(r["step"]) != 0:
+           "tip_a_fn": 1e9, "heel_b_fn": 1e9, "flat_b_fn": 1e9, "hind_cop_min": 1e9, "hind_cop_max": -1e9}
+    for r in rows:
+        if r["kind"] == "pre":
+            if r["event"] == "toeoff":
+                out["toeoff_tau0"] = r["tau0.torque"]
             continue
-        q = [float(r[n]) for n in names]
-        tip_a, heel_b, tip_b = D.sites(q)
-        fa, ta, tau0 = float(r["tip_a.fz"]), float(r["tip_a.fx"]), float(r["tau0.torque"])
-        out["tip_a_fn"] = min(out["tip_a_fn"], fa)
-        out["hind_ratio"] = max(out["hind_ratio"], abs(ta) / fa)
+        out["tip_a_fn"] = min(out["tip_a_fn"], r["tip_a.fz"])
+        out["hind_ratio"] = max(out["hind_ratio"], P.friction(r, contacts, "a"))
+        c = P.cop(r, contacts)[0]
         if r["phase"] == "ss1":
-            c = -tau0 / fa
             out["ss1_cop_min"], out["ss1_cop_max"] = min(out["ss1_cop_min"], c), max(out["ss1_cop_max"], c)
-            out["swing_tip_min"] = min(out["swing_tip_min"], tip_b[1])
+            out["swing_tip_min"] = min(out["swing_tip_min"], r["legs"]["b"][5][2])  # the toe tip's z
             continue
-        fb, tb = float(r["heel_b.fz"]), float(r["heel_b.fx"])
-        ff = float(r["flat_b.fz"]) if r["phase"] == "ds_flat" else 0.0
-        out["heel_b_fn"] = min(out["heel_b_fn"], fb)
+        out["heel_b_fn"] = min(out["heel_b_fn"], r["heel_b.fz"])
         if r["phase"] == "ds_flat":
-            out["flat_b_fn"] = min(out["flat_b_fn"], ff)
-        out["front_ratio"] = max(out["front_ratio"], abs(tb) / (fb + ff))
-        c = (fa * tip_a[0] - tau0 + fb * heel_b[0] + ff * tip_b[0]) / (fa + fb + ff) - tip_a[0]
+            out["flat_b_fn"] = min(out["flat_b_fn"], r["flat_b.fz"])
+        out["front_ratio"] = max(out["front_ratio"], P.friction(r, contacts, "b"))
         out["ds_cop_min"], out["ds_cop_max"] = min(out["ds_cop_min"], c), max(out["ds_cop_max"], c)
+        h = P.cop(r, contacts)[1]
+        out["hind_cop_min"], out["hind_cop_max"] = min(out["hind_cop_min"], h), max(out["hind_cop_max"], h)
     return out
 
 
@@ -155,7 +168,11 @@ def main():
                              ("ss1_cop_min", "single support: centre of pressure, hindmost (m)", 2),
                              ("ss1_cop_max", "single support: centre of pressure, foremost (m)", 2),
                              ("ds_cop_min", "double support: centre of pressure, hindmost (m)", 2),
-                             ("ds_cop_max", "double support: centre of pressure, foremost (m)", 2)]:
+                             ("ds_cop_max", "double support: centre of pressure, foremost (m)", 2),
+                             ("hind_cop_min", "double support: the hind foot's own (-tau0/F_n), hindmost (m; its toe"
+                              " joint 0.056 m behind the tip)", 2),
+                             ("hind_cop_max", "double support: the hind foot's own, foremost (m)", 2),
+                             ("toeoff_tau0", "the toe moment tau0 at toe-off (N m)", 2)]:
         lines.append("| %s | %s |" % (label, ck.sig(key, cl[key], ch[key], need)))
     above = ck.same("swing_tip_above", bool(cl["swing_tip_min"] >= 0), bool(ch["swing_tip_min"] >= 0))
     lines.append("| single support: the swing toe tip's lowest point (m; at the step's start) | %s%s |"
