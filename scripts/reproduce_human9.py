@@ -149,7 +149,7 @@ def main():
     lines.append("| stable | %s |" % ck.same("stable", lo["stable"], hi["stable"]))
     gl, gh = lo["ground"], hi["ground"]
     for key, label, need in [("min_normal_force", "smallest normal force of a ground contact (N; the toe-off's 40)", 2),
-                             ("max_friction_ratio", "largest |F_t|/F_n of one contact (the front heel pin's, which"
+                             ("max_friction_ratio", "largest \\|F_t\\|/F_n of one contact (the front heel pin's, which"
                               " carries its foot's friction alone: the foot's is below)", 3),
                              ("cop_margin", "double support: centre of pressure inside the contacts by (m)", 3),
                              ("heel_b.min_normal_force", "front heel's smallest normal force (N)", 3),
