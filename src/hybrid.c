@@ -24,6 +24,14 @@
 #define SM_MAX_EVENTS 32
 /* Adams' steps between two looks for stiffness. */
 #define SM_STIFF_CHECK_STEPS 5000
+/* A sampled controller under BDF: most steps between two fresh Jacobians
+ * (CVODE's default is 51).  Each sample restarts CVODE at order 1 and
+ * takes about a hundred steps to its next (biped12_3d_sampled at 1 ms and
+ * rtol 1e-10), the held torques constant, so the Jacobian hardly moves; a
+ * stale one costs Newton iterations, and CVODE renews it when Newton fails
+ * to converge.  200 rather than 51: 31 % fewer right-hand sides a step
+ * (bench/README.md), the same steps. */
+#define SM_TICK_JAC_STEPS 200
 
 struct sm_workspace {
     const sm_model *model;
@@ -58,6 +66,13 @@ struct sm_workspace {
     int sens_cols;             /* columns CVODES was set up for; 0: none */
     bool sens_on;              /* CVODES carries them in the current flow */
     SUNNonlinearSolver nlsS;   /* Adams' fixed-point iteration for them */
+
+    /* A sampled controller under BDF (jac_cb): the last Jacobian, taken
+     * again by the first step after a tick of the clock. */
+    SUNMatrix J_tick;          /* NULL unless the model has a clock and BDF */
+    bool J_tick_valid;         /* J_tick holds a Jacobian of this phase */
+    bool J_tick_reuse;         /* a tick restarted CVODE: its first Jacobian is J_tick */
+    N_Vector ewt;              /* CVODE's error weights, for the difference quotients */
 };
 
 const char *sm_method_name(sm_method m)
@@ -148,6 +163,50 @@ static int root_cb(sunrealtype t, N_Vector y, sunrealtype *g, void *user)
     return -1;
 }
 
+/* The Newton matrix's Jacobian for a sampled controller under BDF: CVODE's
+ * own difference quotients (cvLsDenseDQJac's increments, so a Jacobian
+ * taken here is the one CVODE would take), kept; the first one after a
+ * tick of the clock is the kept one.  A tick changes only the held torques,
+ * which enter the right-hand side linearly and do not move the state, and
+ * CVODE's restart at a tick would otherwise difference all n columns again
+ * at every sample (about 1 in 40 of its right-hand sides at a sample each
+ * millisecond on biped12_3d_sampled; bench/README.md).  A stale Jacobian
+ * only slows Newton's convergence, and CVODE asks for a fresh one
+ * (CV_FAIL_BAD_J) when it fails to converge. */
+static int jac_cb(sunrealtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *user, N_Vector tmp1, N_Vector tmp2,
+                  N_Vector tmp3)
+{
+    (void)tmp2;
+    (void)tmp3;
+    sm_workspace *ws = user;
+    if (ws->J_tick_reuse && ws->J_tick_valid) {
+        ws->J_tick_reuse = false;
+        return SUNMatCopy(ws->J_tick, J) == SUNMAT_SUCCESS ? 0 : -1;
+    }
+    ws->J_tick_reuse = false;
+    const sunindextype n = (sunindextype)ws->model->n_state;
+    double h = 0.0;
+    if (CVodeGetErrWeights(ws->cvode, ws->ewt) != CV_SUCCESS || CVodeGetCurrentStep(ws->cvode, &h) != CV_SUCCESS)
+        return -1;
+    const double *ewt = N_VGetArrayPointer(ws->ewt), *f0 = N_VGetArrayPointer(fy);
+    double *x = N_VGetArrayPointer(y);
+    const double srur = sqrt(DBL_EPSILON), fnorm = N_VWrmsNorm(fy, ws->ewt);
+    const double min_inc = fnorm != 0.0 ? 1000.0 * fabs(h) * DBL_EPSILON * (double)n * fnorm : 1.0;
+    for (sunindextype j = 0; j < n; j++) {
+        const double xj = x[j], inc = fmax(srur * fabs(xj), min_inc / ewt[j]);
+        x[j] += inc;
+        const int r = rhs_cb(t, y, tmp1, user);
+        x[j] = xj;
+        if (r != 0) return r;
+        const double *f1 = N_VGetArrayPointer(tmp1);
+        double *col = SUNDenseMatrix_Column(J, j);
+        for (sunindextype i = 0; i < n; i++) col[i] = (f1[i] - f0[i]) / inc;
+    }
+    if (SUNMatCopy(J, ws->J_tick) != SUNMAT_SUCCESS) return -1;
+    ws->J_tick_valid = true;
+    return 0;
+}
+
 static void error_cb(int code, const char *module, const char *function, char *msg, void *user)
 {
     sm_workspace *ws = user;
@@ -162,6 +221,8 @@ void sm_workspace_free(sm_workspace *ws)
     if (ws->cvode) CVodeFree(&ws->cvode);
     if (ws->yS) N_VDestroyVectorArray(ws->yS, ws->sens_cols);
     if (ws->nlsS) SUNNonlinSolFree(ws->nlsS);
+    if (ws->J_tick) SUNMatDestroy(ws->J_tick);
+    if (ws->ewt) N_VDestroy(ws->ewt);
     if (ws->nls) SUNNonlinSolFree(ws->nls);
     if (ws->ls) SUNLinSolFree(ws->ls);
     if (ws->A) SUNMatDestroy(ws->A);
@@ -266,6 +327,11 @@ sm_status sm_workspace_create_ex(const sm_model *m, const sm_solver_options *o, 
         bad = !(ws->A = SUNDenseMatrix(n, n, ws->ctx));
         if (!bad) bad = !(ws->ls = SUNLinSol_Dense(ws->y, ws->A, ws->ctx));
         if (!bad) bad = CVodeSetLinearSolver(ws->cvode, ws->ls, ws->A);
+        if (!bad && m->clock_period) {
+            bad = !(ws->J_tick = SUNDenseMatrix(n, n, ws->ctx)) || !(ws->ewt = N_VClone(ws->y));
+            if (!bad) bad = CVodeSetJacFn(ws->cvode, jac_cb);
+            if (!bad) bad = CVodeSetJacEvalFrequency(ws->cvode, SM_TICK_JAC_STEPS);
+        }
     }
     if (!bad && sm_arkode_method(opt.method))
         bad = sm_arkode_create(m, &opt, ws->ctx, &ws->counters, ws->detail, sizeof ws->detail, &ws->ark) != SM_OK;
@@ -486,6 +552,7 @@ static sm_status clock_tick(sm_workspace *ws, const double *p, size_t phase, dou
         if (!isfinite(xp[i])) return SM_NONFINITE;
     memcpy(y, xp, n * sizeof *y);
     add_steps(ws); /* CVodeReInit restarts CVODE's counters */
+    ws->J_tick_reuse = true; /* jac_cb: the state has not moved, only the held torques */
     if (CVodeReInit(ws->cvode, t, ws->y) != CV_SUCCESS || CVodeSetStopTime(ws->cvode, t_stop) != CV_SUCCESS ||
         (sens && CVodeSensReInit(ws->cvode, CV_STAGGERED, ws->yS) != CV_SUCCESS))
         return SM_INTEGRATOR_FAILED;
@@ -545,6 +612,7 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
     ws->p = p;
     ws->phase = P;
     ws->t_start = *t;
+    ws->J_tick_valid = ws->J_tick_reuse = false; /* another phase, another Jacobian */
     ws->fail.status = SM_OK;
     ws->fail.fatal = false;
     ws->detail[0] = '\0';
