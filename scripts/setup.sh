@@ -13,6 +13,7 @@ packages=(
   libmujoco-dev              # tests/test_rigid_mujoco.c, an independent check of src/rigid/ (optional)
   python3-matplotlib         # plots in scripts/ (run with /usr/bin/python3)
   python3-scipy              # scripts/design_hzd.py (least squares for models/five_link.yaml)
+  python3-yaml               # scripts/gen_biped12_3d_sampled.py reads models/biped12_3d.yaml
   python3-numpy python3-pytest python3-pandas  # the Python bindings (python/) and their tests (tests/python)
   libopenmpi-dev openmpi-bin # 'stridemap sweep' over MPI ranks (meson finds it: -Dmpi=auto)
   octave liboctave-dev       # matlab/: the MEX gateway, built and tested with mkoctfile --mex
