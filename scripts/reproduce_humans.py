@@ -98,7 +98,7 @@ def section(model, ck, runs):
     out += ["", "| over the step | value |", "|---|---|",
             "| energy lost at the impacts (J) | %s |" % ck.sig(model + " loss", sa["impact_energy_loss"],
                                                               sb["impact_energy_loss"], 5),
-            "| momentum jump at the step's last event, toe-off (N s; the summary's heelstrike_impulse, see below) | %s |" % ck.sig(model + " impulse", sa["heelstrike_impulse"],
+            "| momentum jump at the heel-strike (N s; the summary's heelstrike_impulse) | %s |" % ck.sig(model + " impulse", sa["heelstrike_impulse"],
                                                         sb["heelstrike_impulse"], 3),
             "| smallest normal force of a held contact, the step summary's min_normal_force (N) | %s |" % ck.sig(
                 model + " min fn", sa["min_normal_force"], sb["min_normal_force"], 5),
