@@ -518,6 +518,8 @@ def main():
     ap.add_argument("--cop-x0", type=float, default=-0.12,
                     help="the planned centre of pressure at the step's start, ahead of the stance toe line, m (lip)")
     ap.add_argument("--step-time", type=float, default=1.136, help="the plan's step, s (lip)")
+    ap.add_argument("--plan-set", action="append", default=[], metavar="NAME=VALUE",
+                    help="any other setting of Plan (lip), e.g. s_off=0.35")
     ap.add_argument("--share-end", type=float, default=0.06,
                     help="the front foot's share of the load at the step's end in the plan (lip)")
     args = ap.parse_args()
@@ -534,6 +536,11 @@ def main():
     tree = body3d.Tree(MODEL)
     plan = Plan(lip=True, lip_x=True, press=args.press, share_end=args.share_end,
                 cop_x0=args.cop_x0, T=args.step_time)
+    for kv in args.plan_set:
+        name, value = kv.split("=")
+        if not hasattr(plan, name):
+            sys.exit("design_biped12_3d: --plan-set %s: Plan has no setting %s" % (kv, name))
+        setattr(plan, name, float(value))
     plan.w2 = tree.g / tree.com_total(plan_rows(plan, [0.0])[0])[2]
     zmp_correct(plan, tree, args.zmp_rounds)
     refs, q, ends = references(plan)
