@@ -59,6 +59,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lip  # noqa: E402
+
 # models/human_hu9.yaml's geometry
 LT, LS, AH, HB, MTP, LTOE = 0.42875, 0.4305, 0.06825, 0.055, 0.155, 0.056
 FOOT = HB + MTP + LTOE  # heel to toe tip
@@ -153,12 +156,8 @@ def rot(th, v):
 
 def lip_piece(x0, v0, p0, p1, t):
     """The linear inverted pendulum x'' = W2 (x - p0 - p1 t) from (x0, v0)
-    at 0: position and rate at t (x - p is a sum of exponentials, p'' = 0)."""
-    w = math.sqrt(W2)
-    e0, ed0 = x0 - p0, v0 - p1
-    e = e0 * math.cosh(w * t) + ed0 / w * math.sinh(w * t)
-    ed = e0 * w * math.sinh(w * t) + ed0 * math.cosh(w * t)
-    return p0 + p1 * t + e, p1 + ed
+    at 0: position and rate at t (scripts/lip.py)."""
+    return lip.piece(x0, v0, p0, p1, t, W2)
 
 
 def lip_run(x0, v0, t):
@@ -196,15 +195,8 @@ def hip_dx(t):
 
 def zmp_response(e):
     """dx on the grid DX_T (N samples of one period, no repeated end) with
-    dx - dx'' / W2 = -e, periodic (dx'' by central differences: the
-    operator I - D2 / W2 is positive definite, so the solve is regular)."""
-    n = len(e)
-    h = STEP_T / n
-    A = np.eye(n) * (1 + 2 / (W2 * h * h))
-    for i in range(n):
-        A[i, (i + 1) % n] -= 1 / (W2 * h * h)
-        A[i, (i - 1) % n] -= 1 / (W2 * h * h)
-    return np.linalg.solve(A, -np.asarray(e))
+    dx - dx'' / W2 = -e, periodic (scripts/lip.py)."""
+    return lip.response(e, STEP_T, W2)
 
 
 def cop_hs():
