@@ -419,19 +419,24 @@ static void test_mirror(void **state)
 /* The seed's checks of the ground reaction per foot over the stride (eqs.
  * 25-26): foot a (toe line, and heel in the flat phase) and foot b (the
  * heel in double stance, and its inner toe corner in the roll phase) push
- * up, and their tangential force stays inside the friction cone of MU.
- * Per contact point the toe line's outer corner pulls (the header's "The
- * gait"): printed, not yet asserted. */
+ * up, and their tangential force stays inside the friction cone of MU, at
+ * the samples and at the rows just before and after each event (the roll
+ * phase lasts 4 ms, less than a sample period).  In the roll phase foot b's
+ * cone does not hold (the header's "The gait": 1.8): asserted as it is, so
+ * that a plan which mends it shows here and the header and results/ are
+ * brought up to date.  Per contact point the toe line's outer corner pulls:
+ * printed, not yet asserted. */
 static void test_ground_forces(void **state)
 {
     (void)state;
     if (!cli_exe) skip();
     const size_t n = simulate("1", "0.006");
-    double fz_min[2] = {INFINITY, INFINITY}, ratio[2] = {0, 0}, point_min[5];
-    size_t seen[2] = {0, 0};
+    double fz_min[2] = {INFINITY, INFINITY}, ratio[2] = {0, 0}, roll_ratio = 0, point_min[5];
+    size_t seen[2] = {0, 0}, roll_seen = 0;
     for (int c = 0; c < 5; c++) point_min[c] = INFINITY;
     for (size_t i = 0; i < n; i++) {
-        if (strcmp(rows[i].kind, "sample") != 0) continue;
+        if (strcmp(rows[i].kind, "start") == 0 || strcmp(rows[i].kind, "fail") == 0) continue;
+        const bool roll = strcmp(rows[i].phase, "roll") == 0;
         for (int c = 0; c < 5; c++)
             if (!isnan(rows[i].f[c][2])) point_min[c] = fmin(point_min[c], rows[i].f[c][2]);
         for (int foot = 0; foot < 2; foot++) {
@@ -445,18 +450,24 @@ static void test_ground_forces(void **state)
             if (!any) continue;
             seen[foot]++;
             fz_min[foot] = fmin(fz_min[foot], F[2]);
-            ratio[foot] = fmax(ratio[foot], hypot(F[0], F[1]) / F[2]);
+            if (roll && foot == 1) {
+                roll_seen++;
+                roll_ratio = fmax(roll_ratio, hypot(F[0], F[1]) / F[2]);
+            } else {
+                ratio[foot] = fmax(ratio[foot], hypot(F[0], F[1]) / F[2]);
+            }
         }
     }
-    print_message("foot a: min F_z %.4g N, max |F_t|/F_z %.3g; foot b: %.4g N, %.3g\n", fz_min[0], ratio[0],
-                  fz_min[1], ratio[1]);
+    print_message("foot a: min F_z %.4g N, max |F_t|/F_z %.3g; foot b: %.4g N, %.3g (roll phase: %.3g)\n",
+                  fz_min[0], ratio[0], fz_min[1], ratio[1], roll_ratio);
     print_message("per point, min F_z (N): toe_a %.4g, toe_ao %.4g, heel_a %.4g, heel_b %.4g, toe_bz %.4g\n",
                   point_min[0], point_min[1], point_min[2], point_min[3], point_min[4]);
-    assert_true(seen[0] > 150 && seen[1] > 20);
+    assert_true(seen[0] > 150 && seen[1] > 20 && roll_seen >= 2);
     for (int foot = 0; foot < 2; foot++) {
         assert_true(fz_min[foot] > 0.0);
         assert_true(ratio[foot] < MU);
     }
+    assert_true(roll_ratio > MU);
 }
 
 /* Heel2strike on the gait (eq. 35): the configuration is unchanged, the
