@@ -18,7 +18,7 @@
  *   the simulation's to 1e-8.
  * The clock (a slide of its own, rate 1 on the gait) has no moment: its
  * equation holds because its drive and damper cancel at rate 1, which the
- * residual checks too. */
+ * residual checks too; sm_inverse_clock finds it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +87,8 @@ static void test_inverse_returns_the_controller(void **state)
     const size_t nq = sm_inverse_nq(inv), nt = sm_inverse_n_torques(inv), nf = sm_inverse_n_forces(inv);
     assert_int_equal(nq, 12);
     assert_int_equal(nt, 9); /* 8 joints (toe_b locked throughout) and tau0 */
+    assert_int_equal(sm_inverse_clock(inv), 11);
+    assert_string_equal(sm_inverse_q_name(inv, 11), "clock");
 
     sm_workspace *ws = NULL;
     sm_solver_options so;
