@@ -136,8 +136,9 @@ static void test_forward_too_short(void **state)
  * columns, which the inverse ignores.  In single support the moments are
  * the actuators' and the forces the simulation's, to the differentiator's
  * accuracy: 0.35 N m and 0.05 N measured inside the runs (3 samples from a
- * run's end: the window is centred), 25 N m and 3.9 N at the ends (one-sided
- * on the step's start and at heel-strike); in double support, where the
+ * run's end: the window is centred), 25 N m and 3.9 N at the ends (one-sided;
+ * the largest at the step's first sample, on the swing ankle, whose moment
+ * changes fastest just after toe-off); in double support, where the
  * moments are free, the total ground force is the simulation's (0.016 N in
  * ds_flat, 2.4 N in the 36 ms of ds1).  The bounds are the measured values
  * with a margin of about 1.5. */
