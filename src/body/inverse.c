@@ -68,7 +68,7 @@ static int find_clock(const body_file *f, const sm_rigid_model *m)
     const body_controller *k = &f->ctrl;
     if (k->kind == BODY_CTRL_NONE || k->phase_n != 1) return -1;
     for (size_t b = 0; b < f->n_bodies; b++) {
-        if ((int)sm_rigid_body_vadr(m, b) != k->phase_v[0]) continue;
+        if (f->bodies[b].joint == SM_RIGID_FIXED || (int)sm_rigid_body_vadr(m, b) != k->phase_v[0]) continue;
         if (f->bodies[b].joint != SM_RIGID_SLIDE || f->bodies[b].parent >= 0) return -1;
         for (size_t c = 0; c < f->n_bodies; c++)
             if (f->bodies[c].parent == (int)b) return -1;
