@@ -263,6 +263,7 @@ static void test_inverse_returns_the_springs(void **state)
     assert_status(sm_inverse_create(m, &o, &inv, why, sizeof why), SM_OK);
     assert_int_equal(sm_inverse_nq(inv), 11);
     assert_int_equal(sm_inverse_n_torques(inv), 9); /* 8 joints and tau0 */
+    assert_int_equal(sm_inverse_clock(inv), -1); /* no controller, no clock */
 
     sm_workspace *ws = NULL;
     sm_solver_options so;

@@ -6,7 +6,9 @@
  * too short to simulate is a warning and NaN columns); bad
  * data (a missing column, a time that does not increase, NaN, too few
  * samples for the differentiator, an unknown phase) is one line and exit
- * 65, a missing file 66, a missing contact case 64. */
+ * 65, a missing file 66, a missing contact case 64; human9's controlled
+ * step returns its controller's torques (test_human9_step). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +128,100 @@ static void test_forward_too_short(void **state)
     assert_non_null(strstr(r->out, ",nan"));
 }
 
+/* `stridemap inverse human9` (the bare name, found on STRIDEMAP_MODEL_PATH)
+ * on one step of human9's periodic gait sampled at 1 kHz
+ * (tests/data/human9_step.csv, scripts/reproduce_human9_inverse.py): its
+ * coordinates without the clock (set from the time), and the controller's
+ * torques and the contact forces that drove the simulation as reference
+ * columns, which the inverse ignores.  In single support the moments are
+ * the actuators' and the forces the simulation's, to the differentiator's
+ * accuracy: 0.35 N m and 0.05 N measured inside the runs (3 samples from a
+ * run's end: the window is centred), 25 N m and 3.9 N at the ends (one-sided;
+ * the largest at the step's first sample, on the swing ankle, whose moment
+ * changes fastest just after toe-off); in double support, where the
+ * moments are free, the total ground force is the simulation's (0.016 N in
+ * ds_flat, 2.4 N in the 36 ms of ds1).  The bounds are the measured values
+ * with a margin of about 1.5. */
+static const char *const h9_pairs[][2] = {
+    {"thigh_a.torque", "hip_a.torque"},  {"thigh_b.torque", "hip_b.torque"},   {"shank_a.torque", "knee_a.torque"},
+    {"shank_b.torque", "knee_b.torque"}, {"foot_a.torque", "ankle_a.torque"},  {"foot_b.torque", "ankle_b.torque"},
+    {"toe_a.torque", "toe_a.torque"},    {"tau0", "tau0.torque"}};
+static const char *const h9_forces[] = {"tip_a.fx", "tip_a.fz", "heel_b.fx", "heel_b.fz", "flat_b.fx", "flat_b.fz"};
+
+static void test_human9_step(void **state)
+{
+    (void)state;
+    setenv("STRIDEMAP_MODEL_PATH", src_path("models"), 1);
+    const char *data = src_path("tests/data/human9_step.csv"), *out = tmp("h9.csv");
+    cli_result *r = cli_run("inverse", "human9", data, "-o", out, NULL);
+    if (r->status != 0) print_error("%s", r->err);
+    assert_int_equal(r->status, 0);
+    static char in_text[1 << 20], out_text[1 << 20];
+    cli_slurp(data, in_text, sizeof in_text);
+    cli_slurp(out, out_text, sizeof out_text);
+    char hi[64][64], ho[64][64];
+    const char *si, *so;
+    const size_t ni = rfc4180_record(in_text, hi, 64, &si), no = rfc4180_record(out_text, ho, 64, &so);
+    assert_true(column(hi, ni, "clock") < 0); /* the data does not give the clock */
+    /* the rows, and each row's place in its run of one phase */
+    static double rows_i[600][64], rows_o[600][64];
+    static char phase[600][16];
+    const int ph = column(ho, no, "phase"), res = column(ho, no, "residual");
+    size_t n = 0;
+    for (; *si && *so && n < 600; n++) {
+        char g[64][64];
+        assert_int_equal(rfc4180_record(si, g, 64, &si), ni);
+        for (size_t c = 0; c < ni; c++) rows_i[n][c] = atof(g[c]);
+        assert_int_equal(rfc4180_record(so, g, 64, &so), no);
+        for (size_t c = 0; c < no; c++) rows_o[n][c] = atof(g[c]);
+        memcpy(phase[n], g[ph], sizeof phase[n] - 1);
+    }
+    assert_true(*si == '\0' && *so == '\0');
+    assert_true(n > 400);
+    double tau_in = 0, tau_end = 0, f_in = 0, tot_ds1 = 0, tot_flat = 0, worst_res = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t s = i, e = i;
+        while (s > 0 && strcmp(phase[s - 1], phase[i]) == 0) s--;
+        while (e + 1 < n && strcmp(phase[e + 1], phase[i]) == 0) e++;
+        const bool inside = i - s >= 3 && e - i >= 3;
+        worst_res = fmax(worst_res, rows_o[i][res]);
+        double total[2] = {0, 0};
+        for (size_t k = 0; k < sizeof h9_forces / sizeof h9_forces[0]; k++) {
+            const double d = rows_o[i][column(ho, no, h9_forces[k])] - rows_i[i][column(hi, ni, h9_forces[k])];
+            total[k % 2] += d;
+            if (strcmp(phase[i], "ss1") == 0 && inside) f_in = fmax(f_in, fabs(d));
+        }
+        const double tot = fmax(fabs(total[0]), fabs(total[1]));
+        if (strcmp(phase[i], "ss1") == 0) {
+            for (size_t k = 0; k < sizeof h9_pairs / sizeof h9_pairs[0]; k++) {
+                const double d =
+                    fabs(rows_o[i][column(ho, no, h9_pairs[k][0])] - rows_i[i][column(hi, ni, h9_pairs[k][1])]);
+                if (inside) tau_in = fmax(tau_in, d);
+                else tau_end = fmax(tau_end, d);
+            }
+        } else if (inside) {
+            if (strcmp(phase[i], "ds1") == 0) tot_ds1 = fmax(tot_ds1, tot);
+            else tot_flat = fmax(tot_flat, tot);
+        }
+    }
+    print_message("human9 at 1 kHz: ss1 moments within %.3g N m inside the runs (%.3g at their ends), forces "
+                  "within %.3g N; total ground force within %.3g N (ds1), %.3g N (ds_flat); residual %.3g\n",
+                  tau_in, tau_end, f_in, tot_ds1, tot_flat, worst_res);
+    assert_true(tau_in > 0 && tau_in < 0.5);
+    assert_true(tau_end < 40);
+    assert_true(f_in < 0.08);
+    assert_true(tot_ds1 < 3.5);
+    assert_true(tot_flat < 0.025);
+    assert_true(worst_res < 1e-10);
+    /* a coordinate left out is still one line and exit 65 */
+    const char *drop = tmp("h9_drop.csv");
+    FILE *f = fopen(drop, "w");
+    assert_non_null(f);
+    fputs("time,phase,hip_x,hip_z,hat,thigh_a,shank_a,foot_a,toe_a,thigh_b,shank_b,foot_b\n", f);
+    fclose(f);
+    cli_expect_error(cli_run("inverse", "human9", drop, NULL), 65, "no column 'toe_b'");
+}
+
 static void test_bad_data(void **state)
 {
     (void)state;
@@ -165,6 +261,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_standing_weight),
         cmocka_unit_test(test_walk_with_forward),
         cmocka_unit_test(test_forward_too_short),
+        cmocka_unit_test(test_human9_step),
         cmocka_unit_test(test_bad_data),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -80,6 +80,13 @@ void sm_inverse_free(sm_inverse *inv);
 size_t sm_inverse_nq(const sm_inverse *inv);
 size_t sm_inverse_nv(const sm_inverse *inv);
 const char *sm_inverse_q_name(const sm_inverse *inv, size_t i);
+/* The coordinate (q index) of the controller's clock, -1 when the model has
+ * none: the phase variable of a time-indexed controller made a slide on
+ * the world of its own, which carries no body and no site (models/human9.yaml's
+ * clock).  Nothing else feels it, so the motion does not give it: set it to
+ * the samples' times (its rate 1, its acceleration 0, where its drive and
+ * damper cancel); its offset does not change the moments. */
+int sm_inverse_clock(const sm_inverse *inv);
 /* The phases: number, names, and the index of a name (-1: none). */
 size_t sm_inverse_n_phases(const sm_inverse *inv);
 const char *sm_inverse_phase_name(const sm_inverse *inv, size_t ph);

@@ -26,6 +26,7 @@ struct sm_inverse {
     size_t nq, nv;
     size_t n_joint, joint_v[SM_RIGID_MAX_V];
     int tau0_site; /* -1: no ground moment */
+    int clock_q;   /* -1: no controller clock */
     size_t n_tau, n_force;
     int force_col[BODY_MAX_CONTACTS]; /* each contact's first column, -1: in no phase */
     char *tau_name[INV_MAX_TAU], *force_name[INV_MAX_F];
@@ -58,6 +59,26 @@ static bool is_joint(const body_file *f, size_t b)
     return false;
 }
 
+/* The controller's phase variable as a coordinate of its own: a slide on
+ * the world that carries no body and no site.  Nothing else feels it (its
+ * mass matrix row is its own, no contact holds it), so it is the step's
+ * time and not part of the motion; -1 when the model has none. */
+static int find_clock(const body_file *f, const sm_rigid_model *m)
+{
+    const body_controller *k = &f->ctrl;
+    if (k->kind == BODY_CTRL_NONE || k->phase_n != 1) return -1;
+    for (size_t b = 0; b < f->n_bodies; b++) {
+        if (f->bodies[b].joint == SM_RIGID_FIXED || (int)sm_rigid_body_vadr(m, b) != k->phase_v[0]) continue;
+        if (f->bodies[b].joint != SM_RIGID_SLIDE || f->bodies[b].parent >= 0) return -1;
+        for (size_t c = 0; c < f->n_bodies; c++)
+            if (f->bodies[c].parent == (int)b) return -1;
+        for (size_t s = 0; s < f->n_sites; s++)
+            if (f->sites[s].body == (int)b) return -1;
+        return (int)sm_rigid_body_qadr(m, b);
+    }
+    return -1;
+}
+
 static sm_status layout(sm_inverse *inv, const body_file *f, const sm_rigid_model *m, char *why, size_t why_len)
 {
     for (size_t b = 0; b < f->n_bodies; b++) {
@@ -67,6 +88,7 @@ static sm_status layout(sm_inverse *inv, const body_file *f, const sm_rigid_mode
         if (!(inv->tau_name[inv->n_tau++] = join(f->q_names[sm_rigid_body_qadr(m, b)], ".torque")))
             return SM_NO_MEMORY;
     }
+    inv->clock_q = find_clock(f, m);
     inv->tau0_site = -1;
     if (inv->o.ground_moment) {
         if (f->origin < 0 || f->contacts[f->origin].site < 0) {
@@ -134,6 +156,7 @@ const body_model *sm_inverse_body(const sm_inverse *inv) { return inv->bm; }
 size_t sm_inverse_nq(const sm_inverse *inv) { return inv->nq; }
 size_t sm_inverse_nv(const sm_inverse *inv) { return inv->nv; }
 const char *sm_inverse_q_name(const sm_inverse *inv, size_t i) { return inv->bm->f->q_names[i]; }
+int sm_inverse_clock(const sm_inverse *inv) { return inv->clock_q; }
 size_t sm_inverse_n_phases(const sm_inverse *inv) { return inv->bm->f->n_phases; }
 const char *sm_inverse_phase_name(const sm_inverse *inv, size_t ph) { return inv->bm->f->phases[ph].name; }
 int sm_inverse_phase_index(const sm_inverse *inv, const char *name)

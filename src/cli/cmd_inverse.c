@@ -25,8 +25,10 @@ static const char help[] =
     "\n"
     "DATA.csv: a header line, then one row per sample.  Columns: time (s,\n"
     "strictly increasing), every coordinate of the model by name (as\n"
-    "'stridemap simulate' writes them: hat.x, hat.z, hat, thigh_a, ...; the\n"
-    "base's position carries the toe's and heel's sliding), and the contact\n"
+    "'stridemap simulate' writes them: hat.x, hat.z, hat, thigh_a, ... for\n"
+    "human_hu9, hip_x, hip_z, hat, ... for human9; the base's position carries\n"
+    "the toe's and heel's sliding; a time-indexed controller's clock, such as\n"
+    "human9's, is the time when its column is absent), and the contact\n"
     "case as a column 'phase' of phase names unless --phase names one for\n"
     "all rows.  Other columns are ignored; of a 'stridemap simulate' CSV\n"
     "(a column 'kind') only the start and sample rows are read.  The rates and\n"
@@ -155,8 +157,10 @@ static int read_motion(const cli_run *run, const sm_inverse *inv, const char *pa
         rc = cli_fail(run, EX_DATAERR, "%s has no column 'time' in its header (line 1)", path);
         goto done;
     }
+    /* the controller's clock is the step's time unless the file gives it */
+    const int clock = sm_inverse_clock(inv);
     for (size_t k = 0; k < nq; k++)
-        if (col_q[k] < 0) {
+        if (col_q[k] < 0 && (int)k != clock) {
             rc = cli_fail(run, EX_DATAERR, "%s has no column '%s': give every coordinate of the model (see "
                           "'stridemap inverse --help')", path, sm_inverse_q_name(inv, k));
             goto done;
@@ -202,6 +206,10 @@ static int read_motion(const cli_run *run, const sm_inverse *inv, const char *pa
             goto done;
         }
         for (size_t k = 0; k < nq; k++) {
+            if (col_q[k] < 0) {
+                d->q[i * nq + k] = d->t[i];
+                continue;
+            }
             const char *s = fld[col_q[k]];
             if (!cli_parse_double(s, &d->q[i * nq + k]) || !isfinite(d->q[i * nq + k])) {
                 rc = cli_fail(run, EX_DATAERR, "%s line %ld: %s '%s' is not a number", path, ln,
