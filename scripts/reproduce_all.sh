@@ -40,6 +40,7 @@ part gaits scripts/reproduce_gaits.sh
 part sweeps /usr/bin/python3 scripts/reproduce_sweeps.py --exe "$STRIDEMAP"
 part route_to_chaos /usr/bin/python3 scripts/reproduce_route_to_chaos.py --exe "$STRIDEMAP"
 part human_inverse /usr/bin/python3 scripts/reproduce_human_inverse.py --exe "$STRIDEMAP"
+part human9_inverse /usr/bin/python3 scripts/reproduce_human9_inverse.py --exe "$STRIDEMAP"
 part basins /usr/bin/python3 scripts/reproduce_basins.py --exe "$STRIDEMAP"
 part walkers3d /usr/bin/python3 scripts/reproduce_walkers3d.py --exe "$STRIDEMAP"
 part disturb /usr/bin/python3 scripts/reproduce_disturb.py --exe "$STRIDEMAP"
