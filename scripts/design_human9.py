@@ -62,8 +62,21 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lip  # noqa: E402
 
-# models/human_hu9.yaml's geometry
-LT, LS, AH, HB, MTP, LTOE = 0.42875, 0.4305, 0.06825, 0.055, 0.155, 0.056
+
+def body_height(path="models/human_hu9.yaml"):
+    """The file's parameter height (m): its segments are Winter's fractions of it."""
+    m = re.search(r"^  height: \{value: ([^,}]+)", open(path).read(), re.M)
+    if not m:
+        sys.exit(f"design_human9: no parameter 'height' in {path}")
+    return float(m.group(1))
+
+
+# models/human_hu9.yaml's geometry: Winter's fractions of the height (thigh,
+# shank, the ankle above the sole; the foot's 0.152 H split 55 : 155 : 56
+# between the heel behind the ankle, the toe joint ahead of it and the toe)
+H_BODY = body_height()
+LT, LS, AH = 0.245 * H_BODY, 0.246 * H_BODY, 0.039 * H_BODY
+HB, MTP, LTOE = (0.152 * H_BODY * k / 266 for k in (55, 155, 56))
 FOOT = HB + MTP + LTOE  # heel to toe tip
 
 STEP_L, STEP_T = 0.55, 0.50

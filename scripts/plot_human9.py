@@ -42,8 +42,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from plot_human import human_points, phases, shade  # noqa: E402
 
 STATE = ("hip_x", "hip_z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b")
-GEOMETRY = ("thigh_length", "shank_length", "ankle_height", "heel_back", "mtp_forward", "toe_length", "hat_com")
-WINTER_HAT_COM = 0.626
+# models/human9.yaml's geometry, fractions of the height H (Winter 1990,
+# Table 3.1 and Fig. 3.1; the foot's 0.152 H split 55 : 155 : 56 between
+# the heel behind the ankle, the toe joint ahead of it and the toe)
+WINTER = {"thigh_length": 0.245, "shank_length": 0.246, "ankle_height": 0.039, "heel_back": 0.152 * 55 / 266,
+          "mtp_forward": 0.152 * 155 / 266, "toe_length": 0.152 * 56 / 266, "hat_length": 0.288}
 COLOURS = {"a": "tab:blue", "b": "tab:red", "trunk": "0.25"}
 
 
@@ -68,10 +71,9 @@ def load_params(path):
         fail(EX_NOINPUT, f"no file '{path}': check the path")
     except (ValueError, KeyError, TypeError) as e:
         fail(EX_DATAERR, f"'{path}' is not `stridemap params MODEL --json` output ({type(e).__name__}: {e})")
-    missing = [k for k in GEOMETRY if k not in p]
-    if missing:
-        fail(EX_DATAERR, f"'{path}' has no parameter '{missing[0]}': expected the parameters of models/human9.yaml")
-    p["hat_length"] = p["hat_com"] / WINTER_HAT_COM
+    if "height" not in p:
+        fail(EX_DATAERR, f"'{path}' has no parameter 'height': expected the parameters of models/human9.yaml")
+    p.update({k: f * p["height"] for k, f in WINTER.items()})
     return p
 
 

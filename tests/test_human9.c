@@ -521,8 +521,11 @@ static void test_human9_gait(void **state)
     }
     /* the stride from the fixed point, watched */
     force_watch w = {.m = m, .p = p, .min_swing_tip = INFINITY, .toe_margin = INFINITY};
-    w.toe_length = p[sm_model_param_index(m, "toe_length")];
     w.tip_a = sm_rigid_site_index(bm->tmpl, "tip_a");
+    /* the toe tip's site lies on the toe joint's line, its length out */
+    for (size_t i = 0; i < f->n_sites; i++)
+        if (strcmp(f->sites[i].name, "tip_a") == 0) w.toe_length = body_num_eval(&f->sites[i].pos[0], p);
+    assert_true(w.toe_length > 0);
     w.heel_a = sm_rigid_site_index(bm->tmpl, "heel_a");
     w.tip_b = sm_rigid_site_index(bm->tmpl, "tip_b");
     w.heel_b = sm_rigid_site_index(bm->tmpl, "heel_b");

@@ -1,7 +1,8 @@
 /* stridemap inverse as users meet it (models/human_hu9.yaml): a 75 kg
  * human standing still on both feet (ds1) is held by 735.75 N of vertical
  * ground force at g = 9.81 (issue 15's check; Newton's law for the whole
- * body, whichever moments double support picks) and no horizontal force;
+ * body, whichever moments double support picks) and no horizontal force,
+ * and by 588.6 N with --set mass=60 (the segments scale with the body);
  * a simulated walk goes through with its phase column and --forward (a run
  * too short to simulate is a warning and NaN columns); bad
  * data (a missing column, a time that does not increase, NaN, too few
@@ -58,11 +59,13 @@ static const char *standing(const char *name, size_t rows, const char *drop, siz
     return path;
 }
 
-static void test_standing_weight(void **state)
+/* set: a --set of the body's mass (NULL: the file's 75 kg), weight its
+ * mass times g. */
+static void standing_weight(const char *set, double weight)
 {
-    (void)state;
     const char *in = standing("stand.csv", 9, NULL, 99, NULL);
-    cli_result *r = cli_run("inverse", src_path("models/human_hu9.yaml"), in, NULL);
+    cli_result *r = set ? cli_run("inverse", src_path("models/human_hu9.yaml"), in, "--set", set, NULL)
+                        : cli_run("inverse", src_path("models/human_hu9.yaml"), in, NULL);
     if (r->status != 0) print_error("%s", r->err);
     assert_int_equal(r->status, 0);
     char f[64][64];
@@ -76,11 +79,20 @@ static void test_standing_weight(void **state)
     for (s = end; *s; s = end, rows++) {
         char g[64][64];
         assert_int_equal(rfc4180_record(s, g, 64, &end), nh);
-        assert_close(atof(g[tz]) + atof(g[hz]), 75.0 * 9.81, 1e-6);
+        assert_close(atof(g[tz]) + atof(g[hz]), weight, 1e-6);
         assert_close(atof(g[tx]) + atof(g[hx]), 0.0, 1e-6);
         assert_true(atof(g[res]) < 1e-9);
     }
     assert_int_equal(rows, 9);
+}
+
+static void test_standing_weight(void **state)
+{
+    (void)state;
+    standing_weight(NULL, 735.75);
+    /* every segment's mass a fraction of the body's (Winter's), so the
+     * weight follows it */
+    standing_weight("mass=60", 588.6);
 }
 
 static void test_walk_with_forward(void **state)
