@@ -74,6 +74,11 @@ sm_status sm_model_validate(const sm_model *m, char *why, size_t why_len)
                  m->name, m->n_sample, SM_MAX_SAMPLE);
         return SM_BAD_OPTION;
     }
+    if (m->n_extra > SM_MAX_EXTRA) {
+        snprintf(why, why_len, "model '%s': %zu extra measures, more than the %d a model may have", m->name,
+                 m->n_extra, SM_MAX_EXTRA);
+        return SM_BAD_OPTION;
+    }
     if (m->map) return SM_OK;
     bool has_section = false;
     for (size_t ph = 0; ph < m->n_phases; ph++) {

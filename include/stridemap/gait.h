@@ -59,8 +59,6 @@ sm_status sm_gait_analyse(sm_workspace *ws, const double *p, double h, sm_gait *
  * (sm_stability_jacobian at step h), as a cross-check of the exact one. */
 sm_status sm_gait_analyse_fd(sm_workspace *ws, const double *p, double h, sm_gait *g, long *evals);
 
-#define SM_MAX_EXTRA 32
-
 /* The model's extra measures (sm_model.extra_measures) of a converged gait
  * into values[n_extra]; false, with no values, when the model has none or
  * all of them are NaN (they do not apply to this walker). */

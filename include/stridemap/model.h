@@ -22,6 +22,12 @@ typedef struct sm_workspace sm_workspace; /* hybrid.h */
 #define SM_MAX_STATE 64
 #define SM_MAX_PARAMS 256
 #define SM_MAX_SAMPLE 64 /* per-sample measures (sm_model.n_sample) */
+/* Per-step measures (sm_model.n_extra; callers size values[] by it).  A
+ * model with more is refused (sm_model_validate; a body file by its loader),
+ * never cut short.  Was 32 until biped12_3d needed 45: a program built with
+ * the old value breaks on such a model, so a change needs the next MINOR's
+ * soname (README, Versions). */
+#define SM_MAX_EXTRA 64
 
 /* Every callback gets the parameter values p[n_params] and the model's own
  * `data` (NULL for closed-form walkers; the loaded bodies of a walker read

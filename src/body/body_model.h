@@ -237,9 +237,13 @@ sm_status body_project(const body_eval *e, size_t ph, double *x, double *drift);
  * extra ones (ground forces, constraint drift). */
 void body_set_measures(body_model *bm);
 sm_status body_set_ground_measures(body_model *bm);
+/* How many extra measures body_set_ground_measures gives f's walker. */
+size_t body_ground_measure_count(const body_file *f);
 /* lateral.c: step width, hip sway, heading drift, yaw and roll ranges of a
  * 3-D walker, after the ground measures (call after them). */
 sm_status body_set_lateral_measures(body_model *bm);
+/* How many body_set_lateral_measures adds: 5 for a 3-D walker, none for a planar one. */
+size_t body_lateral_measure_count(const body_model *bm);
 /* modes.c: the heading coordinate (a hinge about the normal reached through
  * slides) and the lean (the first other hinge about x), as q indices (-1:
  * none). */

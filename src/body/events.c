@@ -16,13 +16,18 @@
  * a force already negative at the start is a crossing (an unlocking knee).
  * The ramp is against the awaited direction: a value that starts at its
  * level and moves the awaited way crosses just after the start.  t is the
- * time since the phase began (model.h); the ramps act in the phase a stride
- * starts in, as they did on the stride's time. */
+ * time since the phase began (model.h): the force ramp acts at every
+ * phase's start (a contact the phase adds may start pulling), the position
+ * ramp in the phase a stride starts in only (start_ramp). */
 #define START_TAU 1e-9
 
 static double ramp(double t, double height) { return t < START_TAU ? height * (START_TAU - t) / START_TAU : 0.0; }
 
-/* The ramp of an event of phase ph: in the phase a stride starts in. */
+/* The position ramp of an event of phase ph: in the phase a stride starts
+ * in.  A gap is exactly at its level only where the section's projection
+ * put it; at a later phase's start a contact the last phase held is off by
+ * the integration's drift (1e-13 m), more than a foot leaving at rest moves
+ * within START_TAU: biped3d's heel after heel_off read as falling through. */
 static double start_ramp(const body_model *bm, size_t ph, double t, double height)
 {
     return ph == (size_t)bm->section_phase ? ramp(t, height) : 0.0;
@@ -139,7 +144,7 @@ static double event_at(event_state *s, size_t ev, double t)
     if (E->when == BODY_WHEN_FORCE || E->when == BODY_WHEN_SLIP) {
         double n, tan;
         if (!state_force(s, E->target, &n, &tan)) return NAN;
-        if (E->when == BODY_WHEN_FORCE) return n - level + start_ramp(bm, s->ph, t, E->direction > 0 ? -1e9 : 1e9);
+        if (E->when == BODY_WHEN_FORCE) return n - level + ramp(t, E->direction > 0 ? -1e9 : 1e9);
         sm_contact c;
         body_contact_shape(&s->e, (size_t)E->target, &c);
         return tan - c.mu * n - level;

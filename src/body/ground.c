@@ -235,13 +235,58 @@ static size_t impact_set(const body_file *f, size_t ph, size_t ev, int *k)
     return f->phases[next].n_contacts;
 }
 
+/* Whether contact set[i] of event ev of phase ph's impact (set: its
+ * impact_set) was met before: at an earlier event of the same name (an
+ * event name two phases share reports its impulse once) or earlier in set. */
+static bool impulse_seen(const body_file *f, size_t ph, size_t ev, const int *set, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (set[j] == set[i]) return true;
+    const char *name = f->phases[ph].events[ev].name;
+    for (size_t p = 0; p <= ph; p++)
+        for (size_t e = 0; e < (p == ph ? ev : f->phases[p].n_events); e++) {
+            if (strcmp(f->phases[p].events[e].name, name) != 0) continue;
+            int earlier[BODY_MAX_CONTACTS];
+            const size_t ne = impact_set(f, p, e, earlier);
+            for (size_t j = 0; j < ne; j++)
+                if (earlier[j] == set[i]) return true;
+        }
+    return false;
+}
+
+/* Whether contact k is a ground contact some phase uses. */
+static bool ground_used(const body_file *f, size_t k)
+{
+    if (f->contacts[k].kind == SM_CONTACT_LOCK) return false;
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        if (body_phase_contact_slot(f, ph, (int)k) >= 0) return true;
+    return false;
+}
+
+size_t body_ground_measure_count(const body_file *f)
+{
+    size_t n = G_COUNT;
+    for (size_t k = 0; k < f->n_contacts; k++) n += ground_used(f, k);
+    if (f->ctrl.kind != BODY_CTRL_NONE) n += f->ctrl.n_act;
+    for (size_t ph = 0; ph < f->n_phases; ph++)
+        for (size_t ev = 0; ev < f->phases[ph].n_events; ev++) {
+            int set[BODY_MAX_CONTACTS];
+            const size_t ns = impact_set(f, ph, ev, set);
+            for (size_t i = 0; i < ns; i++) n += !impulse_seen(f, ph, ev, set, i);
+        }
+    return n;
+}
+
 /* The fixed measures, then NAME.min_normal_force for each ground contact
- * that some phase uses and NAME.impulse for each contact an impact acts on,
- * as many as SM_MAX_EXTRA leaves room for. */
+ * that some phase uses, ACTUATOR.max_torque for each of the controller's
+ * torques and EVENT.CONTACT.impulse for each contact an impact acts on:
+ * body_ground_measure_count of them, which the loader has checked against
+ * SM_MAX_EXTRA (SM_BAD_MODEL_FILE if not, rather than drop any). */
 sm_status body_set_ground_measures(body_model *bm)
 {
     sm_model *m = &bm->model;
     const body_file *f = bm->f;
+    if (body_ground_measure_count(f) > SM_MAX_EXTRA) return SM_BAD_MODEL_FILE;
     size_t n = 0;
     for (size_t i = 0; i < G_COUNT; i++) {
         bm->extra_names[n] = ground_names[i];
@@ -249,9 +294,7 @@ sm_status body_set_ground_measures(body_model *bm)
     }
     for (size_t k = 0; k < f->n_contacts; k++) {
         bm->ground_slot[k] = -1;
-        bool used = false;
-        for (size_t ph = 0; ph < f->n_phases; ph++) used |= body_phase_contact_slot(f, ph, (int)k) >= 0;
-        if (!used || f->contacts[k].kind == SM_CONTACT_LOCK || n >= SM_MAX_EXTRA) continue;
+        if (!ground_used(f, k)) continue;
         const size_t len = strlen(f->contacts[k].name) + 24;
         char *name = malloc(len), *label = malloc(len + 40);
         bm->owned_extra[2 * (n - G_COUNT)] = name;
@@ -263,13 +306,10 @@ sm_status body_set_ground_measures(body_model *bm)
         bm->extra_names[n] = name;
         bm->extra_labels[n++] = label;
     }
-    /* The controller's torques before the impulses: a model whose impacts
-     * name more contacts than SM_MAX_EXTRA leaves room for loses impulses,
-     * not its torques (biped12_3d's three impacts name 19). */
     size_t owned = n - G_COUNT;
     /* ACTUATOR.max_torque for each of the controller's torques */
     bm->torque_slot = -1;
-    if (f->ctrl.kind != BODY_CTRL_NONE && n + f->ctrl.n_act <= SM_MAX_EXTRA) {
+    if (f->ctrl.kind != BODY_CTRL_NONE) {
         bm->torque_slot = (int)(n - G_COUNT);
         for (size_t j = 0; j < f->ctrl.n_act; j++) {
             const size_t len = strlen(f->ctrl.act_name[j]) + 24;
@@ -291,13 +331,8 @@ sm_status body_set_ground_measures(body_model *bm)
             int set[BODY_MAX_CONTACTS];
             const size_t ns = impact_set(f, ph, ev, set);
             const char *evname = f->phases[ph].events[ev].name;
-            for (size_t i = 0; i < ns && n < SM_MAX_EXTRA; i++) {
-                bool seen = false; /* an event name two phases share reports once */
-                for (size_t j = 0; j < bm->n_impulse; j++)
-                    seen |= bm->impulse_key[j].contact == set[i] &&
-                            strcmp(f->phases[bm->impulse_key[j].phase].events[bm->impulse_key[j].event].name,
-                                   evname) == 0;
-                if (seen) continue;
+            for (size_t i = 0; i < ns; i++) {
+                if (impulse_seen(f, ph, ev, set, i)) continue;
                 const char *cname = f->contacts[set[i]].name;
                 const size_t len = strlen(evname) + strlen(cname) + 24;
                 char *name = malloc(len), *label = malloc(len + 60);

@@ -123,11 +123,14 @@ static sm_status lateral_extra(sm_workspace *ws, const double *p, const double *
     return SM_OK;
 }
 
+size_t body_lateral_measure_count(const body_model *bm) { return bm->planar ? 0 : L_COUNT; }
+
 sm_status body_set_lateral_measures(body_model *bm)
 {
     sm_model *m = &bm->model;
     bm->lateral_slot = -1;
-    if (bm->planar || !m->extra_measures || m->n_extra + L_COUNT > SM_MAX_EXTRA) return SM_OK;
+    if (bm->planar || !m->extra_measures) return SM_OK;
+    if (m->n_extra + L_COUNT > SM_MAX_EXTRA) return SM_BAD_MODEL_FILE; /* the loader checked: never */
     body_lateral_coords(bm->f, &bm->lat_yaw, &bm->lat_roll);
     bm->lateral_slot = (int)m->n_extra;
     for (size_t k = 0; k < L_COUNT; k++) {

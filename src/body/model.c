@@ -230,11 +230,19 @@ sm_status body_model_create(body_file *f, const sm_model **out, char *why, size_
     m->stiff = f->ctrl.kind != BODY_CTRL_NONE;
     body_set_family(bm);
     body_set_modes(bm);
-    if (body_set_ground_measures(bm) != SM_OK || body_set_lateral_measures(bm) != SM_OK ||
-        body_set_samples(bm) != SM_OK) {
-        snprintf(why, why_len, "%s: out of memory for the measures' names", f->path);
+    /* Every per-step measure is reported or the file is refused: none dropped. */
+    const size_t n_extra = body_ground_measure_count(f) + body_lateral_measure_count(bm);
+    if (n_extra > SM_MAX_EXTRA)
+        return fail(bm, SM_BAD_MODEL_FILE, why, why_len,
+                    "%s: the walker's contacts, actuators and impacts give %zu per-step measures (the ground "
+                    "group), more than the %d a model may have: name fewer contacts in its impacts",
+                    f->path, n_extra, SM_MAX_EXTRA);
+    if ((st = body_set_ground_measures(bm)) != SM_OK || (st = body_set_lateral_measures(bm)) != SM_OK ||
+        (st = body_set_samples(bm)) != SM_OK) {
+        snprintf(why, why_len, "%s: %s for the measures' names", f->path,
+                 st == SM_NO_MEMORY ? "out of memory" : "too many");
         release(m);
-        return SM_NO_MEMORY;
+        return st;
     }
     m->data = bm;
 
