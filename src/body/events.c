@@ -17,8 +17,9 @@
  * The ramp is against the awaited direction: a value that starts at its
  * level and moves the awaited way crosses just after the start.  t is the
  * time since the phase began (model.h): the force ramp acts at every
- * phase's start (a contact the phase adds may start pulling), the position
- * ramp in the phase a stride starts in only (start_ramp). */
+ * phase's start (a contact the phase adds may start pulling, or start
+ * beyond its friction cone: a slip), the position ramp in the phase a
+ * stride starts in only (start_ramp). */
 #define START_TAU 1e-9
 
 static double ramp(double t, double height) { return t < START_TAU ? height * (START_TAU - t) / START_TAU : 0.0; }
@@ -144,10 +145,11 @@ static double event_at(event_state *s, size_t ev, double t)
     if (E->when == BODY_WHEN_FORCE || E->when == BODY_WHEN_SLIP) {
         double n, tan;
         if (!state_force(s, E->target, &n, &tan)) return NAN;
-        if (E->when == BODY_WHEN_FORCE) return n - level + ramp(t, E->direction > 0 ? -1e9 : 1e9);
+        const double force_ramp = ramp(t, E->direction > 0 ? -1e9 : 1e9);
+        if (E->when == BODY_WHEN_FORCE) return n - level + force_ramp;
         sm_contact c;
         body_contact_shape(&s->e, (size_t)E->target, &c);
-        return tan - c.mu * n - level;
+        return tan - c.mu * n - level + force_ramp;
     }
     if (!state_swept(s)) return NAN;
     switch (E->when) {

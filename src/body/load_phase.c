@@ -80,7 +80,9 @@ static bool read_when(bl_ctx *c, const yaml_node_t *n, const body_phase *ph, bod
         snprintf(pn, sizeof pn, "%s.value", pbase);
         if (!bl_num(c, x, pn, -1e6, 1e6, "", "the level the event watches for", &e->value)) return false;
     }
-    e->direction = -1;
+    /* A slip is the friction ratio rising through mu: down would fire where a
+     * pin held beyond its cone comes back inside it. */
+    e->direction = e->when == BODY_WHEN_SLIP ? 1 : -1;
     if ((x = bl_get(c, n, "crosses", NULL))) {
         const char *s = bl_scalar(x);
         if (s && strcmp(s, "up") == 0) e->direction = 1;
