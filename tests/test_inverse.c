@@ -12,7 +12,8 @@
  *   determines them (ss1, and ss2 with its friction law, a sliding toe made
  *   by a backward boost of the whole walker, and ds2, the hind toe sliding
  *   back and the front heel forward, made by the least change of the rates);
- *   where double support leaves them free (ds1, ds3, ds_flat) it must meet the equations (residual at
+ *   where double support leaves them free (ds1, ds3, ds_flat3, and ds_flat,
+ *   the walk's ds_flat3 states with the hind toe held) it must meet the equations (residual at
  *   round-off) with moments no larger than the springs' (its least-norm
  *   choice).
  * - The round trip at g = 0: moments -> forward simulation (data) ->
@@ -199,15 +200,17 @@ static void check_state(const sm_model *m, const double *p, const sm_inverse *in
 /* y = x with the rates changed least (in Σ δv²) so that the hind toe tip
  * slides at vt and the front heel at vh along x, both on the ground, the
  * front toe still locked: a double support state of ds2 (vt < 0 < vh) or
- * ds3 (vh = 0). */
-static void slide_feet(const sm_model *m, const double *x, double vt, double vh, double *y)
+ * ds3 (vh = 0); with flat, the front toe tip also held on the ground: ds_flat
+ * (vt = vh = 0) or ds_flat3 (vt < 0 = vh). */
+static void slide_feet(const sm_model *m, const double *x, double vt, double vh, bool flat, double *y)
 {
     const sm_rigid_model *rm = body_model_rigid(m);
     assert_non_null(rm);
     const size_t nv = sm_rigid_nv(rm), nq = sm_rigid_nq(rm);
     sm_rigid_data *d = sm_rigid_data_create(rm);
     assert_status(sm_rigid_forward(rm, d, x, x + nq), SM_OK);
-    double A[5][11] = {{0}}, jac[3 * 11], b[5];
+    double A[6][11] = {{0}}, jac[3 * 11], b[6];
+    const int n = flat ? 6 : 5;
     sm_rigid_site_jac(rm, d, (size_t)sm_rigid_site_index(rm, "tip_a"), jac, NULL);
     memcpy(A[0], jac, nv * sizeof *jac);          /* x */
     memcpy(A[1], jac + 2 * nv, nv * sizeof *jac); /* z */
@@ -215,38 +218,40 @@ static void slide_feet(const sm_model *m, const double *x, double vt, double vh,
     memcpy(A[2], jac, nv * sizeof *jac);
     memcpy(A[3], jac + 2 * nv, nv * sizeof *jac);
     A[4][sm_rigid_body_vadr(rm, (size_t)sm_rigid_body_index(rm, "toe_b"))] = 1;
-    const double want[5] = {vt, 0, vh, 0, 0};
-    for (int i = 0; i < 5; i++) {
+    sm_rigid_site_jac(rm, d, (size_t)sm_rigid_site_index(rm, "tip_b"), jac, NULL);
+    memcpy(A[5], jac + 2 * nv, nv * sizeof *jac);
+    const double want[6] = {vt, 0, vh, 0, 0, 0};
+    for (int i = 0; i < n; i++) {
         b[i] = want[i];
         for (size_t k = 0; k < nv; k++) b[i] -= A[i][k] * x[nq + k];
     }
-    /* δv = Aᵀ (A Aᵀ)⁻¹ b, by Gauss-Jordan on the 5 x 5 */
-    double G[5][6];
-    for (int i = 0; i < 5; i++) {
-        for (int j = 0; j < 5; j++) {
+    /* δv = Aᵀ (A Aᵀ)⁻¹ b, by Gauss-Jordan on the n x n */
+    double G[6][7];
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
             G[i][j] = 0;
             for (size_t k = 0; k < nv; k++) G[i][j] += A[i][k] * A[j][k];
         }
-        G[i][5] = b[i];
+        G[i][n] = b[i];
     }
-    for (int c = 0; c < 5; c++) {
+    for (int c = 0; c < n; c++) {
         int p = c;
-        for (int r = c + 1; r < 5; r++)
+        for (int r = c + 1; r < n; r++)
             if (fabs(G[r][c]) > fabs(G[p][c])) p = r;
-        for (int j = 0; j < 6; j++) {
+        for (int j = 0; j <= n; j++) {
             const double t = G[c][j];
             G[c][j] = G[p][j];
             G[p][j] = t;
         }
-        for (int r = 0; r < 5; r++) {
+        for (int r = 0; r < n; r++) {
             if (r == c) continue;
             const double f = G[r][c] / G[c][c];
-            for (int j = c; j < 6; j++) G[r][j] -= f * G[c][j];
+            for (int j = c; j <= n; j++) G[r][j] -= f * G[c][j];
         }
     }
     memcpy(y, x, (nq + nv) * sizeof *y);
-    for (int i = 0; i < 5; i++)
-        for (size_t k = 0; k < nv; k++) y[nq + k] += A[i][k] * G[i][5] / G[i][i];
+    for (int i = 0; i < n; i++)
+        for (size_t k = 0; k < nv; k++) y[nq + k] += A[i][k] * G[i][n] / G[i][i];
     sm_rigid_data_free(d);
 }
 
@@ -280,7 +285,7 @@ static void test_inverse_returns_the_springs(void **state)
     double worst = 0, resid = 0;
     bool seen[8] = {false};
     const int ss2 = sm_inverse_phase_index(inv, "ss2"), ds2 = sm_inverse_phase_index(inv, "ds2"),
-              ds3 = sm_inverse_phase_index(inv, "ds3");
+              ds3 = sm_inverse_phase_index(inv, "ds3"), ds_flat = sm_inverse_phase_index(inv, "ds_flat");
     for (size_t i = 0; i < w.n; i++) {
         check_state(m, p, inv, w.phase[i], w.x[i], &worst, &resid, &seen[w.phase[i]]);
         if (strcmp(m->phases[w.phase[i]].name, "ss1") == 0) {
@@ -293,16 +298,23 @@ static void test_inverse_returns_the_springs(void **state)
         if (strcmp(m->phases[w.phase[i]].name, "ds1") == 0) {
             /* the hind toe sliding back, the front heel forward or held */
             double y[2 * 11];
-            slide_feet(m, w.x[i], -0.03, 0.02, y);
+            slide_feet(m, w.x[i], -0.03, 0.02, false, y);
             check_state(m, p, inv, (size_t)ds2, y, &worst, &resid, &seen[ds2]);
-            slide_feet(m, w.x[i], -0.03, 0.0, y);
+            slide_feet(m, w.x[i], -0.03, 0.0, false, y);
             check_state(m, p, inv, (size_t)ds3, y, &worst, &resid, &seen[ds3]);
+        }
+        if (strcmp(m->phases[w.phase[i]].name, "ds_flat3") == 0) {
+            /* the walk slips at once at foot-flat: ds_flat's states are ds_flat3's with the hind toe held */
+            double y[2 * 11];
+            slide_feet(m, w.x[i], 0.0, 0.0, true, y);
+            check_state(m, p, inv, (size_t)ds_flat, y, &worst, &resid, &seen[ds_flat]);
         }
     }
     print_message("inverse of the walk: %zu samples, moments within %.3g N m, residual %.3g\n", w.n, worst, resid);
     assert_true(worst <= 1e-8);
     assert_true(resid <= 1e-9);
-    for (const char *const *ph = (const char *const[]){"ss1", "ss2", "ds1", "ds2", "ds3", "ds_flat", NULL}; *ph; ph++)
+    for (const char *const *ph = (const char *const[]){"ss1", "ss2", "ds1", "ds2", "ds3", "ds_flat", "ds_flat3", NULL};
+         *ph; ph++)
         assert_true(seen[sm_inverse_phase_index(inv, *ph)]);
     sm_inverse_free(inv);
     sm_registry_close(m);
