@@ -127,24 +127,9 @@ static void test_differentiator_refuses(void **state)
 
 /* ---- inverse of the model file's own walk ---------------------------------- */
 
-typedef struct {
-    size_t n;
-    double t[4000];
-    size_t phase[4000];
-    double x[4000][2 * 11];
-} walk_log;
-
-static int log_sample(void *ctx, double t, size_t phase, const double *x)
-{
-    walk_log *w = ctx;
-    if (w->n < 4000) {
-        w->t[w->n] = t;
-        w->phase[w->n] = phase;
-        memcpy(w->x[w->n], x, sizeof w->x[0]);
-        w->n++;
-    }
-    return 0;
-}
+#define WALK_LOG_ROWS 4000
+#define WALK_LOG_NX (2 * 11)
+#include "walk_log.h"
 
 /* The springs' moments of models/human_hu9.yaml at x in the inverse's order. */
 static void spring_moments(const sm_model *m, const double *p, const sm_inverse *inv, const double *x, double *tau)
@@ -276,7 +261,7 @@ static void test_inverse_returns_the_springs(void **state)
     assert_status(sm_workspace_create(m, &so, &ws), SM_OK);
     static walk_log w;
     w.n = 0;
-    const sm_observer obs = {.dt = 0.002, .sample = log_sample, .ctx = &w};
+    const sm_observer obs = {.dt = 0.002, .sample = walk_log_sample, .ctx = &w};
     m->guess(x, p, m->data);
     long done = 0;
     assert_status(sm_walk(ws, p, x, 1, &obs, NULL, NULL, &done), SM_OK);

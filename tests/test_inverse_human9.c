@@ -30,24 +30,9 @@
 
 #define NX 24 /* 12 coordinates and their rates */
 
-typedef struct {
-    size_t n;
-    double t[1000];
-    size_t phase[1000];
-    double x[1000][NX];
-} walk_log;
-
-static int log_sample(void *ctx, double t, size_t phase, const double *x)
-{
-    walk_log *w = ctx;
-    if (w->n < 1000) {
-        w->t[w->n] = t;
-        w->phase[w->n] = phase;
-        memcpy(w->x[w->n], x, sizeof w->x[0]);
-        w->n++;
-    }
-    return 0;
-}
+#define WALK_LOG_ROWS 1000
+#define WALK_LOG_NX (NX)
+#include "walk_log.h"
 
 static int sample_index(const sm_model *m, const char *name)
 {
@@ -96,7 +81,7 @@ static void test_inverse_returns_the_controller(void **state)
     assert_status(sm_workspace_create(m, &so, &ws), SM_OK);
     static walk_log w;
     w.n = 0;
-    const sm_observer obs = {.dt = 0.002, .sample = log_sample, .ctx = &w};
+    const sm_observer obs = {.dt = 0.002, .sample = walk_log_sample, .ctx = &w};
     m->guess(x, p, m->data);
     long done = 0;
     assert_status(sm_walk(ws, p, x, 1, &obs, NULL, NULL, &done), SM_OK);
