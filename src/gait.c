@@ -74,3 +74,26 @@ bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g,
         if (!isnan(values[i])) return true;
     return false;
 }
+
+static double extra_named(const sm_model *m, const double *extra, const char *name)
+{
+    for (size_t i = 0; extra && m->extra_names && i < m->n_extra; i++)
+        if (strcmp(m->extra_names[i], name) == 0) return extra[i];
+    return NAN;
+}
+
+void sm_gait_contact_checks(const sm_model *m, const double *p, const sm_step_metrics *mt, const double *extra,
+                            double mu, sm_contact_checks *out)
+{
+    memset(out, 0, sizeof *out);
+    const double point = extra_named(m, extra, "min_normal_force");
+    const double foot = extra_named(m, extra, "max_foot_friction_ratio");
+    out->per_point = !isnan(point) && !isnan(foot);
+    out->min_normal_force = out->per_point ? point : mt->min_normal_force;
+    out->max_friction_ratio = out->per_point ? foot : mt->max_friction_ratio;
+    out->known = !isnan(out->min_normal_force);
+    if (!out->known) return;
+    const double w = m->weight ? m->weight(p, m->data) : 1.0;
+    out->unilateral = out->min_normal_force >= -1e-9 * fabs(w);
+    out->no_slip = out->unilateral && out->max_friction_ratio <= mu;
+}

@@ -64,6 +64,25 @@ sm_status sm_gait_analyse_fd(sm_workspace *ws, const double *p, double h, sm_gai
  * all of them are NaN (they do not apply to this walker). */
 bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g, double *values);
 
+/* The contact checks of a gait (seed 000, eqs. 25-26): the ground only
+ * pushes (unilateral) and friction holds with coefficient mu (no_slip).
+ * Where the model measures each ground contact point and each foot (a body
+ * walker's extra measures min_normal_force and max_foot_friction_ratio,
+ * given in extra, which may be NULL), those are judged: a total force that
+ * pushes can hide a toe corner that pulls.  Otherwise the stance foot's
+ * force in the metrics.  A force that reaches zero (a spring leg at
+ * toe-off) passes down to rounding, 1e-9 of the walker's weight. */
+typedef struct {
+    bool known;                  /* false: the model measures no ground force */
+    bool unilateral, no_slip;
+    double min_normal_force;     /* the values judged */
+    double max_friction_ratio;
+    bool per_point;              /* judged per contact point and per foot */
+} sm_contact_checks;
+
+void sm_gait_contact_checks(const sm_model *m, const double *p, const sm_step_metrics *mt, const double *extra,
+                            double mu, sm_contact_checks *out);
+
 /* orbit[k * n_state], k = 0 .. period - 1: the states of the period-N
  * gait through x (x first), each just after its heel-strike.  Returns how
  * many were filled: period, or fewer if a stride fails. */

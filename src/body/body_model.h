@@ -239,6 +239,10 @@ void body_set_measures(body_model *bm);
 sm_status body_set_ground_measures(body_model *bm);
 /* How many extra measures body_set_ground_measures gives f's walker. */
 size_t body_ground_measure_count(const body_file *f);
+/* support.c: the signed distance of cop (x, y) inside the convex hull of
+ * points[0..n) seen from above (along the segment where they lie on one
+ * line); NaN for fewer than two distinct points. */
+double body_support_margin(const double (*points)[2], size_t n, const double cop[2]);
 /* lateral.c: step width, hip sway, heading drift, yaw and roll ranges of a
  * 3-D walker, after the ground measures (call after them). */
 sm_status body_set_lateral_measures(body_model *bm);

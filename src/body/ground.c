@@ -22,18 +22,20 @@
 
 enum {
     G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COP_MARGIN, G_MIN_IMPULSE, G_IMPACT_RESIDUAL,
-    G_COUNT
+    G_MAX_FOOT_FRICTION, G_COUNT
 };
 
 static const char *const ground_names[G_COUNT] = {"min_normal_force", "max_normal_force",   "max_friction_ratio",
                                                   "min_lock_torque",  "constraint_drift",   "cop_margin",
-                                                  "min_normal_impulse", "impact_residual"};
+                                                  "min_normal_impulse", "impact_residual",
+                                                  "max_foot_friction_ratio"};
 static const char *const ground_labels[G_COUNT] = {
     "smallest normal force of a ground contact", "largest normal force of a ground contact",
     "largest |F_t|/F_n of a ground contact", "smallest torque of a lock held through the stride",
     "largest drift off the contacts over a phase (m)", "centre of pressure inside the contacts by at least (m)",
     "smallest normal impulse of a ground contact at an impact (N s)",
-    "largest |J v+| after an impact (m/s, zero to round-off)"};
+    "largest |J v+| after an impact (m/s, zero to round-off)",
+    "largest |F_t|/F_n of a foot, its contacts summed (seed 000 eq. 26)"};
 
 typedef struct {
     const body_model *bm;
@@ -82,24 +84,54 @@ static void end_phase(ground_watch *w, const double *x)
     }
 }
 
-/* Planar walkers: how far inside the span of the ground contacts in use
- * the centre of pressure lies, where two or more are in use. */
+/* How far inside the ground contacts in use the centre of pressure lies,
+ * where two or more are in use: along the span for a planar walker, inside
+ * the support polygon seen from above for a 3-D one (support.c). */
 static void cop_margin(ground_watch *w, const body_eval *e, const double *q, const sm_contact *c, size_t nc,
                        const double *lambda)
 {
-    if (!w->bm->planar) return;
-    double lo = INFINITY, hi = -INFINITY, cop[3];
+    double pt[BODY_MAX_CONTACTS][2], cop[3];
     size_t n = 0;
     for (size_t k = 0; k < nc; k++) {
         if (c[k].kind == SM_CONTACT_LOCK) continue;
         double point[3];
         sm_contact_gap(e->m, e->d, q, &c[k], point);
-        lo = fmin(lo, point[0]);
-        hi = fmax(hi, point[0]);
-        n++;
+        pt[n][0] = point[0];
+        pt[n++][1] = w->bm->planar ? 0.0 : point[1];
     }
     if (n < 2 || !sm_rigid_cop(e->m, e->d, c, nc, lambda, cop)) return;
-    w->v[G_COP_MARGIN] = fmin(w->v[G_COP_MARGIN], fmin(cop[0] - lo, hi - cop[0]));
+    const double margin = body_support_margin((const double(*)[2])pt, n, cop);
+    if (!isnan(margin)) w->v[G_COP_MARGIN] = fmin(w->v[G_COP_MARGIN], margin);
+}
+
+/* The seed's friction check is per foot (eq. 26): a rigid foot on several
+ * points has one tangential force whose split among them the model cannot
+ * tell (a frictionless row on one point, all of it on another), so the
+ * ratio read is the foot's: its contacts' forces summed, per body. */
+static void foot_friction(ground_watch *w, const body_eval *e, size_t phase, const sm_contact *c, size_t nc,
+                          const double *lambda)
+{
+    const body_file *f = w->bm->f;
+    int body[BODY_MAX_CONTACTS];
+    double F[BODY_MAX_CONTACTS][3];
+    size_t nb = 0;
+    for (size_t k = 0; k < nc; k++) {
+        if (c[k].kind == SM_CONTACT_LOCK) continue;
+        const int b = f->sites[f->contacts[f->phases[phase].contacts[k]].site].body;
+        double Fk[3];
+        sm_contact_force(e->m, e->d, c, nc, lambda, k, Fk);
+        size_t i = 0;
+        while (i < nb && body[i] != b) i++;
+        if (i == nb) {
+            body[nb++] = b;
+            F[i][0] = F[i][1] = F[i][2] = 0.0;
+        }
+        for (int j = 0; j < 3; j++) F[i][j] += Fk[j];
+    }
+    for (size_t i = 0; i < nb; i++) {
+        const double tan = w->bm->planar ? fabs(F[i][0]) : hypot(F[i][0], F[i][1]);
+        if (F[i][2] > 0) w->v[G_MAX_FOOT_FRICTION] = fmax(w->v[G_MAX_FOOT_FRICTION], tan / F[i][2]);
+    }
 }
 
 /* Whether contact k is switched on in every phase. */
@@ -136,6 +168,7 @@ static int on_sample_full(void *ctx, double t, size_t phase, const double *x)
         if (slot >= 0) w->v[G_COUNT + slot] = fmin(w->v[G_COUNT + slot], n);
     }
     cop_margin(w, &e, x, c, nc, lambda);
+    foot_friction(w, &e, phase, c, nc, lambda);
     double u[BODY_MAX_ACT];
     if (bm->torque_slot >= 0 && body_control_torques(&e, phase, x, u) == SM_OK)
         for (size_t j = 0; j < bm->f->ctrl.n_act; j++)
@@ -205,7 +238,7 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
 {
     const sm_model *m = sm_workspace_model(ws);
     const body_model *bm = m->data;
-    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY}};
+    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY, 0}};
     for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
     for (size_t j = 0; bm->torque_slot >= 0 && j < bm->f->ctrl.n_act; j++) w.v[G_COUNT + (size_t)bm->torque_slot + j] = 0.0;
     const double *x0 = x;

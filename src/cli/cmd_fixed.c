@@ -70,23 +70,14 @@ static json_t *vector(const double *v, size_t n)
     return a;
 }
 
-/* The unilateral-contact check (seed 000, eq. 25): the stance foot must be
- * pushed, not pulled.  A force that reaches zero (a spring leg at toe-off)
- * is allowed down to rounding, 1e-9 of the walker's weight. */
-static bool unilateral(const cli_run *run, const sm_step_metrics *mt)
+/* The contact checks (seed 000, eqs. 25-26) and the numbers they judged. */
+static json_t *contact_json(const sm_contact_checks *ck, double mu)
 {
-    const sm_model *m = run->model;
-    const double w = m->weight ? m->weight(run->params, m->data) : 1.0;
-    return mt->min_normal_force >= -1e-9 * fabs(w);
-}
-
-/* ... and the no-slip check (eq. 26): |Ft/Fn| may not exceed mu. */
-static json_t *contact_json(const cli_run *run, const sm_step_metrics *mt)
-{
-    if (isnan(mt->min_normal_force)) return json_null();
-    const bool pushed = unilateral(run, mt);
-    return json_pack("{s:b, s:b, s:f}", "unilateral", pushed, "no_slip", pushed && mt->max_friction_ratio <= run->mu,
-                     "mu", run->mu);
+    if (!ck->known) return json_null();
+    return json_pack("{s:b, s:b, s:f, s:o, s:o, s:s}", "unilateral", ck->unilateral, "no_slip", ck->no_slip, "mu", mu,
+                     "min_normal_force", cli_json_number(ck->min_normal_force), "max_friction_ratio",
+                     cli_json_number(ck->max_friction_ratio), "judged",
+                     ck->per_point ? "each contact point, each foot" : "the stance foot");
 }
 
 /* The model family's own measures of a converged gait (sm_model.extra_measures). */
@@ -260,9 +251,12 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     cli_json_trivial(doc, r->eig_re, r->eig_im, have_eig ? r->trivial_index : -1, false);
     json_object_set_new(doc, "stable", json_boolean(have_eig && r->stable));
     cli_json_metrics(doc, &r->metrics, sm_metric_field_count);
-    json_object_set_new(doc, "contact", contact_json(run, &r->metrics));
     double extra[SM_MAX_EXTRA];
-    if (extra_measures(run, r, ws, extra)) {
+    const bool have_extra = extra_measures(run, r, ws, extra);
+    sm_contact_checks ck;
+    sm_gait_contact_checks(m, run->params, &r->metrics, have_extra ? extra : NULL, run->mu, &ck);
+    json_object_set_new(doc, "contact", contact_json(&ck, run->mu));
+    if (have_extra) {
         json_t *group = json_object();
         for (size_t i = 0; i < m->n_extra; i++) json_object_set_new(group, m->extra_names[i], cli_json_number(extra[i]));
         json_object_set_new(doc, m->extra_group, group);
@@ -338,16 +332,20 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     if (!isnan(mt->min_foot_clearance) || !isnan(mt->max_foot_clearance))
         printf("clearance    swing foot min %.6g, max %.6g (outside the scuff window)\n", mt->min_foot_clearance,
                mt->max_foot_clearance);
-    if (!isnan(mt->min_normal_force)) {
-        printf("contact      min normal force %.6g, max |Ft/Fn| %.6g\n", mt->min_normal_force,
-               mt->max_friction_ratio);
-        if (!unilateral(run, mt))
-            printf("warning      the stance foot would have to be pulled: the gait needs a bilateral contact\n");
-        else if (mt->max_friction_ratio > run->mu)
+    double extra[SM_MAX_EXTRA];
+    const bool have_extra = extra_measures(run, r, ws, extra);
+    sm_contact_checks ck;
+    sm_gait_contact_checks(m, run->params, mt, have_extra ? extra : NULL, run->mu, &ck);
+    if (ck.known) {
+        printf("contact      min normal force %.6g, max |Ft/Fn| %.6g (%s)\n", ck.min_normal_force,
+               ck.max_friction_ratio, ck.per_point ? "of a contact point; of a foot" : "of the stance foot");
+        if (!ck.unilateral)
+            printf("warning      %s would have to be pulled: the gait needs a bilateral contact\n",
+                   ck.per_point ? "a contact point" : "the stance foot");
+        else if (!ck.no_slip)
             printf("warning      the gait needs more friction than mu = %g: it would slip\n", run->mu);
     }
-    double extra[SM_MAX_EXTRA];
-    if (extra_measures(run, r, ws, extra)) {
+    if (have_extra) {
         printf("%-12s", m->extra_group);
         for (size_t i = 0; i < m->n_extra; i++) printf("%s %s %.6g", i ? "," : "", m->extra_labels[i], extra[i]);
         printf("\n");

@@ -1,0 +1,134 @@
+/* The contact checks of a gait (seed 000, eqs. 25-26) and the support
+ * polygon's margin they rest on.
+ *
+ * The margin (src/body/support.c) against closed forms: the centre of a
+ * square foot is half its width inside; a point beyond an edge is outside
+ * by its distance to that edge's line; a toe line of two corners gives the
+ * distance along it; a thin triangle (a toe line and the other foot's heel,
+ * the 3-D biped's double stance) its inscribed distances.  The checks
+ * (sm_gait_contact_checks) judge each contact point and each foot where
+ * the model measures them: a walker whose total ground force pushes while
+ * one toe corner pulls is not unilateral, which the stance-foot total
+ * alone reported as passing. */
+#include <math.h>
+#include <string.h>
+
+#include "test_util.h"
+#include "body_model.h"
+#include "stridemap/gait.h"
+
+static void test_square_foot(void **state)
+{
+    (void)state;
+    const double sq[4][2] = {{0.1, -0.03}, {-0.05, -0.03}, {0.1, 0.03}, {-0.05, 0.03}};
+    const double centre[2] = {0.025, 0.0}, near_toe[2] = {0.09, 0.01}, beside[2] = {0.0, 0.05};
+    assert_float_equal(body_support_margin(sq, 4, centre), 0.03, 1e-15);
+    assert_float_equal(body_support_margin(sq, 4, near_toe), 0.01, 1e-15);
+    assert_float_equal(body_support_margin(sq, 4, beside), -0.02, 1e-15);
+}
+
+static void test_toe_line(void **state)
+{
+    (void)state;
+    /* two corners 0.055 m apart across the foot, a third on the same line */
+    const double line[3][2] = {{0.2, 0.0275}, {0.2, -0.0275}, {0.2, 0.01}};
+    const double mid[2] = {0.2, 0.0}, out[2] = {0.2, -0.04};
+    assert_float_equal(body_support_margin(line, 2, mid), 0.0275, 1e-15);
+    assert_float_equal(body_support_margin(line, 3, mid), 0.0275, 1e-15);
+    assert_float_equal(body_support_margin(line, 3, out), -0.0125, 1e-15);
+    const double one[1][2] = {{0, 0}}, same[2][2] = {{0.1, 0.1}, {0.1, 0.1}};
+    assert_true(isnan(body_support_margin(one, 1, mid)));
+    assert_true(isnan(body_support_margin(same, 2, mid)));
+}
+
+/* The signed distance of c to the line through a and b, positive on the
+ * side where o lies. */
+static double side(const double *a, const double *b, const double *o, const double *c)
+{
+    const double nx = -(b[1] - a[1]), ny = b[0] - a[0], len = hypot(nx, ny);
+    const double d = (nx * (c[0] - a[0]) + ny * (c[1] - a[1])) / len;
+    return (nx * (o[0] - a[0]) + ny * (o[1] - a[1])) > 0 ? d : -d;
+}
+
+static double triangle_margin(const double (*t)[2], const double *c)
+{
+    return fmin(side(t[0], t[1], t[2], c), fmin(side(t[1], t[2], t[0], c), side(t[2], t[0], t[1], c)));
+}
+
+static void test_double_stance_triangle(void **state)
+{
+    (void)state;
+    /* the hind foot's toe corners and the front heel: a thin triangle */
+    const double tri[3][2] = {{0, -0.0525}, {0, -0.1075}, {0.098, 0.08}};
+    /* beyond the diagonal from the outer corner to the heel: outside */
+    const double cop[2] = {0.05, -0.05};
+    assert_true(side(tri[1], tri[2], tri[0], cop) < 0);
+    assert_float_equal(body_support_margin(tri, 3, cop), triangle_margin(tri, cop), 1e-15);
+    /* the centroid is inside by a third of the smallest height: twice the
+     * area over the longest edge */
+    const double g[2] = {0.098 / 3, (-0.0525 - 0.1075 + 0.08) / 3};
+    const double area2 = 0.055 * 0.098, longest = hypot(0.098, 0.08 + 0.1075);
+    assert_float_equal(body_support_margin(tri, 3, g), area2 / longest / 3, 1e-15);
+    assert_float_equal(triangle_margin(tri, g), area2 / longest / 3, 1e-15);
+}
+
+/* A model reporting a body walker's ground measures by name. */
+static const char *const names[] = {"min_normal_force", "max_friction_ratio", "max_foot_friction_ratio"};
+static double weight(const double *p, const void *data)
+{
+    (void)p, (void)data;
+    return 294.3;
+}
+
+static void test_checks_judge_each_point(void **state)
+{
+    (void)state;
+    sm_model m;
+    memset(&m, 0, sizeof m);
+    m.n_extra = 3;
+    m.extra_names = names;
+    m.weight = weight;
+    sm_step_metrics mt;
+    memset(&mt, 0, sizeof mt);
+    mt.min_normal_force = 59.0; /* the total pushes */
+    mt.max_friction_ratio = 0.35;
+    sm_contact_checks ck;
+    const double corner_pulls[3] = {-329.2, 55.7, 0.5};
+    sm_gait_contact_checks(&m, NULL, &mt, corner_pulls, 0.7, &ck);
+    assert_true(ck.known && ck.per_point);
+    assert_false(ck.unilateral);
+    assert_false(ck.no_slip);
+    assert_float_equal(ck.min_normal_force, -329.2, 0);
+    /* every point pushes; the foot's ratio, not a frictionless point's
+     * split (55.7), is judged against mu */
+    const double pushing[3] = {12.0, 55.7, 0.5};
+    sm_gait_contact_checks(&m, NULL, &mt, pushing, 0.7, &ck);
+    assert_true(ck.unilateral && ck.no_slip);
+    assert_float_equal(ck.max_friction_ratio, 0.5, 0);
+    sm_gait_contact_checks(&m, NULL, &mt, pushing, 0.4, &ck);
+    assert_true(ck.unilateral && !ck.no_slip);
+    /* a zero force passes to rounding of the weight, not beyond */
+    const double grazing[3] = {-1e-9 * 294.3, 0.1, 0.1}, pulling[3] = {-2e-9 * 294.3, 0.1, 0.1};
+    sm_gait_contact_checks(&m, NULL, &mt, grazing, 0.7, &ck);
+    assert_true(ck.unilateral);
+    sm_gait_contact_checks(&m, NULL, &mt, pulling, 0.7, &ck);
+    assert_false(ck.unilateral);
+    /* without the measures: the stance foot's, from the metrics */
+    sm_gait_contact_checks(&m, NULL, &mt, NULL, 0.7, &ck);
+    assert_true(ck.known && !ck.per_point && ck.unilateral && ck.no_slip);
+    assert_float_equal(ck.min_normal_force, 59.0, 0);
+    mt.min_normal_force = NAN;
+    sm_gait_contact_checks(&m, NULL, &mt, NULL, 0.7, &ck);
+    assert_false(ck.known);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_square_foot),
+        cmocka_unit_test(test_toe_line),
+        cmocka_unit_test(test_double_stance_triangle),
+        cmocka_unit_test(test_checks_judge_each_point),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
