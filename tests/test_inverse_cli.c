@@ -145,8 +145,11 @@ static void test_forward_too_short(void **state)
  * (tests/data/human9_step.csv, scripts/reproduce_human9_inverse.py): its
  * coordinates without the clock (set from the time), and the controller's
  * torques and the contact forces that drove the simulation as reference
- * columns, which the inverse ignores.  In single support the moments are
- * the actuators' and the forces the simulation's, to the differentiator's
+ * columns, which the inverse ignores.  The moments come back by the
+ * file's actuators under the names simulate gives them (hip_a.torque, ...,
+ * tau0.torque), each read beside the data's column of the same name.  In
+ * single support the moments are the actuators' and the forces the
+ * simulation's, to the differentiator's
  * accuracy: 0.35 N m and 0.05 N measured inside the runs (3 samples from a
  * run's end: the window is centred), 25 N m and 3.9 N at the ends (one-sided;
  * the largest at the step's first sample, on the swing ankle, whose moment
@@ -154,10 +157,8 @@ static void test_forward_too_short(void **state)
  * moments are free, the total ground force is the simulation's (0.016 N in
  * ds_flat, 2.4 N in the 36 ms of ds1).  The bounds are the measured values
  * with a margin of about 1.5. */
-static const char *const h9_pairs[][2] = {
-    {"thigh_a.torque", "hip_a.torque"},  {"thigh_b.torque", "hip_b.torque"},   {"shank_a.torque", "knee_a.torque"},
-    {"shank_b.torque", "knee_b.torque"}, {"foot_a.torque", "ankle_a.torque"},  {"foot_b.torque", "ankle_b.torque"},
-    {"toe_a.torque", "toe_a.torque"},    {"tau0", "tau0.torque"}};
+static const char *const h9_moments[] = {"hip_a.torque",  "hip_b.torque",   "knee_a.torque", "knee_b.torque",
+                                         "ankle_a.torque", "ankle_b.torque", "toe_a.torque",  "tau0.torque"};
 static const char *const h9_forces[] = {"tip_a.fx", "tip_a.fz", "heel_b.fx", "heel_b.fz", "flat_b.fx", "flat_b.fz"};
 
 static void test_human9_step(void **state)
@@ -205,9 +206,9 @@ static void test_human9_step(void **state)
         }
         const double tot = fmax(fabs(total[0]), fabs(total[1]));
         if (strcmp(phase[i], "ss1") == 0) {
-            for (size_t k = 0; k < sizeof h9_pairs / sizeof h9_pairs[0]; k++) {
+            for (size_t k = 0; k < sizeof h9_moments / sizeof h9_moments[0]; k++) {
                 const double d =
-                    fabs(rows_o[i][column(ho, no, h9_pairs[k][0])] - rows_i[i][column(hi, ni, h9_pairs[k][1])]);
+                    fabs(rows_o[i][column(ho, no, h9_moments[k])] - rows_i[i][column(hi, ni, h9_moments[k])]);
                 if (inside) tau_in = fmax(tau_in, d);
                 else tau_end = fmax(tau_end, d);
             }
@@ -225,6 +226,25 @@ static void test_human9_step(void **state)
     assert_true(tot_ds1 < 3.5);
     assert_true(tot_flat < 0.025);
     assert_true(worst_res < 1e-10);
+    /* --by-coordinate: the joints' moments by coordinate and tau0, the same
+     * numbers (each joint here has its own actuator) */
+    const char *by_c = tmp("h9_coord.csv");
+    r = cli_run("inverse", "human9", data, "--by-coordinate", "-o", by_c, NULL);
+    assert_int_equal(r->status, 0);
+    cli_slurp(by_c, in_text, sizeof in_text);
+    char hc[64][64];
+    const size_t nc = rfc4180_record(in_text, hc, 64, &si);
+    assert_true(column(hc, nc, "hip_a.torque") < 0 && column(hc, nc, "tau0") >= 0);
+    static const char *const by_coord[][2] = {{"thigh_a.torque", "hip_a.torque"}, {"shank_b.torque", "knee_b.torque"},
+                                              {"toe_a.torque", "toe_a.torque"}, {"tau0", "tau0.torque"}};
+    double dc = 0;
+    for (size_t i = 0; *si; i++) {
+        char g[64][64];
+        assert_int_equal(rfc4180_record(si, g, 64, &si), nc);
+        for (size_t k = 0; k < sizeof by_coord / sizeof by_coord[0]; k++)
+            dc = fmax(dc, fabs(atof(g[column(hc, nc, by_coord[k][0])]) - rows_o[i][column(ho, no, by_coord[k][1])]));
+    }
+    assert_true(dc < 1e-6);
     /* a coordinate left out is still one line and exit 65 */
     const char *drop = tmp("h9_drop.csv");
     FILE *f = fopen(drop, "w");
