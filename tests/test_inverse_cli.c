@@ -8,7 +8,9 @@
  * data (a missing column, a time that does not increase, NaN, too few
  * samples for the differentiator, an unknown phase) is one line and exit
  * 65, a missing file 66, a missing contact case 64; human9's controlled
- * step returns its controller's torques (test_human9_step). */
+ * step returns its controller's torques under their own names
+ * (test_human9_step), and five_link's step, simulated, inverted by actuator
+ * and simulated forward again, is retraced (test_five_link_round_trip). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,6 +256,59 @@ static void test_human9_step(void **state)
     cli_expect_error(cli_run("inverse", "human9", drop, NULL), 65, "no column 'toe_b'");
 }
 
+/* The round trip by actuator through the program: `simulate five_link`
+ * (1 kHz), whose hips act between thigh and torso, then `inverse
+ * five_link` on its CSV: the moments come back under the simulation's own
+ * column names (hip_a.torque, ...), each within 1.3e-4 N m of it (the
+ * differentiator), and --forward, driven by them alone, retraces the whole
+ * step, 0.67 s, within 7.8e-7 rad at rtol = atol = 1e-11 (the data's 12
+ * digits and the moments' spline).  Bounds: the measured values with a
+ * margin of about 2. */
+static void test_five_link_round_trip(void **state)
+{
+    (void)state;
+    const char *model = src_path("models/five_link.yaml"), *walk = tmp("fl_walk.csv"), *out = tmp("fl_inv.csv");
+    cli_result *r = cli_run("simulate", model, "--steps", "1", "--dt", "0.001", "--rtol", "1e-11", "--atol", "1e-11",
+                            "--out", walk, NULL);
+    assert_int_equal(r->status, 0);
+    r = cli_run("inverse", model, walk, "--forward", "--rtol", "1e-11", "--atol", "1e-11", "-o", out, NULL);
+    if (r->status != 0) print_error("%s", r->err);
+    assert_int_equal(r->status, 0);
+    static char wt[1 << 21], ot[1 << 20];
+    cli_slurp(walk, wt, sizeof wt);
+    cli_slurp(out, ot, sizeof ot);
+    char hw[128][64], ho[128][64];
+    const char *sw, *so;
+    const size_t nw = rfc4180_record(wt, hw, 128, &sw), no = rfc4180_record(ot, ho, 128, &so);
+    static const char *const moments[] = {"hip_a.torque", "hip_b.torque", "knee_a.torque", "knee_b.torque"};
+    static const char *const coords[] = {"hip_x", "hip_z", "torso", "thigh_a", "shank_a", "thigh_b", "shank_b"};
+    assert_true(column(ho, no, "thigh_a.torque") < 0 && column(ho, no, "tau0") < 0);
+    const int kind = column(hw, nw, "kind");
+    double du = 0, dq = 0, t_end = 0;
+    size_t rows = 0;
+    while (*so) {
+        char g[128][64], o[128][64];
+        assert_int_equal(rfc4180_record(sw, g, 128, &sw), nw);
+        if (strcmp(g[kind], "start") != 0 && strcmp(g[kind], "sample") != 0) continue;
+        assert_int_equal(rfc4180_record(so, o, 128, &so), no);
+        for (size_t k = 0; k < 4; k++)
+            du = fmax(du, fabs(atof(o[column(ho, no, moments[k])]) - atof(g[column(hw, nw, moments[k])])));
+        for (size_t k = 0; k < 7; k++) {
+            char fwd[64];
+            snprintf(fwd, sizeof fwd, "fwd.%s", coords[k]);
+            dq = fmax(dq, fabs(atof(o[column(ho, no, fwd)]) - atof(o[column(ho, no, coords[k])])));
+        }
+        t_end = atof(o[column(ho, no, "time")]);
+        rows++;
+    }
+    print_message("five_link at 1 kHz, %zu samples over %.3g s: moments within %.3g N m of the simulation's, "
+                  "retraced within %.3g rad\n",
+                  rows, t_end, du, dq);
+    assert_true(rows > 600 && t_end > 0.6);
+    assert_true(du < 3e-4);
+    assert_true(dq < 2e-6);
+}
+
 static void test_bad_data(void **state)
 {
     (void)state;
@@ -294,6 +349,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_walk_with_forward),
         cmocka_unit_test(test_forward_too_short),
         cmocka_unit_test(test_human9_step),
+        cmocka_unit_test(test_five_link_round_trip),
         cmocka_unit_test(test_bad_data),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);
