@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Draws what `stridemap inverse` wrote: the joint moments and tau0, the
+"""Draws what `stridemap inverse` wrote: the moments (each actuator's, or
+each joint's and tau0: the columns before the first contact force), the
 ground forces, and, for a run with --forward, the data's segment angles
 (dotted) against the forward simulation's (solid), as the seed's Fig. 2.
 
@@ -28,13 +29,14 @@ def main():
     args = ap.parse_args()
     rows = pc.read_csv(args.csv, need=("time", "phase", "residual"), what="stridemap inverse CSV")
     cols = list(rows[0].keys())
-    torques = [c for c in cols if c.endswith(".torque") and not c.startswith(("toe_lock", "flat"))] + \
-        [c for c in cols if c == "tau0"]
+    # the CSV's order: the moments, then the contacts' columns (a lock's .torque among them)
+    last = next((i for i, c in enumerate(cols) if c.endswith((".fx", ".fz"))), len(cols))
+    torques = [c for c in cols[:last] if c.endswith(".torque") or c == "tau0"]
     forces = [c for c in cols if c.endswith((".fx", ".fz"))]
     fwd = [c[4:] for c in cols if c.startswith("fwd.") and c[4:] in cols]
     if not torques:
-        pc.fail(pc.EX_DATAERR, "'%s' has no moment columns (NAME.torque, tau0): expected a stridemap inverse CSV"
-                % args.csv)
+        pc.fail(pc.EX_DATAERR, "'%s' has no moment columns (NAME.torque, tau0) before the contacts': expected a "
+                "stridemap inverse CSV" % args.csv)
     t = [number(r["time"], i + 2, "time") for i, r in enumerate(rows)]
     pc.need_matplotlib("plot_inverse")
     import matplotlib.pyplot as plt

@@ -11,8 +11,11 @@ eleven coordinates of the bodies, to 12 digits, without the clock (the
 inverse sets it from the time), then the simulation's own columns as the
 reference: each actuator's torque (ACTUATOR.torque) and each contact's force.
 
-Single support (ss1) determines the moments (8 unknowns, 8 degrees of
-freedom): each joint's moment must equal its actuator's.  Double support
+The inverse names its moments by the file's actuators, as the simulation
+names their torques (hip_a.torque, ..., tau0.torque), so each is set
+against the reference column of the same name.  Single support (ss1)
+determines the moments (8 unknowns, 8 degrees of freedom): each must equal
+the controller's.  Double support
 leaves them free (the least-norm choice differs from the controller's), but
 Newton's law for the whole body fixes the total ground force.  The rates and
 accelerations come from the Savitzky-Golay differentiator (default: 7
@@ -43,12 +46,11 @@ import stable_digits  # noqa: E402
 DATA = "tests/data/human9_step.csv"
 OUT = "results/human_inverse"
 COORDS = ["hip_x", "hip_z", "hat", "thigh_a", "shank_a", "foot_a", "toe_a", "thigh_b", "shank_b", "foot_b", "toe_b"]
-# each joint's moment (the inverse's column) and its actuator (the simulation's)
-PAIRS = [("thigh_a.torque", "hip_a.torque"), ("thigh_b.torque", "hip_b.torque"), ("shank_a.torque", "knee_a.torque"),
-         ("shank_b.torque", "knee_b.torque"), ("foot_a.torque", "ankle_a.torque"),
-         ("foot_b.torque", "ankle_b.torque"), ("toe_a.torque", "toe_a.torque"), ("tau0", "tau0.torque")]
+# the actuators' torques: the inverse's columns and the simulation's, by one name
+MOMENTS = ["hip_a.torque", "hip_b.torque", "knee_a.torque", "knee_b.torque", "ankle_a.torque", "ankle_b.torque",
+           "toe_a.torque", "tau0.torque"]
 FORCES = ["tip_a.fx", "tip_a.fz", "heel_b.fx", "heel_b.fz", "flat_b.fx", "flat_b.fz"]
-REFERENCE = [b for _, b in PAIRS] + FORCES
+REFERENCE = MOMENTS + FORCES
 PHASES = ["ss1", "ds1", "ds_flat"]
 HALF = 3  # the differentiator's default half window
 
@@ -91,7 +93,7 @@ def errors(exe, data, out):
     for i in range(n):
         ph = ref[i]["phase"]
         where = "interior" if i - start[i] >= HALF and end[i] - i >= HALF else "ends"
-        dtau = max(abs(float(inv[i][a]) - num(ref[i][b])) for a, b in PAIRS)
+        dtau = max(abs(float(inv[i][k]) - num(ref[i][k])) for k in MOMENTS)
         dF = max(abs(float(inv[i][k]) - num(ref[i][k])) for k in FORCES)
         dtot = max(abs(sum(float(inv[i][k]) - num(ref[i][k]) for k in FORCES if k.endswith(c))) for c in (".fx", ".fz"))
         for key, v in (("tau", dtau), ("F", dF), ("total", dtot), ("res", float(inv[i]["residual"]))):

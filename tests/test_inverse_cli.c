@@ -8,7 +8,9 @@
  * data (a missing column, a time that does not increase, NaN, too few
  * samples for the differentiator, an unknown phase) is one line and exit
  * 65, a missing file 66, a missing contact case 64; human9's controlled
- * step returns its controller's torques (test_human9_step). */
+ * step returns its controller's torques under their own names
+ * (test_human9_step), and five_link's step, simulated, inverted by actuator
+ * and simulated forward again, is retraced (test_five_link_round_trip). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,8 +147,11 @@ static void test_forward_too_short(void **state)
  * (tests/data/human9_step.csv, scripts/reproduce_human9_inverse.py): its
  * coordinates without the clock (set from the time), and the controller's
  * torques and the contact forces that drove the simulation as reference
- * columns, which the inverse ignores.  In single support the moments are
- * the actuators' and the forces the simulation's, to the differentiator's
+ * columns, which the inverse ignores.  The moments come back by the
+ * file's actuators under the names simulate gives them (hip_a.torque, ...,
+ * tau0.torque), each read beside the data's column of the same name.  In
+ * single support the moments are the actuators' and the forces the
+ * simulation's, to the differentiator's
  * accuracy: 0.35 N m and 0.05 N measured inside the runs (3 samples from a
  * run's end: the window is centred), 25 N m and 3.9 N at the ends (one-sided;
  * the largest at the step's first sample, on the swing ankle, whose moment
@@ -154,10 +159,8 @@ static void test_forward_too_short(void **state)
  * moments are free, the total ground force is the simulation's (0.016 N in
  * ds_flat, 2.4 N in the 36 ms of ds1).  The bounds are the measured values
  * with a margin of about 1.5. */
-static const char *const h9_pairs[][2] = {
-    {"thigh_a.torque", "hip_a.torque"},  {"thigh_b.torque", "hip_b.torque"},   {"shank_a.torque", "knee_a.torque"},
-    {"shank_b.torque", "knee_b.torque"}, {"foot_a.torque", "ankle_a.torque"},  {"foot_b.torque", "ankle_b.torque"},
-    {"toe_a.torque", "toe_a.torque"},    {"tau0", "tau0.torque"}};
+static const char *const h9_moments[] = {"hip_a.torque",  "hip_b.torque",   "knee_a.torque", "knee_b.torque",
+                                         "ankle_a.torque", "ankle_b.torque", "toe_a.torque",  "tau0.torque"};
 static const char *const h9_forces[] = {"tip_a.fx", "tip_a.fz", "heel_b.fx", "heel_b.fz", "flat_b.fx", "flat_b.fz"};
 
 static void test_human9_step(void **state)
@@ -205,9 +208,9 @@ static void test_human9_step(void **state)
         }
         const double tot = fmax(fabs(total[0]), fabs(total[1]));
         if (strcmp(phase[i], "ss1") == 0) {
-            for (size_t k = 0; k < sizeof h9_pairs / sizeof h9_pairs[0]; k++) {
+            for (size_t k = 0; k < sizeof h9_moments / sizeof h9_moments[0]; k++) {
                 const double d =
-                    fabs(rows_o[i][column(ho, no, h9_pairs[k][0])] - rows_i[i][column(hi, ni, h9_pairs[k][1])]);
+                    fabs(rows_o[i][column(ho, no, h9_moments[k])] - rows_i[i][column(hi, ni, h9_moments[k])]);
                 if (inside) tau_in = fmax(tau_in, d);
                 else tau_end = fmax(tau_end, d);
             }
@@ -225,6 +228,25 @@ static void test_human9_step(void **state)
     assert_true(tot_ds1 < 3.5);
     assert_true(tot_flat < 0.025);
     assert_true(worst_res < 1e-10);
+    /* --by-coordinate: the joints' moments by coordinate and tau0, the same
+     * numbers (each joint here has its own actuator) */
+    const char *by_c = tmp("h9_coord.csv");
+    r = cli_run("inverse", "human9", data, "--by-coordinate", "-o", by_c, NULL);
+    assert_int_equal(r->status, 0);
+    cli_slurp(by_c, in_text, sizeof in_text);
+    char hc[64][64];
+    const size_t nc = rfc4180_record(in_text, hc, 64, &si);
+    assert_true(column(hc, nc, "hip_a.torque") < 0 && column(hc, nc, "tau0") >= 0);
+    static const char *const by_coord[][2] = {{"thigh_a.torque", "hip_a.torque"}, {"shank_b.torque", "knee_b.torque"},
+                                              {"toe_a.torque", "toe_a.torque"}, {"tau0", "tau0.torque"}};
+    double dc = 0;
+    for (size_t i = 0; *si; i++) {
+        char g[64][64];
+        assert_int_equal(rfc4180_record(si, g, 64, &si), nc);
+        for (size_t k = 0; k < sizeof by_coord / sizeof by_coord[0]; k++)
+            dc = fmax(dc, fabs(atof(g[column(hc, nc, by_coord[k][0])]) - rows_o[i][column(ho, no, by_coord[k][1])]));
+    }
+    assert_true(dc < 1e-6);
     /* a coordinate left out is still one line and exit 65 */
     const char *drop = tmp("h9_drop.csv");
     FILE *f = fopen(drop, "w");
@@ -232,6 +254,59 @@ static void test_human9_step(void **state)
     fputs("time,phase,hip_x,hip_z,hat,thigh_a,shank_a,foot_a,toe_a,thigh_b,shank_b,foot_b\n", f);
     fclose(f);
     cli_expect_error(cli_run("inverse", "human9", drop, NULL), 65, "no column 'toe_b'");
+}
+
+/* The round trip by actuator through the program: `simulate five_link`
+ * (1 kHz), whose hips act between thigh and torso, then `inverse
+ * five_link` on its CSV: the moments come back under the simulation's own
+ * column names (hip_a.torque, ...), each within 1.3e-4 N m of it (the
+ * differentiator), and --forward, driven by them alone, retraces the whole
+ * step, 0.67 s, within 7.8e-7 rad at rtol = atol = 1e-11 (the data's 12
+ * digits and the moments' spline).  Bounds: the measured values with a
+ * margin of about 2. */
+static void test_five_link_round_trip(void **state)
+{
+    (void)state;
+    const char *model = src_path("models/five_link.yaml"), *walk = tmp("fl_walk.csv"), *out = tmp("fl_inv.csv");
+    cli_result *r = cli_run("simulate", model, "--steps", "1", "--dt", "0.001", "--rtol", "1e-11", "--atol", "1e-11",
+                            "--out", walk, NULL);
+    assert_int_equal(r->status, 0);
+    r = cli_run("inverse", model, walk, "--forward", "--rtol", "1e-11", "--atol", "1e-11", "-o", out, NULL);
+    if (r->status != 0) print_error("%s", r->err);
+    assert_int_equal(r->status, 0);
+    static char wt[1 << 21], ot[1 << 20];
+    cli_slurp(walk, wt, sizeof wt);
+    cli_slurp(out, ot, sizeof ot);
+    char hw[128][64], ho[128][64];
+    const char *sw, *so;
+    const size_t nw = rfc4180_record(wt, hw, 128, &sw), no = rfc4180_record(ot, ho, 128, &so);
+    static const char *const moments[] = {"hip_a.torque", "hip_b.torque", "knee_a.torque", "knee_b.torque"};
+    static const char *const coords[] = {"hip_x", "hip_z", "torso", "thigh_a", "shank_a", "thigh_b", "shank_b"};
+    assert_true(column(ho, no, "thigh_a.torque") < 0 && column(ho, no, "tau0") < 0);
+    const int kind = column(hw, nw, "kind");
+    double du = 0, dq = 0, t_end = 0;
+    size_t rows = 0;
+    while (*so) {
+        char g[128][64], o[128][64];
+        assert_int_equal(rfc4180_record(sw, g, 128, &sw), nw);
+        if (strcmp(g[kind], "start") != 0 && strcmp(g[kind], "sample") != 0) continue;
+        assert_int_equal(rfc4180_record(so, o, 128, &so), no);
+        for (size_t k = 0; k < 4; k++)
+            du = fmax(du, fabs(atof(o[column(ho, no, moments[k])]) - atof(g[column(hw, nw, moments[k])])));
+        for (size_t k = 0; k < 7; k++) {
+            char fwd[64];
+            snprintf(fwd, sizeof fwd, "fwd.%s", coords[k]);
+            dq = fmax(dq, fabs(atof(o[column(ho, no, fwd)]) - atof(o[column(ho, no, coords[k])])));
+        }
+        t_end = atof(o[column(ho, no, "time")]);
+        rows++;
+    }
+    print_message("five_link at 1 kHz, %zu samples over %.3g s: moments within %.3g N m of the simulation's, "
+                  "retraced within %.3g rad\n",
+                  rows, t_end, du, dq);
+    assert_true(rows > 600 && t_end > 0.6);
+    assert_true(du < 3e-4);
+    assert_true(dq < 2e-6);
 }
 
 static void test_bad_data(void **state)
@@ -274,6 +349,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_walk_with_forward),
         cmocka_unit_test(test_forward_too_short),
         cmocka_unit_test(test_human9_step),
+        cmocka_unit_test(test_five_link_round_trip),
         cmocka_unit_test(test_bad_data),
     };
     const int failed = cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,18 @@
  * of motion
  *     M(q) q̈ + C(q, q̇) q̇ + G(q) = Sᵀ τ + J̃ᵀ λ
  * are solved for the joint moments τ and the contact forces λ, with q̇ and
- * q̈ from the samples of q by the differentiator below.  The unknowns:
+ * q̈ from the samples of q by the differentiator below.  The unknowns, for
+ * a model whose file has a controller with actuators (unless by_coordinate):
+ * - each actuator's input u_j, entering as the generalized force B u (B's
+ *   column j the actuator's coefficients on its coordinates, the file's
+ *   `on:`), with no ground moment of the inverse's own (a file's τ₀ is one
+ *   of its actuators, as models/human9.yaml's tau0); an actuator on several
+ *   coordinates (a hip between thigh and torso: on {thigh_a: 1, torso: -1})
+ *   gets the input that makes, with the contact forces, the generalized
+ *   force the motion needs, by the least squares below; one whose every
+ *   coordinate a lock of the phase holds is 0 (the lock's reaction);
+ * - the phase's contact forces, as below.
+ * For a model without a controller (or by_coordinate):
  * - a moment on every hinge that has a hinge between it and the world (the
  *   joints; the floating base's own turn, and a first hinge on the world
  *   such as a pinned ankle, carry none), except one a lock of the phase
@@ -26,10 +37,16 @@
  * acceleration misfit M⁻¹ r, unit independent).  Double support leaves the
  * moments partly free (ds1 by two, ds3 by one; ds2 is square): of the
  * least-squares solutions, the one with the smallest Σ τ² (τ₀ included,
- * contact forces free).  `residual` reports √(rᵀ M⁻¹ r); 0 up to round-off
- * where the data satisfies the phase's equations.  The model file's own
- * springs and controller are not applied: τ is the whole moment each joint
- * carries (the net joint moment).
+ * contact forces free; Σ u² for the actuators).  `residual` reports
+ * √(rᵀ M⁻¹ r), Sᵀτ read B u for the actuators; 0 up to round-off where the
+ * data satisfies the phase's equations.  With actuators it also carries the
+ * part of the needed generalized force that neither B nor the contacts can
+ * make (an underactuated walker's motion off its own dynamics: where one
+ * direction y has Bᵀy = 0 and J̃y = 0 it is |yᵀ r₀| / √(yᵀ M y), r₀ the
+ * misfit before the moments): the moments are then the least-squares ones
+ * and the residual their error in the kinetic-energy norm.  The model
+ * file's own springs and controller law are not applied: τ (u) is the whole
+ * moment each joint (actuator) carries.
  *
  * Differentiator: Savitzky and Golay's local polynomial, generalised to
  * uneven sampling: at each sample a polynomial of degree `degree` is fitted
@@ -61,7 +78,8 @@
 typedef struct {
     int half_window;    /* samples each side of the fitted window (>= 1), default 3 */
     int degree;         /* the polynomial's degree (2 .. 2 half_window), default 4 */
-    bool ground_moment; /* solve for τ₀ on the section origin contact's body, default true */
+    bool ground_moment; /* solve for τ₀ on the section origin contact's body (by coordinate only), default true */
+    bool by_coordinate; /* moments by joint coordinate even where the model has actuators, default false */
 } sm_inverse_options;
 
 void sm_inverse_options_default(sm_inverse_options *o);
@@ -91,7 +109,10 @@ int sm_inverse_clock(const sm_inverse *inv);
 size_t sm_inverse_n_phases(const sm_inverse *inv);
 const char *sm_inverse_phase_name(const sm_inverse *inv, size_t ph);
 int sm_inverse_phase_index(const sm_inverse *inv, const char *name);
-/* The moments: each joint's ("<coordinate>.torque"), then "tau0". */
+/* The moments: each actuator's ("<actuator>.torque", the name `simulate`
+ * gives its torque) for a model with actuators; else (or by_coordinate)
+ * each joint's ("<coordinate>.torque"), then "tau0". */
+bool sm_inverse_by_actuator(const sm_inverse *inv);
 size_t sm_inverse_n_torques(const sm_inverse *inv);
 const char *sm_inverse_torque_name(const sm_inverse *inv, size_t k);
 /* The contact forces of every contact some phase holds: "<contact>.fx" and

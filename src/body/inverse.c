@@ -8,7 +8,8 @@
  * Q₂ᵀ L⁻¹ Sᵀ τ ≈ Q₂ᵀ L⁻¹ b, by the minimum-norm least-squares solution
  * (LAPACK's dgelsd): least squares where the phase over-determines the
  * moments (a sliding toe's friction law), the smallest Σ τ² where it leaves
- * them free (double support); then R λ = Q₁ᵀ L⁻¹ (b − Sᵀτ). */
+ * them free (double support); then R λ = Q₁ᵀ L⁻¹ (b − Sᵀτ).  For a model
+ * with actuators the columns Sᵀ are B's, the same solve for u. */
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,12 +20,14 @@
 
 #define INV_MAX_TAU (SM_RIGID_MAX_V + 1)
 #define INV_MAX_F (2 * BODY_MAX_CONTACTS)
+_Static_assert(BODY_MAX_ACT <= INV_MAX_TAU, "an actuator's input is a moment column");
 
 struct sm_inverse {
     const body_model *bm;
     sm_inverse_options o;
     size_t nq, nv;
     size_t n_joint, joint_v[SM_RIGID_MAX_V];
+    const body_controller *act; /* the moments are its actuators' inputs; NULL: by coordinate */
     int tau0_site; /* -1: no ground moment */
     int clock_q;   /* -1: no controller clock */
     size_t n_tau, n_force;
@@ -79,7 +82,18 @@ static int find_clock(const body_file *f, const sm_rigid_model *m)
     return -1;
 }
 
-static sm_status layout(sm_inverse *inv, const body_file *f, const sm_rigid_model *m, char *why, size_t why_len)
+/* The moments: the controller's actuators, each named as `simulate` names
+ * its torque (sample.c), so that a table of them reads as the model's own. */
+static sm_status layout_actuators(sm_inverse *inv, const body_controller *k)
+{
+    inv->act = k;
+    for (size_t j = 0; j < k->n_act; j++)
+        if (!(inv->tau_name[inv->n_tau++] = join(k->act_name[j], ".torque"))) return SM_NO_MEMORY;
+    return SM_OK;
+}
+
+static sm_status layout_joints(sm_inverse *inv, const body_file *f, const sm_rigid_model *m, char *why,
+                               size_t why_len)
 {
     for (size_t b = 0; b < f->n_bodies; b++) {
         if (!is_joint(f, b)) continue;
@@ -88,8 +102,6 @@ static sm_status layout(sm_inverse *inv, const body_file *f, const sm_rigid_mode
         if (!(inv->tau_name[inv->n_tau++] = join(f->q_names[sm_rigid_body_qadr(m, b)], ".torque")))
             return SM_NO_MEMORY;
     }
-    inv->clock_q = find_clock(f, m);
-    inv->tau0_site = -1;
     if (inv->o.ground_moment) {
         if (f->origin < 0 || f->contacts[f->origin].site < 0) {
             snprintf(why, why_len,
@@ -101,6 +113,16 @@ static sm_status layout(sm_inverse *inv, const body_file *f, const sm_rigid_mode
         inv->tau0_site = f->contacts[f->origin].site;
         if (!(inv->tau_name[inv->n_tau++] = join("tau0", ""))) return SM_NO_MEMORY;
     }
+    return SM_OK;
+}
+
+static sm_status layout(sm_inverse *inv, const body_file *f, const sm_rigid_model *m, char *why, size_t why_len)
+{
+    inv->tau0_site = -1;
+    const bool actuated = f->ctrl.kind != BODY_CTRL_NONE && f->ctrl.n_act > 0 && !inv->o.by_coordinate;
+    sm_status st = actuated ? layout_actuators(inv, &f->ctrl) : layout_joints(inv, f, m, why, why_len);
+    if (st != SM_OK) return st;
+    inv->clock_q = find_clock(f, m);
     bool used[BODY_MAX_CONTACTS] = {false};
     for (size_t ph = 0; ph < f->n_phases; ph++)
         for (size_t i = 0; i < f->phases[ph].n_contacts; i++) used[f->phases[ph].contacts[i]] = true;
@@ -157,6 +179,7 @@ size_t sm_inverse_nq(const sm_inverse *inv) { return inv->nq; }
 size_t sm_inverse_nv(const sm_inverse *inv) { return inv->nv; }
 const char *sm_inverse_q_name(const sm_inverse *inv, size_t i) { return inv->bm->f->q_names[i]; }
 int sm_inverse_clock(const sm_inverse *inv) { return inv->clock_q; }
+bool sm_inverse_by_actuator(const sm_inverse *inv) { return inv->act != NULL; }
 size_t sm_inverse_n_phases(const sm_inverse *inv) { return inv->bm->f->n_phases; }
 const char *sm_inverse_phase_name(const sm_inverse *inv, size_t ph) { return inv->bm->f->phases[ph].name; }
 int sm_inverse_phase_index(const sm_inverse *inv, const char *name)
@@ -186,18 +209,38 @@ static void tau0_column(const sm_inverse *inv, const body_eval *e, double *col)
     memcpy(col, jacr + inv->nv, inv->nv * sizeof *col);
 }
 
-void sm_inverse_generalized(const sm_inverse *inv, const body_eval *e, const sm_contact *c, size_t nc,
-                            const double *tau, double *gf)
+/* S (nv x n_tau, row stride ld): each moment's generalized force per unit.
+ * An actuator's column is B's whole, a lock's coordinate included: the
+ * lock's reaction takes that part, as in the forward dynamics. */
+static void input_columns(const sm_inverse *inv, const body_eval *e, const sm_contact *c, size_t nc, double *S,
+                          size_t ld)
 {
+    for (size_t i = 0; i < inv->nv; i++) memset(S + i * ld, 0, inv->n_tau * sizeof *S);
+    if (inv->act) {
+        const body_controller *k = inv->act;
+        for (size_t j = 0; j < k->n_act; j++)
+            for (size_t i = 0; i < k->act_n[j]; i++) S[(size_t)k->act_v[j][i] * ld + j] += k->act_coef[j][i];
+        return;
+    }
     bool locked[SM_RIGID_MAX_V];
     locked_coords(inv, c, nc, locked);
-    memset(gf, 0, inv->nv * sizeof *gf);
     for (size_t j = 0; j < inv->n_joint; j++)
-        if (!locked[inv->joint_v[j]]) gf[inv->joint_v[j]] += tau[j];
+        if (!locked[inv->joint_v[j]]) S[inv->joint_v[j] * ld + j] = 1.0;
     if (inv->tau0_site >= 0) {
         double col[SM_RIGID_MAX_V];
         tau0_column(inv, e, col);
-        for (size_t i = 0; i < inv->nv; i++) gf[i] += tau[inv->n_joint] * col[i];
+        for (size_t i = 0; i < inv->nv; i++) S[i * ld + inv->n_joint] = col[i];
+    }
+}
+
+void sm_inverse_generalized(const sm_inverse *inv, const body_eval *e, const sm_contact *c, size_t nc,
+                            const double *tau, double *gf)
+{
+    double S[SM_RIGID_MAX_V * INV_MAX_TAU];
+    input_columns(inv, e, c, nc, S, inv->n_tau);
+    for (size_t i = 0; i < inv->nv; i++) {
+        gf[i] = 0;
+        for (size_t j = 0; j < inv->n_tau; j++) gf[i] += S[i * inv->n_tau + j] * tau[j];
     }
 }
 
@@ -263,16 +306,7 @@ sm_status sm_inverse_solve(const sm_inverse *inv, const double *p, size_t ph, co
     double Al[SM_RIGID_MAX_V * SM_RIGID_MAX_ROWS], C[SM_RIGID_MAX_V * (INV_MAX_TAU + 1)];
     for (size_t i = 0; i < nv; i++)
         for (size_t r = 0; r < rows; r++) Al[i * (rows ? rows : 1) + r] = Jtil[r * nv + i];
-    memset(C, 0, nv * ncol * sizeof *C);
-    bool locked[SM_RIGID_MAX_V];
-    locked_coords(inv, c, nc, locked);
-    for (size_t j = 0; j < inv->n_joint; j++)
-        if (!locked[inv->joint_v[j]]) C[inv->joint_v[j] * ncol + j] = 1.0;
-    if (inv->tau0_site >= 0) {
-        double col[SM_RIGID_MAX_V];
-        tau0_column(inv, &e, col);
-        for (size_t i = 0; i < nv; i++) C[i * ncol + inv->n_joint] = col[i];
-    }
+    input_columns(inv, &e, c, nc, C, ncol);
     for (size_t i = 0; i < nv; i++) C[i * ncol + nt] = b[i];
 
     /* into the metric of M⁻¹: L⁻¹ of every column */

@@ -19,6 +19,7 @@ void sm_inverse_options_default(sm_inverse_options *o)
     o->half_window = 3;
     o->degree = 4;
     o->ground_moment = true;
+    o->by_coordinate = false;
 }
 
 sm_status sm_inverse_options_check(const sm_inverse_options *o, char *why, size_t why_len)

@@ -10,18 +10,24 @@
 
 static const char help[] =
     "usage: stridemap inverse MODEL DATA.csv [--phase NAME] [-o OUT.csv] [--set NAME=VALUE]...\n"
-    "                         [--half-window K] [--degree D] [--forward] [--rtol R] [--atol A]\n"
+    "                         [--half-window K] [--degree D] [--by-coordinate] [--forward]\n"
+    "                         [--rtol R] [--atol A]\n"
     "\n"
     "Inverse dynamics of a planar body walker (a model file, e.g.\n"
     "models/human_hu9.yaml) from its coordinates over time: per sample, the\n"
-    "moment of every joint, the fictitious ground moment tau0 on the stance\n"
-    "toe (Hu et al.) and each contact's force, from M q'' + C q' + G =\n"
-    "S'tau + J'lambda in the sample's contact case.  Least squares where the\n"
-    "case over-determines them (a sliding toe's friction law), the smallest\n"
-    "sum of squared moments where double support leaves them free; the\n"
-    "residual column says how far the data is from the case's equations.\n"
-    "The file's springs and controller are not applied: the moments are the\n"
-    "joints' net moments.\n"
+    "moments and each contact's force, from M q'' + C q' + G = S'tau +\n"
+    "J'lambda in the sample's contact case.  The moments are the model's\n"
+    "actuators' inputs u where its file has a controller (S' = B, each\n"
+    "actuator's coefficients on its coordinates; columns named as 'stridemap\n"
+    "simulate' names its torques: hip_a.torque, ..., tau0.torque for human9),\n"
+    "else every joint's moment by coordinate and the fictitious ground moment\n"
+    "tau0 on the stance toe (Hu et al.).  Least squares where the case\n"
+    "over-determines them (a sliding toe's friction law; a motion that the\n"
+    "actuators cannot make), the smallest sum of squared moments where double\n"
+    "support leaves them free; the residual column says how far the data is\n"
+    "from the case's equations with those moments (the error of the least\n"
+    "squares).  The file's springs and controller law are not applied: the\n"
+    "moments are the whole moments the joints (actuators) carry.\n"
     "\n"
     "DATA.csv: a header line, then one row per sample.  Columns: time (s,\n"
     "strictly increasing), every coordinate of the model by name (as\n"
@@ -40,6 +46,8 @@ static const char help[] =
     "  --phase NAME       the contact case of every row (e.g. ss1, ds1)\n"
     "  --half-window K    samples each side of the fit (default 3)\n"
     "  --degree D         the fitted polynomial's degree (default 4)\n"
+    "  --by-coordinate    each joint's moment by coordinate and tau0, even where\n"
+    "                     the model has actuators (the joints' net moments)\n"
     "  --forward          also integrate each run forward from its first sample\n"
     "                     (projected onto its contacts), driven by the computed\n"
     "                     moments (a cubic spline in time) and nothing else, and\n"
@@ -47,9 +55,10 @@ static const char help[] =
     "                     (fwd.NAME) beside them; --rtol, --atol as elsewhere\n"
     "  -o, --out FILE     write FILE instead of stdout\n"
     "\n"
-    "Output CSV: time, phase, each joint's NAME.torque (N m), tau0, each\n"
-    "contact's CONTACT.fx and CONTACT.fz (N, on the walker; 0 where the row's\n"
-    "case does not hold it; a lock's CONTACT.torque), residual.\n"
+    "Output CSV: time, phase, each actuator's ACTUATOR.torque (N m; or each\n"
+    "joint's COORDINATE.torque and tau0), each contact's CONTACT.fx and\n"
+    "CONTACT.fz (N, on the walker; 0 where the row's case does not hold it; a\n"
+    "lock's CONTACT.torque), residual.\n"
     "\n"
     "exit status: 0 written (a forward simulation that fails is a warning and\n"
     "NaN columns), 64 bad usage, 65 bad data (a missing column, a time that\n"
@@ -59,9 +68,10 @@ static const char help[] =
     "\n"
     "example:\n"
     "  stridemap inverse models/human_hu9.yaml walk.csv --set gravity=0 --forward -o moments.csv\n"
-    "  /usr/bin/python3 scripts/plot_inverse.py moments.csv moments.png\n";
+    "  /usr/bin/python3 scripts/plot_inverse.py moments.csv moments.png\n"
+    "  stridemap inverse human9 tests/data/human9_step.csv -o u.csv   # hip_a.torque, ...\n";
 
-enum { OPT_PHASE = 2000, OPT_HALF_WINDOW, OPT_DEGREE, OPT_FORWARD };
+enum { OPT_PHASE = 2000, OPT_HALF_WINDOW, OPT_DEGREE, OPT_FORWARD, OPT_BY_COORDINATE };
 
 typedef struct {
     const char *phase, *out;
@@ -77,6 +87,7 @@ static int own_option(cli_run *run, int opt, const char *arg, void *ctx)
     case OPT_PHASE: s->phase = arg; return 0;
     case OPT_OUT: s->out = arg; return 0;
     case OPT_FORWARD: s->forward = true; return 0;
+    case OPT_BY_COORDINATE: s->o.by_coordinate = true; return 0;
     case OPT_HALF_WINDOW:
         if (!cli_parse_long(arg, 1, 25, &k))
             return cli_fail(run, EX_USAGE, "--half-window takes a whole number from 1 to 25, not '%s'", arg);
@@ -354,6 +365,7 @@ int cmd_inverse(int argc, char **argv)
                                          {"half-window", required_argument, 0, OPT_HALF_WINDOW},
                                          {"degree", required_argument, 0, OPT_DEGREE},
                                          {"forward", no_argument, 0, OPT_FORWARD},
+                                         {"by-coordinate", no_argument, 0, OPT_BY_COORDINATE},
                                          {0, 0, 0, 0}};
     inv_settings set = {0};
     sm_inverse_options_default(&set.o);
