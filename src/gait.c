@@ -86,6 +86,9 @@ void sm_gait_contact_checks(const sm_model *m, const double *p, const sm_step_me
                             double mu, sm_contact_checks *out)
 {
     memset(out, 0, sizeof *out);
+    const double declared = m->friction_coefficient ? m->friction_coefficient(p, m->data) : NAN;
+    out->mu = !isnan(mu) ? mu : !isnan(declared) ? declared : 1.0;
+    out->mu_from = !isnan(mu) ? "option" : !isnan(declared) ? "model" : "default";
     const double point = extra_named(m, extra, "min_normal_force");
     const double foot = extra_named(m, extra, "max_foot_friction_ratio");
     out->per_point = !isnan(point) && !isnan(foot);
@@ -95,5 +98,5 @@ void sm_gait_contact_checks(const sm_model *m, const double *p, const sm_step_me
     if (!out->known) return;
     const double w = m->weight ? m->weight(p, m->data) : 1.0;
     out->unilateral = out->min_normal_force >= -1e-9 * fabs(w);
-    out->no_slip = out->unilateral && out->max_friction_ratio <= mu;
+    out->no_slip = out->unilateral && out->max_friction_ratio <= out->mu;
 }

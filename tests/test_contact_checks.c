@@ -14,8 +14,10 @@
 #include <string.h>
 
 #include "test_util.h"
+#include "src_path.h"
 #include "body_model.h"
 #include "stridemap/gait.h"
+#include "stridemap/registry.h"
 
 static void test_square_foot(void **state)
 {
@@ -122,6 +124,59 @@ static void test_checks_judge_each_point(void **state)
     assert_false(ck.known);
 }
 
+static double declares_06(const double *p, const void *data)
+{
+    (void)p, (void)data;
+    return 0.6;
+}
+
+/* mu: the caller's, else the model's contacts', else 1 */
+static void test_checks_mu(void **state)
+{
+    (void)state;
+    sm_model m;
+    memset(&m, 0, sizeof m);
+    m.n_extra = 3;
+    m.extra_names = names;
+    sm_step_metrics mt;
+    memset(&mt, 0, sizeof mt);
+    const double ratio_07[3] = {10.0, 0.7, 0.7};
+    sm_contact_checks ck;
+    sm_gait_contact_checks(&m, NULL, &mt, ratio_07, NAN, &ck);
+    assert_float_equal(ck.mu, 1.0, 0);
+    assert_string_equal(ck.mu_from, "default");
+    assert_true(ck.no_slip);
+    m.friction_coefficient = declares_06;
+    sm_gait_contact_checks(&m, NULL, &mt, ratio_07, NAN, &ck);
+    assert_float_equal(ck.mu, 0.6, 0);
+    assert_string_equal(ck.mu_from, "model");
+    assert_false(ck.no_slip);
+    sm_gait_contact_checks(&m, NULL, &mt, ratio_07, 0.8, &ck);
+    assert_string_equal(ck.mu_from, "option");
+    assert_true(ck.no_slip);
+}
+
+/* human9's pins declare mu_toe and mu_heel (0.6 each): the smallest, as
+ * --set moves it; the compass's pins declare none */
+static void test_model_mu(void **state)
+{
+    (void)state;
+    const sm_model *h = NULL, *c = NULL;
+    char why[512] = "";
+    assert_int_equal(sm_registry_open(src_path("models/human9.yaml"), &h, why, sizeof why), SM_OK);
+    assert_int_equal(sm_registry_open(src_path("models/compass.yaml"), &c, why, sizeof why), SM_OK);
+    double p[SM_MAX_PARAMS], q[SM_MAX_PARAMS];
+    sm_model_default_params(h, p);
+    assert_non_null(h->friction_coefficient);
+    assert_float_equal(h->friction_coefficient(p, h->data), 0.6, 0);
+    set_param(h, p, "mu_heel", 0.45);
+    assert_float_equal(h->friction_coefficient(p, h->data), 0.45, 0);
+    sm_model_default_params(c, q);
+    assert_true(isnan(c->friction_coefficient(q, c->data)));
+    sm_registry_close(h);
+    sm_registry_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -129,6 +184,8 @@ int main(void)
         cmocka_unit_test(test_toe_line),
         cmocka_unit_test(test_double_stance_triangle),
         cmocka_unit_test(test_checks_judge_each_point),
+        cmocka_unit_test(test_checks_mu),
+        cmocka_unit_test(test_model_mu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

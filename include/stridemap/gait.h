@@ -71,10 +71,13 @@ bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g,
  * given in extra, which may be NULL), those are judged: a total force that
  * pushes can hide a toe corner that pulls.  Otherwise the stance foot's
  * force in the metrics.  A force that reaches zero (a spring leg at
- * toe-off) passes down to rounding, 1e-9 of the walker's weight. */
+ * toe-off) passes down to rounding, 1e-9 of the walker's weight.  mu NaN:
+ * the coefficient the model's contacts declare, else 1. */
 typedef struct {
     bool known;                  /* false: the model measures no ground force */
     bool unilateral, no_slip;
+    double mu;                   /* the coefficient judged against */
+    const char *mu_from;         /* "option", "model" or "default" */
     double min_normal_force;     /* the values judged */
     double max_friction_ratio;
     bool per_point;              /* judged per contact point and per foot */

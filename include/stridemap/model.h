@@ -198,6 +198,10 @@ typedef struct sm_model {
     void (*momentum)(const double *x, const double *p, const void *data, double P[2]);
     /* Total weight (mass times g), in the units the energies use per length. */
     double (*weight)(const double *p, const void *data);
+    /* Optional: the friction coefficient the model's own ground contacts
+     * declare (the smallest positive one, where they differ), NaN where none
+     * does: the contact checks' mu unless the caller gives one. */
+    double (*friction_coefficient)(const double *p, const void *data);
 
     /* Optional measures a model family adds to a gait (e.g. a kneed walker's
      * knee torques): n_extra values under the group name extra_group, each

@@ -120,6 +120,26 @@ static void momentum(const double *x, const double *p, const void *data, double 
     }
 }
 
+/* The smallest mu a ground contact some phase uses declares (a pin's
+ * optional mu:, a sliding contact's), leaving out mu 0: a contact made
+ * frictionless (human9's front toe, flat_b) carries no tangential force
+ * by construction and says nothing of the ground's coefficient. */
+static double friction_coefficient(const double *p, const void *data)
+{
+    const body_model *bm = data;
+    const body_file *f = bm->f;
+    double mu = NAN;
+    for (size_t k = 0; k < f->n_contacts; k++) {
+        const body_contact *c = &f->contacts[k];
+        if (c->kind == SM_CONTACT_LOCK || !(c->has_mu || c->kind == SM_CONTACT_SLIDE)) continue;
+        bool used = false;
+        for (size_t ph = 0; ph < f->n_phases && !used; ph++) used = body_phase_contact_slot(f, ph, (int)k) >= 0;
+        const double mk = used ? body_num_eval(&c->mu, p) : 0.0;
+        if (mk > 0) mu = fmin(mu, mk);
+    }
+    return mu;
+}
+
 static double weight(const double *p, const void *data)
 {
     const body_model *bm = data;
@@ -167,5 +187,6 @@ void body_set_measures(body_model *bm)
     m->ground_reaction = ground_reaction;
     m->momentum = momentum;
     m->weight = weight;
+    m->friction_coefficient = friction_coefficient;
     m->check_params = check_params;
 }

@@ -364,7 +364,7 @@ void cli_run_init(cli_run *run, const char *cmd)
     run->cmd = cmd;
     sm_solver_options_default(&run->solver);
     sm_newton_options_default(&run->newton);
-    run->mu = 1.0;
+    run->mu = NAN; /* the model's, else 1 */
 }
 
 static int finish(cli_run *run, int argc, char **argv)

@@ -49,7 +49,8 @@ static const char help[] =
     "                    see --fd-step) are shown beside them as a cross-check\n"
     "  --tmax T          stride time limit (default: the model's)\n"
     "  --max-step H      largest integration step (default: no limit)\n"
-    "  --mu MU           friction coefficient for the no-slip check (default 1)\n"
+    "  --mu MU           friction coefficient for the no-slip check (default: the\n"
+    "                    model's contacts' own, else 1)\n"
     "  --json            one JSON object on stdout\n"
     "  --gsn             the gait sensitivity norm of each disturbance the model declares\n"
     "                    in the text too (it costs strides of its own; the JSON has it\n"
@@ -71,10 +72,11 @@ static json_t *vector(const double *v, size_t n)
 }
 
 /* The contact checks (seed 000, eqs. 25-26) and the numbers they judged. */
-static json_t *contact_json(const sm_contact_checks *ck, double mu)
+static json_t *contact_json(const sm_contact_checks *ck)
 {
     if (!ck->known) return json_null();
-    return json_pack("{s:b, s:b, s:f, s:o, s:o, s:s}", "unilateral", ck->unilateral, "no_slip", ck->no_slip, "mu", mu,
+    return json_pack("{s:b, s:b, s:f, s:s, s:o, s:o, s:s}", "unilateral", ck->unilateral, "no_slip", ck->no_slip,
+                     "mu", ck->mu, "mu_from", ck->mu_from,
                      "min_normal_force", cli_json_number(ck->min_normal_force), "max_friction_ratio",
                      cli_json_number(ck->max_friction_ratio), "judged",
                      ck->per_point ? "each contact point, each foot" : "the stance foot");
@@ -255,7 +257,7 @@ static json_t *result_json(const cli_run *run, const sm_fixed_result *r, sm_work
     const bool have_extra = extra_measures(run, r, ws, extra);
     sm_contact_checks ck;
     sm_gait_contact_checks(m, run->params, &r->metrics, have_extra ? extra : NULL, run->mu, &ck);
-    json_object_set_new(doc, "contact", contact_json(&ck, run->mu));
+    json_object_set_new(doc, "contact", contact_json(&ck));
     if (have_extra) {
         json_t *group = json_object();
         for (size_t i = 0; i < m->n_extra; i++) json_object_set_new(group, m->extra_names[i], cli_json_number(extra[i]));
@@ -343,7 +345,7 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
             printf("warning      %s would have to be pulled: the gait needs a bilateral contact\n",
                    ck.per_point ? "a contact point" : "the stance foot");
         else if (!ck.no_slip)
-            printf("warning      the gait needs more friction than mu = %g: it would slip\n", run->mu);
+            printf("warning      the gait needs more friction than mu = %g (%s): it would slip\n", ck.mu, ck.mu_from);
     }
     if (have_extra) {
         printf("%-12s", m->extra_group);
