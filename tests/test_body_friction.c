@@ -3,7 +3,11 @@
  * that starts.  A block on a slope steeper than atan(mu), released from
  * rest, slides downhill with the closed-form a = g (sin γ − μ cos γ); with
  * friction the wrong way it would accelerate at g (sin γ + μ cos γ).  The
- * same block on the mirrored slope checks the other sign. */
+ * same block on the mirrored slope checks the other sign.
+ *
+ * The block held by a pin beyond its cone slips at once and slides down to
+ * x = -1 in the closed-form time, neither stick of its slide firing (a
+ * slide that starts at rest is not one that came back to rest). */
 #include "test_util.h"
 
 #include "../src/body/body_model.h"
@@ -46,10 +50,61 @@ static void test_slides_downhill_from_rest(void **state)
     assert_close(az, 0.0, 1e-12);
 }
 
+typedef struct {
+    const char *name[8];
+    double t[8];
+    size_t n;
+} event_log;
+
+static int log_event(void *ctx, double t, size_t phase, const char *name, const double *xm, const double *xp)
+{
+    (void)phase, (void)xm, (void)xp;
+    event_log *l = ctx;
+    if (l->n < 8) l->name[l->n] = name, l->t[l->n] = t;
+    l->n++;
+    return 0;
+}
+
+/* tan 0.3 = 0.309 > mu = 0.2: the pin slips within 1e-9 s (the start ramp
+ * of slip events), then the block slides from rest to x = -1 at
+ * a = g (sin 0.3 - mu cos 0.3), in t = sqrt(2 / a) after it.  The step's
+ * max_friction_ratio is the pinned block's tan 0.3 of those 1e-9 s (as it
+ * stands: the summary reads the state before an at-once event). */
+static void test_slips_at_once_then_slides(void **state)
+{
+    (void)state;
+    const sm_model *m = NULL;
+    char why[1024] = "";
+    if (sm_registry_open(SM_SOURCE_DIR "/tests/data/friction/slip_slide.yaml", &m, why, sizeof why) != SM_OK)
+        fail_msg("%s", why);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE], y[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    event_log l = {.n = 0};
+    sm_observer obs = {.dt = 0.1, .event = log_event, .ctx = &l};
+    sm_step_metrics mt;
+    assert_status(sm_stride_measured(ws, p, x0, y, &mt, &obs, obs.dt), SM_OK);
+    const double g = 9.81, mu = 0.2, gamma = 0.3, a = g * (sin(gamma) - mu * cos(gamma));
+    print_message("slip_slide: %zu events, %s at %.3g s, %s at %.15g s (closed form %.15g after the slip); "
+                  "max_friction_ratio %.15g, tan 0.3 %.15g\n",
+                  l.n, l.n > 0 ? l.name[0] : "-", l.n > 0 ? l.t[0] : NAN, l.n > 1 ? l.name[1] : "-",
+                  l.n > 1 ? l.t[1] : NAN, sqrt(2 / a), mt.max_friction_ratio, tan(gamma));
+    assert_int_equal(l.n, 2);
+    assert_string_equal(l.name[0], "slips");
+    assert_true(l.t[0] > 0 && l.t[0] <= 1.5e-9);
+    assert_string_equal(l.name[1], "far");
+    assert_close(l.t[1] - l.t[0], sqrt(2 / a), 1e-9);
+    assert_close(mt.max_friction_ratio, tan(gamma), 1e-9);
+    sm_workspace_free(ws);
+    sm_registry_close(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slides_downhill_from_rest),
+        cmocka_unit_test(test_slips_at_once_then_slides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,8 @@
  * time since the phase began (model.h): the force ramp acts at every
  * phase's start (a contact the phase adds may start pulling, or start
  * beyond its friction cone: a slip), the position ramp in the phase a
- * stride starts in only (start_ramp). */
+ * stride starts in only (start_ramp).  A stick's ramp (event_at) is the
+ * other way round, at every phase's start. */
 #define START_TAU 1e-9
 
 static double ramp(double t, double height) { return t < START_TAU ? height * (START_TAU - t) / START_TAU : 0.0; }
@@ -167,7 +168,15 @@ static double event_at(event_state *s, size_t ev, double t)
         return pos[2] - level + start_ramp(bm, s->ph, t, lift);
     }
     case BODY_WHEN_STICK:
-        return site_xdot(&s->e, bm->f->contacts[E->target].site, v) - level;
+        /* A slide a slip leaves at rest starts either way; one that starts
+         * the way its stick waits for (a backward start for a forward
+         * slide's falling velocity) has not come back to rest, so the
+         * ramp here is in the awaited direction, the reverse of the
+         * others: that start stays short of zero, and a velocity leaving
+         * zero the other way crosses the unawaited way, which CVODE's
+         * root direction ignores. */
+        return site_xdot(&s->e, bm->f->contacts[E->target].site, v) - level +
+               ramp(t, E->direction > 0 ? 1e-6 : E->direction < 0 ? -1e-6 : 0.0);
     default:
         return NAN;
     }
