@@ -177,6 +177,38 @@ static void test_model_mu(void **state)
     sm_registry_close(c);
 }
 
+static double extra_of(const sm_model *m, const double *g, const char *name)
+{
+    for (size_t i = 0; i < m->n_extra; i++)
+        if (strcmp(m->extra_names[i], name) == 0) return g[i];
+    fail_msg("no measure %s", name);
+    return NAN;
+}
+
+/* human9's front foot in foot-flat stands on its heel (friction mu_heel)
+ * and its toe (frictionless, on the toe segment its lock welds to the
+ * hindfoot): the heel alone reads a ratio past mu, the foot, as one rigid
+ * body with both points, below it.  Grouped per body without the lock, the
+ * foot read 0.90. */
+static void test_human9_feet(void **state)
+{
+    (void)state;
+    const sm_model *h = NULL;
+    char why[512] = "";
+    assert_int_equal(sm_registry_open(src_path("models/human9.yaml"), &h, why, sizeof why), SM_OK);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], g[SM_MAX_EXTRA];
+    sm_model_default_params(h, p);
+    h->guess(x, p, h->data);
+    sm_workspace *ws = test_workspace(h, 1e-10, SM_METHOD_BDF);
+    assert_int_equal(h->extra_measures(ws, p, x, g), SM_OK);
+    const double point = extra_of(h, g, "max_friction_ratio"), foot = extra_of(h, g, "max_foot_friction_ratio");
+    print_message("human9: largest |F_t|/F_n of a point %.4f, of a foot %.4f (mu 0.6)\n", point, foot);
+    assert_true(point > 0.6);
+    assert_true(foot < 0.6 && foot > 0.3);
+    sm_workspace_free(ws);
+    sm_registry_close(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_checks_judge_each_point),
         cmocka_unit_test(test_checks_mu),
         cmocka_unit_test(test_model_mu),
+        cmocka_unit_test(test_human9_feet),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

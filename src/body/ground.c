@@ -104,10 +104,27 @@ static void cop_margin(ground_watch *w, const body_eval *e, const double *q, con
     if (!isnan(margin)) w->v[G_COP_MARGIN] = fmin(w->v[G_COP_MARGIN], margin);
 }
 
+/* The body that carries body b rigidly in phase ph: b's parent while a
+ * lock of the phase holds b's joint (a toe locked to its hindfoot is one
+ * foot with it). */
+static int rigid_root(const body_file *f, size_t ph, int b)
+{
+    for (bool held = true; held && f->bodies[b].parent >= 0;) {
+        held = false;
+        for (size_t i = 0; i < f->phases[ph].n_contacts && !held; i++) {
+            const body_contact *k = &f->contacts[f->phases[ph].contacts[i]];
+            held = k->kind == SM_CONTACT_LOCK && k->body == b;
+        }
+        if (held) b = f->bodies[b].parent;
+    }
+    return b;
+}
+
 /* The seed's friction check is per foot (eq. 26): a rigid foot on several
  * points has one tangential force whose split among them the model cannot
  * tell (a frictionless row on one point, all of it on another), so the
- * ratio read is the foot's: its contacts' forces summed, per body. */
+ * ratio read is the foot's: its contacts' forces summed, per body, with
+ * the bodies a lock of the phase welds to it. */
 static void foot_friction(ground_watch *w, const body_eval *e, size_t phase, const sm_contact *c, size_t nc,
                           const double *lambda)
 {
@@ -117,7 +134,7 @@ static void foot_friction(ground_watch *w, const body_eval *e, size_t phase, con
     size_t nb = 0;
     for (size_t k = 0; k < nc; k++) {
         if (c[k].kind == SM_CONTACT_LOCK) continue;
-        const int b = f->sites[f->contacts[f->phases[phase].contacts[k]].site].body;
+        const int b = rigid_root(f, phase, f->sites[f->contacts[f->phases[phase].contacts[k]].site].body);
         double Fk[3];
         sm_contact_force(e->m, e->d, c, nc, lambda, k, Fk);
         size_t i = 0;
