@@ -306,7 +306,30 @@ typedef struct {
     double f[3], r_max;      /* last three normal forces, worst friction ratio */
     size_t nf, phase;
     double f_min;
+    /* The forces of the states since the current phase began at t0, held
+     * until it lasts longer than SM_MEASURE_INSTANT: a phase left at once
+     * (a pin beyond its friction cone when its phase begins slips within
+     * the events' 1e-9 s start ramp) is not a state the walker is in, and
+     * its forces (a friction ratio of 21 there) are dropped. */
+    double t0, held_f, held_r;
+    bool held;
 } measure_ctx;
+
+#define SM_MEASURE_INSTANT 2e-9
+
+static void measure_keep(measure_ctx *c, double f, double r)
+{
+    c->f_min = fmin(c->f_min, f);
+    c->r_max = fmax(c->r_max, r);
+    c->nf++;
+}
+
+/* The phase has lasted: what it held counts. */
+static void measure_flush(measure_ctx *c)
+{
+    if (c->held) measure_keep(c, c->held_f, c->held_r);
+    c->held = false;
+}
 
 /* The minimum of a parabola through three equally spaced samples whose
  * middle one is the smallest. */
@@ -327,13 +350,20 @@ static void measure_state(measure_ctx *c, double t, size_t phase, const double *
     if (m->ground_reaction) {
         double R[2];
         m->ground_reaction(t, phase, x, c->p, m->data, R);
-        c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
-        c->nf++;
         double lowest = R[1];
+        const double ratio = R[1] > 0 ? fabs(R[0] / R[1]) : 0.0;
+        if (t <= c->t0 + SM_MEASURE_INSTANT) {
+            c->held_f = c->held ? fmin(c->held_f, lowest) : lowest;
+            c->held_r = c->held ? fmax(c->held_r, ratio) : ratio;
+            c->held = true;
+            c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
+            return;
+        }
+        measure_flush(c);
+        c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
         if (isfinite(c->f[0]) && c->f[1] <= c->f[0] && c->f[1] <= c->f[2])
             lowest = parabola_min(c->f[0], c->f[1], c->f[2]);
-        c->f_min = fmin(c->f_min, lowest);
-        if (R[1] > 0) c->r_max = fmax(c->r_max, fabs(R[0] / R[1]));
+        measure_keep(c, lowest, ratio);
     }
 }
 
@@ -355,7 +385,21 @@ static int measure_event(void *ctx, double t, size_t phase, const char *name, co
                          const double *xp)
 {
     measure_ctx *c = ctx;
-    measure_state(c, t, phase, xm);
+    const bool instant = t <= c->t0 + SM_MEASURE_INSTANT;
+    c->t0 = t;
+    if (!instant) {
+        measure_state(c, t, phase, xm);
+    } else {
+        /* The phase was left at once: the walker is in the phase it leads
+         * to, from the event's state (xp), held in turn. */
+        c->held = false;
+        const sm_phase *P = &c->m->phases[phase];
+        for (size_t k = 0; k < P->n_events; k++)
+            if (strcmp(P->events[k].name, name) == 0 && P->events[k].outcome == SM_EVENT_TO_PHASE) {
+                measure_state(c, t, P->events[k].next_phase, xp);
+                break;
+            }
+    }
     /* The event's state is off the sampling grid: keep it out of the
      * three-point parabolas. */
     c->f[0] = c->f[1] = c->f[2] = INFINITY;
@@ -409,6 +453,7 @@ sm_status sm_stride_measured(sm_workspace *ws, const double *p, const double *x_
     sm_step_metrics local;
     sm_step_metrics *mt = metrics ? metrics : &local;
     sm_status st = sm_stride(ws, p, x_in, x_out, mt, &mine);
+    measure_flush(&c);
     if (st == SM_OK) {
         if (m->foot_clearance) clearance_extremes(&c, mt->period, mt);
         if (m->ground_reaction && c.nf > 0) {

@@ -541,9 +541,8 @@ static void test_human_heelstrike_ds1(void **state)
  * summaries' max_friction_ratio of about 21 and 33 (steps 2 and 3) are such
  * a start: after toe-off the new stance toe, pinned, would need |F_t| 21
  * and 33 times F_n; 1e-9 s later it slides (ss2) with F_t = 0.6 F_n.  The
- * summary reads the total ground force at the slip's pre-event state: it is
- * asserted as it stands, so a summary that leaves out these 1-ns states shows
- * here.  A stick closes a slide that came back to rest: no stick within
+ * summaries leave out a phase left within 2e-9 s (src/stride.c): they read
+ * mu, the slide's ratio, the largest of any state the walker is in.  A stick closes a slide that came back to rest: no stick within
  * 1e-8 s of the slip that began the slide (the third step's hind toe,
  * slipping backward in ds_flat3 whose stick awaited a forward slide's end,
  * 'stuck' 1.6e-9 s after slipping, before stick events had their ramp). */
@@ -578,6 +577,7 @@ static void test_human_three_steps_friction(void **state)
         if (f->contacts[k].kind != SM_CONTACT_LOCK) assert_true(col[k] > 0);
     }
     double phase_start = 0, slide_start = -1, worst_pin = 0, worst_slide = 0, at_once[3] = {NAN, NAN, NAN};
+    double slide_fn[3] = {NAN, NAN, NAN}; /* the total F_n where that slide begins */
     size_t beyond = 0, sticks = 0;
     while (*s) {
         const size_t n = rfc4180_record(s, fields, 256, &s);
@@ -614,6 +614,7 @@ static void test_human_three_steps_friction(void **state)
         }
         if (pre && strcmp(fields[4], "toe_slips") == 0 && t - phase_start < 1.5e-9 && step < 3)
             at_once[step] = fabs(Ft) / Fn;
+        if (post && strcmp(fields[4], "toe_slips") == 0 && step < 3 && isnan(slide_fn[step])) slide_fn[step] = Fn;
     }
     print_message("three steps: pins at most %.13g of their cones but %zu rows at a phase's start; slides on theirs "
                   "to %.3g; %zu sticks\n",
@@ -628,10 +629,17 @@ static void test_human_three_steps_friction(void **state)
         const char *h = strstr(line, "max_friction_ratio ");
         assert_non_null(h);
         const double reported = strtod(h + strlen("max_friction_ratio "), NULL);
-        print_message("step %d: max_friction_ratio %.10g, the toe at its slip 1e-9 s into the step %.10g\n", k + 1,
+        print_message("step %d: max_friction_ratio %.10g (mu), the toe at its slip 1e-9 s in %.10g (left out)\n", k + 1,
                       reported, at_once[k]);
-        assert_true(reported > 10 * mu[0]);
-        assert_true(fabs(reported - at_once[k]) < 1e-6 * reported);
+        assert_true(at_once[k] > 10 * mu[0]);
+        assert_true(fabs(reported - mu[0]) < 1e-6 * mu[0]);
+        /* the smallest normal force is where the slide begins (F_n rises
+         * from there), not the left-out pin's */
+        const char *fmin_at = strstr(line, "min_normal_force ");
+        assert_non_null(fmin_at);
+        const double fmin_reported = strtod(fmin_at + strlen("min_normal_force "), NULL);
+        print_message("step %d: min_normal_force %.10g, the slide's start %.10g\n", k + 1, fmin_reported, slide_fn[k]);
+        assert_true(fabs(fmin_reported - slide_fn[k]) < 1e-6 * slide_fn[k]);
     }
     sm_registry_close(m);
 }
