@@ -385,14 +385,14 @@ static int measure_event(void *ctx, double t, size_t phase, const char *name, co
                          const double *xp)
 {
     measure_ctx *c = ctx;
-    const bool instant = t <= c->t0 + SM_MEASURE_INSTANT;
-    c->t0 = t;
-    if (!instant) {
+    if (t > c->t0 + SM_MEASURE_INSTANT) {
         measure_state(c, t, phase, xm);
+        c->t0 = t;
     } else {
         /* The phase was left at once: the walker is in the phase it leads
          * to, from the event's state (xp), held in turn. */
         c->held = false;
+        c->t0 = t;
         const sm_phase *P = &c->m->phases[phase];
         for (size_t k = 0; k < P->n_events; k++)
             if (strcmp(P->events[k].name, name) == 0 && P->events[k].outcome == SM_EVENT_TO_PHASE) {
