@@ -10,7 +10,7 @@
 # it the orbit diagrams of reproduce_route_to_chaos.py; the actuated walkers'
 # part, reproduce_actuated.py, about 3 minutes of CPU; the 3-D biped's two,
 # reproduce_biped12_3d.py and reproduce_biped12_3d_sampled.py, about 10 and
-# 15 minutes of CPU more).
+# 17 minutes of CPU more).
 set -uo pipefail
 exe=${1:-}
 [ -n "$exe" ] && exe=$(realpath "$exe")
