@@ -8,7 +8,9 @@
 #     scripts/reproduce_all.sh [path/to/stridemap]
 # Every part runs under nice; about 10 minutes on a 2-core machine (most of
 # it the orbit diagrams of reproduce_route_to_chaos.py; the actuated walkers'
-# part, reproduce_actuated.py, about 3 minutes of CPU).
+# part, reproduce_actuated.py, about 3 minutes of CPU; the 3-D biped's two,
+# reproduce_biped12_3d.py and reproduce_biped12_3d_sampled.py, about 10 and
+# 17 minutes of CPU more).
 set -uo pipefail
 exe=${1:-}
 [ -n "$exe" ] && exe=$(realpath "$exe")
@@ -47,6 +49,7 @@ part disturb /usr/bin/python3 scripts/reproduce_disturb.py --exe "$STRIDEMAP"
 part actuated /usr/bin/python3 scripts/reproduce_actuated.py --exe "$STRIDEMAP"
 part humans /usr/bin/python3 scripts/reproduce_humans.py --exe "$STRIDEMAP"
 part biped12_3d /usr/bin/python3 scripts/reproduce_biped12_3d.py --exe "$STRIDEMAP"
+part biped12_3d_sampled /usr/bin/python3 scripts/reproduce_biped12_3d_sampled.py --exe "$STRIDEMAP"
 part human9 /usr/bin/python3 scripts/reproduce_human9.py --exe "$STRIDEMAP"
 echo "total: $SECONDS s" | tee -a results/tables/timing.txt >&2
 /usr/bin/python3 scripts/fill_results_readme.py results/README.md

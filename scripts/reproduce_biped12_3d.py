@@ -172,7 +172,10 @@ def sole(q):
     return out
 
 
-def pictures(rows, samples):
+def pictures(rows, samples, out=OUT, name="biped12_3d"):
+    """side.png, front.png and forces.png of one step into `out` (rows: a
+    `simulate` CSV's; samples: per_foot's), titled with the model's name
+    (scripts/reproduce_biped12_3d_sampled.py draws its gait with these)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -180,7 +183,7 @@ def pictures(rows, samples):
     picks.sort(key=lambda r: num(r, "time"))
     T = num(rows[-1], "time")
     cmap = plt.get_cmap("viridis")
-    for name, (i, j), label in (("side", (0, 2), "x (m)"), ("front", (1, 2), "y (m)")):
+    for view, (i, j), label in (("side", (0, 2), "x (m)"), ("front", (1, 2), "y (m)")):
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for r in picks:
             col = cmap(num(r, "time") / T)
@@ -191,10 +194,10 @@ def pictures(rows, samples):
         ax.set_aspect("equal")
         ax.set_xlabel(label)
         ax.set_ylabel("z (m)")
-        ax.set_title("biped12_3d: one step of the gait, %s view (colour: time, 0 to %.2f s; thick: events)"
-                     % (name, T), fontsize=9)
+        ax.set_title("%s: one step of the gait, %s view (colour: time, 0 to %.2f s; thick: events)"
+                     % (name, view, T), fontsize=9)
         fig.tight_layout()
-        fig.savefig("%s/%s.png" % (OUT, name), dpi=110)
+        fig.savefig("%s/%s.png" % (out, view), dpi=110)
         plt.close(fig)
     t = np.array([s[0] for s in samples])
     fa = np.array([s[2][2] if s[2] is not None else np.nan for s in samples])
@@ -216,9 +219,9 @@ def pictures(rows, samples):
     a2.axhline(0, color="k", lw=0.6)
     a2.set_ylabel("N, per point")
     a2.legend(fontsize=7, ncol=4, loc="best")
-    for k, name in ((2, "foot a"), (3, "foot b")):
+    for k, foot in ((2, "foot a"), (3, "foot b")):
         a3.plot(t, [math.hypot(s[k][0], s[k][1]) / s[k][2] if s[k] is not None and s[k][2] > 0 else np.nan
-                    for s in samples], label=name)
+                    for s in samples], label=foot)
     a3.axhline(MU, color="k", ls="--", lw=1, label="mu = %g (assumed)" % MU)
     a3.set_ylabel("abs(F_t) / F_z")
     a3.legend(fontsize=8)
@@ -243,9 +246,9 @@ def pictures(rows, samples):
         used = [c for c in pts if math.isfinite(num(r, c + ".fz"))]
         colour = "C%d" % (n + 2)
         for leg in {c[-1] if c[-1] in "ab" else c[-2] for c in used}:
-            out = [pts[c] for c in ("heel_" + leg, "toe_" + leg, "toe_%so" % leg, "heel_" + leg)]
-            top.plot([q[0] for q in out], [q[1] for q in out], color="0.6", lw=0.8, zorder=1)
-            seen += [q[:2] for q in out]
+            rim = [pts[c] for c in ("heel_" + leg, "toe_" + leg, "toe_%so" % leg, "heel_" + leg)]
+            top.plot([q[0] for q in rim], [q[1] for q in rim], color="0.6", lw=0.8, zorder=1)
+            seen += [q[:2] for q in rim]
         ring = [pts[c] for c in used] + [pts[used[0]]] if used else []
         # earlier phases' rings wider: a later one may share their edges
         top.plot([q[0] for q in ring], [q[1] for q in ring], "o-", color=colour, alpha=0.45, lw=4.5 - 1.5 * min(n, 2),
@@ -262,10 +265,10 @@ def pictures(rows, samples):
     top.set_ylabel("y (m)")
     top.set_title("from above (grey: the soles touching at each phase's start)", fontsize=8)
     top.legend(fontsize=7, loc="best")
-    fig.suptitle("biped12_3d: ground force per foot and per point, friction, and the centre of pressure over a step",
+    fig.suptitle("%s: ground force per foot and per point, friction, and the centre of pressure over a step" % name,
                  fontsize=9)
     fig.tight_layout()
-    fig.savefig(OUT + "/forces.png", dpi=110)
+    fig.savefig(out + "/forces.png", dpi=110)
     plt.close(fig)
 
 
