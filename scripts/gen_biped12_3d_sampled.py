@@ -91,6 +91,14 @@ HEADER = """\
 # spectral radius 0.96 at dt 1 ms, 0.92 at 2 ms, c = 75, kp = 3000).  The
 # law (no kd in the sampled part) is the base's law with the velocity
 # term's reference rate s' replaced by s'_nom(s), as dt -> 0.
+# An output whose feedback the base switches off in some phases (its
+# phases:) has it here in every phase: its damper's kd share acts in all (a
+# force has no phases:), and so does its sampled stiffness (kept with the
+# damper, the steps at 2, 1 and 0.5 ms from the continuous law's section
+# converge as dt, tests/test_biped12_3d_sampled.c; the damper alone, 2.8
+# and 2.5 per halving).  So the law tends to the base's with every output's
+# feedback in every phase
+# ({phased}).
 # One event differs: in single stance the stance heel back on the ground
 # (heel_down) is a plastic impact back to the flat foot, not a fall: near
 # Heel1off the heel's force is near zero and jumps at each sample by the
@@ -150,8 +158,6 @@ def read_base(doc):
         die("the pd law's kd (%s) is no parameter of %s" % (kd_name, BASE))
     outputs = {}
     for o in ctl["outputs"]:
-        if "phases" in o:
-            die("output %s acts in some phases only; a continuous damper acts in all: drop its phases:" % o["name"])
         if "spline" not in o:
             die("output %s is no natural spline (spline: {knots, values})" % o["name"])
         outputs[only_joint(o["on"], "output " + o["name"])] = o["spline"]
@@ -394,6 +400,7 @@ def main():
     doc = yaml.load(src, Loader=Yaml12)
     kd_name, c_name, acts, phase, ff = read_base(doc)
     params = doc["parameters"]
+    phase_names = [p["name"] for p in doc["phases"]]
     kd, c_base = value_of(kd_name, params), value_of(c_name, params)
     s, sd, drag = drag_along_gait(base_rows(a.stridemap, 5e-4), acts, phase)
     unit = drag  # per unit kd: kd_ff scales it
@@ -438,7 +445,15 @@ def main():
         die("no '  gains:' line under controller: in %s" % BASE)
     text = text[:m.end()] + block + text[m.end():]
 
-    fmt = dict(c_total=c_base + kd, c_base=c_base, kd=kd, ff=ff_txt)
+    off = {}  # the phases an output's feedback is off in -> the outputs
+    for o in doc["controller"]["outputs"]:
+        if "phases" in o:
+            off.setdefault(", ".join(p for p in phase_names if p not in o["phases"]), []).append(o["name"])
+    phased = ["the base's %s off in %s" % (" and ".join(names), where) for where, names in off.items()]
+    text, n = re.subn(r"^(    - \{name: [^,]+, on: \{[^}]+\}, )phases: \[[^]]*\], ", r"\1", text, flags=re.M)
+    if n != sum(len(names) for names in off.values()):
+        die("%d outputs of %s have phases:, %d of their lines were found" % (sum(map(len, off.values())), BASE, n))
+    fmt = dict(c_total=c_base + kd, c_base=c_base, kd=kd, ff=ff_txt, phased="; ".join(phased) or "here none")
     fit = ("The feed-forward's knots: %s.  Along the base's gait, s in [0.02, 0.98], it misses what it "
            "stands for by at most %.3g N m (the drag kd h'(s) s' is up to %.3g N m there; at the knots it is "
            "exact: tests/test_biped12_3d_sampled.c)." % (ff_txt, miss, drag_max))

@@ -77,7 +77,8 @@ class EnginesAgree(unittest.TestCase):
             a = np.array([sum(c * float(x[n + "_dot"]) for c, x in zip(w, near)) / h for n in t.names])
             worst = max(worst, np.max(np.abs(t.generalized_force(q, v, a) - self.applied(r, q, v))))
             worst_cop = max(worst_cop, np.max(np.abs(t.cop(q, v, a) - [float(r["cop.x"]), float(r["cop.y"])])))
-        self.assertEqual(seen, {"flat", "single", "double"})
+        # every phase but the roll phase (about 6 ms) holds a checked sample; it does when one lands in it
+        self.assertTrue({"flat", "single", "double"} <= seen <= {"flat", "single", "double", "roll"}, seen)
         # the body weighs 294 N; measured (every 50th sample): 0.18 N (N m) and 4.4e-5 m, the differences' error
         self.assertLess(worst, 0.5)
         self.assertLess(worst_cop, 2e-4)
