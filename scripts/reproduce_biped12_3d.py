@@ -28,6 +28,7 @@ import math
 import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 
@@ -127,6 +128,25 @@ def foot_checks(samples):
         ratio = [math.hypot(s[k][0], s[k][1]) / s[k][2] for s in samples if s[k] is not None and s[k][2] > 0]
         res[name] = (min(fz), max(ratio))
     return res
+
+
+def per_point_verdict(g):
+    """Whether every contact point pushes (stricter than the seed's per-foot eq. 25: a corner of a toe line
+    cannot pull), from `fixed`'s ground group, as README text."""
+    pulls = [c for c in CONTACTS if c + ".min_normal_force" in g and g[c + ".min_normal_force"] is not None
+             and g[c + ".min_normal_force"] < -1e-6]  # N: heel_a lets go at 0 to 7e-12
+    if not pulls:
+        text = "Per contact point F_z > 0 holds too: the centre of pressure stays inside the support polygon."
+    else:
+        text = ("Per contact point F_z > 0, stricter than the seed's check (a corner of a toe line cannot pull), "
+                "fails: %s pull%s (the smallest normal forces above), so the centre of pressure leaves the "
+                "support polygon, and `fixed --json` reports `contact.unilateral` false. The foot is 0.055 m "
+                "wide, so the ankle's roll torque may not exceed about 294 N x 0.0275 m = 8 N m, which the PD "
+                "(kp = 3000) reaches at a roll tracking error of 2.7e-3 rad, and the plan's lateral sway "
+                "(0.025 m) is not the one the walker's lateral pendulum needs (issue 15 item 4, left open: "
+                "models/biped12_3d.yaml's header)."
+                % (" and ".join(pulls), "" if len(pulls) > 1 else "s"))
+    return textwrap.fill(text, width=74, subsequent_indent="  ")
 
 
 def per_foot_verdict(checks):
@@ -347,7 +367,7 @@ def main():
         f.write(README_HEAD)
         for name, lines in sections.items():
             f.write("\n## %s\n\n%s\n" % (TITLES[name], "\n".join(lines)))
-        f.write(README_TAIL.format(per_foot=per_foot_verdict(checks)))
+        f.write(README_TAIL.format(per_foot=per_foot_verdict(checks), per_point=per_point_verdict(g)))
     for name, lines in sections.items():
         print("### %s\n%s\n" % (name, "\n".join(lines)))
     return ck.finish()
@@ -387,13 +407,7 @@ README_TAIL = """
   dynamics, the walker's rotation about the stance toe line that the PD
   leaves free; the lateral ones are small: the lateral motion is driven.
 - The seed checks the ground reaction per foot (eqs. 25-26): {per_foot}
-  Per contact point F_z > 0 fails too: the stance toe line's outer
-  corner pulls (a negative normal force), so the centre of pressure leaves
-  the foot sideways: the foot is 0.055 m wide, so the ankle's roll torque
-  may not exceed about 294 N x 0.0275 m = 8 N m, which the PD (kp = 3000)
-  reaches at a roll tracking error of 2.7e-3 rad, and the plan's lateral
-  sway (0.025 m) is not the one the walker's lateral pendulum needs (issue
-  15 item 4, left open: models/biped12_3d.yaml's header).
+  {per_point}
 - The gait is an orbit of the dynamics: the section's reset moves no
   position (the roll phase lays the landing foot flat, the swing ankle's
   roll is held where it is), and a right step and the next left step agree
