@@ -346,7 +346,7 @@ def gait_lines(g, period):
             "Multipliers at %g ms: %s; the rest below %.1g." %
             (period * 1e3, ", ".join(mult(e) for e in ev[:4]), 10 ** math.ceil(math.log10(abs(complex(*ev[4][0]))))),
             "These are the digits of one tolerance: results/biped12_3d_sampled/ prints those that hold at "
-            "rtol 1e-10 and 1e-11 (there, all but the largest few move in their first digit).",
+            "rtol 1e-10 and 1e-11.",
             "Step %.5f s, %.4f m." % (g["step_period"], g["step_length"])] + fd_line(g, ev)
 
 
