@@ -239,6 +239,8 @@ void body_set_measures(body_model *bm);
 sm_status body_set_ground_measures(body_model *bm);
 /* How many extra measures body_set_ground_measures gives f's walker. */
 size_t body_ground_measure_count(const body_file *f);
+/* Whether contact k is a ground contact (not a lock) some phase uses. */
+bool body_ground_used(const body_file *f, size_t k);
 /* support.c: the signed distance of cop (x, y) inside the convex hull of
  * points[0..n) seen from above (along the segment where they lie on one
  * line); NaN for fewer than two distinct points. */

@@ -304,8 +304,7 @@ static bool impulse_seen(const body_file *f, size_t ph, size_t ev, const int *se
     return false;
 }
 
-/* Whether contact k is a ground contact some phase uses. */
-static bool ground_used(const body_file *f, size_t k)
+bool body_ground_used(const body_file *f, size_t k)
 {
     if (f->contacts[k].kind == SM_CONTACT_LOCK) return false;
     for (size_t ph = 0; ph < f->n_phases; ph++)
@@ -316,7 +315,7 @@ static bool ground_used(const body_file *f, size_t k)
 size_t body_ground_measure_count(const body_file *f)
 {
     size_t n = G_COUNT;
-    for (size_t k = 0; k < f->n_contacts; k++) n += ground_used(f, k);
+    for (size_t k = 0; k < f->n_contacts; k++) n += body_ground_used(f, k);
     if (f->ctrl.kind != BODY_CTRL_NONE) n += f->ctrl.n_act;
     for (size_t ph = 0; ph < f->n_phases; ph++)
         for (size_t ev = 0; ev < f->phases[ph].n_events; ev++) {
@@ -344,7 +343,7 @@ sm_status body_set_ground_measures(body_model *bm)
     }
     for (size_t k = 0; k < f->n_contacts; k++) {
         bm->ground_slot[k] = -1;
-        if (!ground_used(f, k)) continue;
+        if (!body_ground_used(f, k)) continue;
         const size_t len = strlen(f->contacts[k].name) + 24;
         char *name = malloc(len), *label = malloc(len + 40);
         bm->owned_extra[2 * (n - G_COUNT)] = name;

@@ -131,10 +131,8 @@ static double friction_coefficient(const double *p, const void *data)
     double mu = NAN;
     for (size_t k = 0; k < f->n_contacts; k++) {
         const body_contact *c = &f->contacts[k];
-        if (c->kind == SM_CONTACT_LOCK || !(c->has_mu || c->kind == SM_CONTACT_SLIDE)) continue;
-        bool used = false;
-        for (size_t ph = 0; ph < f->n_phases && !used; ph++) used = body_phase_contact_slot(f, ph, (int)k) >= 0;
-        const double mk = used ? body_num_eval(&c->mu, p) : 0.0;
+        if (!body_ground_used(f, k) || !(c->has_mu || c->kind == SM_CONTACT_SLIDE)) continue;
+        const double mk = body_num_eval(&c->mu, p);
         if (mk > 0) mu = fmin(mu, mk);
     }
     return mu;
