@@ -352,15 +352,14 @@ static void measure_state(measure_ctx *c, double t, size_t phase, const double *
         m->ground_reaction(t, phase, x, c->p, m->data, R);
         double lowest = R[1];
         const double ratio = R[1] > 0 ? fabs(R[0] / R[1]) : 0.0;
+        c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
         if (t <= c->t0 + SM_MEASURE_INSTANT) {
             c->held_f = c->held ? fmin(c->held_f, lowest) : lowest;
             c->held_r = c->held ? fmax(c->held_r, ratio) : ratio;
             c->held = true;
-            c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
             return;
         }
         measure_flush(c);
-        c->f[0] = c->f[1], c->f[1] = c->f[2], c->f[2] = R[1];
         if (isfinite(c->f[0]) && c->f[1] <= c->f[0] && c->f[1] <= c->f[2])
             lowest = parabola_min(c->f[0], c->f[1], c->f[2]);
         measure_keep(c, lowest, ratio);
