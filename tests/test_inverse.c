@@ -28,6 +28,7 @@
 #include "stridemap/inverse.h"
 #include "stridemap/registry.h"
 #include "test_util.h"
+#include "name_index.h"
 
 static const sm_model *open_hu9(void)
 {
@@ -49,14 +50,6 @@ static int qi(const sm_inverse *inv, const char *name)
     for (size_t i = 0; i < sm_inverse_nq(inv); i++)
         if (strcmp(sm_inverse_q_name(inv, i), name) == 0) return (int)i;
     fail_msg("no coordinate %s", name);
-    return -1;
-}
-
-static int tau_index(const sm_inverse *inv, const char *name)
-{
-    for (size_t k = 0; k < sm_inverse_n_torques(inv); k++)
-        if (strcmp(sm_inverse_torque_name(inv, k), name) == 0) return (int)k;
-    fail_msg("no moment %s", name);
     return -1;
 }
 
@@ -244,7 +237,7 @@ static void test_inverse_returns_the_springs(void **state)
 {
     (void)state;
     const sm_model *m = open_hu9();
-    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     sm_inverse_options o;
     sm_inverse_options_default(&o);
@@ -255,17 +248,8 @@ static void test_inverse_returns_the_springs(void **state)
     assert_int_equal(sm_inverse_n_torques(inv), 9); /* 8 joints and tau0 */
     assert_int_equal(sm_inverse_clock(inv), -1); /* no controller, no clock */
 
-    sm_workspace *ws = NULL;
-    sm_solver_options so;
-    sm_solver_options_default(&so);
-    assert_status(sm_workspace_create(m, &so, &ws), SM_OK);
     static walk_log w;
-    w.n = 0;
-    const sm_observer obs = {.dt = 0.002, .sample = walk_log_sample, .ctx = &w};
-    m->guess(x, p, m->data);
-    long done = 0;
-    assert_status(sm_walk(ws, p, x, 1, &obs, NULL, NULL, &done), SM_OK);
-    sm_workspace_free(ws);
+    walk_log_step(m, p, 0, 0.002, &w);
 
     double worst = 0, resid = 0;
     bool seen[8] = {false};

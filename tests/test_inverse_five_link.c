@@ -33,20 +33,13 @@
 #define WALK_LOG_ROWS 1000
 #define WALK_LOG_NX (2 * NQ) /* the state: coordinates and rates */
 #include "walk_log.h"
+#include "name_index.h"
 
 static double pv(const sm_model *m, const double *p, const char *name)
 {
     const int i = sm_model_param_index(m, name);
     if (i < 0) fail_msg("no parameter %s", name);
     return p[i];
-}
-
-static int sample_index(const sm_model *m, const char *name)
-{
-    for (size_t i = 0; i < m->n_sample; i++)
-        if (strcmp(m->sample_names[i], name) == 0) return (int)i;
-    fail_msg("no sample column %s", name);
-    return -1;
 }
 
 /* A point d along a segment at absolute angle th (turned about +y, its
@@ -101,7 +94,7 @@ static void test_hips_between_thigh_and_torso(void **state)
     const sm_model *m = NULL;
     char why[1024] = "";
     if (sm_registry_open(src_path("models/five_link.yaml"), &m, why, sizeof why) != SM_OK) fail_msg("%s", why);
-    double p[SM_MAX_PARAMS], x[SM_MAX_STATE];
+    double p[SM_MAX_PARAMS];
     sm_model_default_params(m, p);
     assert_int_equal(m->n_state, 2 * NQ);
     sm_inverse_options o;
@@ -116,18 +109,8 @@ static void test_hips_between_thigh_and_torso(void **state)
     assert_string_equal(sm_inverse_q_name(inv, 2), "torso");
     assert_string_equal(sm_inverse_q_name(inv, 6), "shank_b");
 
-    sm_workspace *ws = NULL;
-    sm_solver_options so;
-    sm_solver_options_default(&so);
-    so.rtol = so.atol = 1e-11;
-    assert_status(sm_workspace_create(m, &so, &ws), SM_OK);
     static walk_log w;
-    w.n = 0;
-    const sm_observer obs = {.dt = 0.005, .sample = walk_log_sample, .ctx = &w};
-    m->guess(x, p, m->data);
-    long done = 0;
-    assert_status(sm_walk(ws, p, x, 1, &obs, NULL, NULL, &done), SM_OK);
-    sm_workspace_free(ws);
+    walk_log_step(m, p, 1e-11, 0.005, &w);
     assert_true(w.n > 50);
 
     const double alpha = 1.0;

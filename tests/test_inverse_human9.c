@@ -43,22 +43,7 @@
 #define WALK_LOG_ROWS 1500
 #define WALK_LOG_NX (NX)
 #include "walk_log.h"
-
-static int sample_index(const sm_model *m, const char *name)
-{
-    for (size_t i = 0; i < m->n_sample; i++)
-        if (strcmp(m->sample_names[i], name) == 0) return (int)i;
-    fail_msg("no sample column %s", name);
-    return -1;
-}
-
-static int tau_index(const sm_inverse *inv, const char *name)
-{
-    for (size_t k = 0; k < sm_inverse_n_torques(inv); k++)
-        if (strcmp(sm_inverse_torque_name(inv, k), name) == 0) return (int)k;
-    fail_msg("no moment %s", name);
-    return -1;
-}
+#include "name_index.h"
 
 /* One step of the file's gait sampled every dt, at the file's parameters. */
 static walk_log w;
@@ -69,20 +54,9 @@ static const sm_model *human9_step(double dt)
     const sm_model *m = NULL;
     char why[1024] = "";
     if (sm_registry_open(src_path("models/human9.yaml"), &m, why, sizeof why) != SM_OK) fail_msg("%s", why);
-    double x[SM_MAX_STATE];
     sm_model_default_params(m, p);
     assert_int_equal(m->n_state, NX);
-    sm_workspace *ws = NULL;
-    sm_solver_options so;
-    sm_solver_options_default(&so);
-    so.rtol = so.atol = 1e-11;
-    assert_status(sm_workspace_create(m, &so, &ws), SM_OK);
-    w.n = 0;
-    const sm_observer obs = {.dt = dt, .sample = walk_log_sample, .ctx = &w};
-    m->guess(x, p, m->data);
-    long done = 0;
-    assert_status(sm_walk(ws, p, x, 1, &obs, NULL, NULL, &done), SM_OK);
-    sm_workspace_free(ws);
+    walk_log_step(m, p, 1e-11, dt, &w);
     return m;
 }
 
