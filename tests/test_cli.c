@@ -83,8 +83,20 @@ static void contact_checks_follow_mu(void **state)
         assert_int_equal(json_is_true(json_object_get(contact, "no_slip")), k == 0);
         assert_close(num(doc, "max_friction_ratio"), tan(0.20031090049483), 1e-8);
         assert_close(num(doc, "cost_of_transport"), sin(0.009), 1e-7);
+        /* a point-foot walker is judged on its stance foot, mu the option's */
+        assert_string_equal(json_string_value(json_object_get(contact, "judged")), "the stance foot");
+        assert_string_equal(json_string_value(json_object_get(contact, "mu_from")), "option");
+        assert_close(num(contact, "max_friction_ratio"), num(doc, "max_friction_ratio"), 0);
         json_decref(doc);
     }
+    /* without --mu: the simplest walker declares none, so 1 */
+    cli_result *r = cli_run("fixed", "simplest", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    json_t *doc = json_loads(r->out, 0, NULL);
+    json_t *contact = json_object_get(doc, "contact");
+    assert_string_equal(json_string_value(json_object_get(contact, "mu_from")), "default");
+    assert_close(num(contact, "mu"), 1.0, 0);
+    json_decref(doc);
     cli_expect_error(cli_run("fixed", "simplest", "--mu", "-1", NULL), 65, "--mu");
 }
 
