@@ -96,7 +96,14 @@ void sm_gait_contact_checks(const sm_model *m, const double *p, const sm_step_me
     out->max_friction_ratio = out->per_point ? foot : mt->max_friction_ratio;
     out->known = !isnan(out->min_normal_force);
     if (!out->known) return;
-    const double w = m->weight ? m->weight(p, m->data) : 1.0;
-    out->unilateral = out->min_normal_force >= -1e-9 * fabs(w);
+    const double rounding = -1e-9 * fabs(m->weight ? m->weight(p, m->data) : 1.0);
+    out->unilateral = out->min_normal_force >= rounding;
     out->no_slip = out->unilateral && out->max_friction_ratio <= out->mu;
+    const double foot_normal = extra_named(m, extra, "min_foot_normal_force");
+    out->per_foot.known = out->per_point && !isnan(foot_normal);
+    if (!out->per_foot.known) return;
+    out->per_foot.min_normal_force = foot_normal;
+    out->per_foot.max_friction_ratio = foot;
+    out->per_foot.unilateral = foot_normal >= rounding;
+    out->per_foot.no_slip = out->per_foot.unilateral && foot <= out->mu;
 }

@@ -184,13 +184,16 @@ static void check_compass(const sm_model *b)
     assert_true(isnan(g[5])); /* never two feet down: no centre of pressure between them */
     /* foot_b never carries in this phase graph: only foot_a has its own;
      * then the heel-strike's impulse on foot_a */
-    assert_int_equal(b->n_extra, 11);
-    assert_string_equal(b->extra_names[9], "foot_a.min_normal_force");
-    assert_close(g[9], g[0], 0);
-    assert_string_equal(b->extra_names[10], "heelstrike.foot_a.impulse");
-    /* one foot, one point: the foot's friction ratio is the point's */
+    assert_int_equal(b->n_extra, 12);
+    assert_string_equal(b->extra_names[10], "foot_a.min_normal_force");
+    assert_close(g[10], g[0], 0);
+    assert_string_equal(b->extra_names[11], "heelstrike.foot_a.impulse");
+    /* one foot, one point: the foot's friction ratio and normal force are
+     * the point's */
     assert_string_equal(b->extra_names[8], "max_foot_friction_ratio");
     assert_close(g[8], g[2], 0);
+    assert_string_equal(b->extra_names[9], "min_foot_normal_force");
+    assert_close(g[9], g[0], 0);
     b->release(b);
 }
 
@@ -575,17 +578,20 @@ static void test_double_support_pins_hold(void **state)
     /* both feet carry through the stride, so the centre of pressure stays
      * between them: inside by at most half their spacing */
     double g[SM_MAX_EXTRA];
-    assert_true(m->n_extra >= 11);
+    assert_true(m->n_extra >= 12);
     assert_status(m->extra_measures(ws, p, x, g), SM_OK);
     assert_string_equal(m->extra_names[5], "cop_margin");
-    assert_string_equal(m->extra_names[9], "foot_a.min_normal_force");
-    assert_string_equal(m->extra_names[10], "foot_b.min_normal_force");
-    assert_true(g[9] > 0 && g[10] > 0);
-    assert_close(fmin(g[9], g[10]), g[0], 0);
-    /* one point per foot: each foot's friction ratio is its point's */
+    assert_string_equal(m->extra_names[10], "foot_a.min_normal_force");
+    assert_string_equal(m->extra_names[11], "foot_b.min_normal_force");
+    assert_true(g[10] > 0 && g[11] > 0);
+    assert_close(fmin(g[10], g[11]), g[0], 0);
+    /* one point per foot: each foot's friction ratio and normal force are
+     * its point's */
     assert_string_equal(m->extra_names[8], "max_foot_friction_ratio");
     assert_true(g[2] > 0);
     assert_close(g[8], g[2], 1e-15);
+    assert_string_equal(m->extra_names[9], "min_foot_normal_force");
+    assert_close(g[9], g[0], 0);
     const double spacing = fabs(w.anchor[1][0] - w.anchor[0][0]);
     print_message("double support: centre of pressure inside the feet by %.4g m of %.4g m\n", g[5], spacing);
     assert_true(g[5] > 0 && g[5] <= 0.5 * spacing);

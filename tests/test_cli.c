@@ -85,6 +85,7 @@ static void contact_checks_follow_mu(void **state)
         assert_close(num(doc, "cost_of_transport"), sin(0.009), 1e-7);
         /* a point-foot walker is judged on its stance foot, mu the option's */
         assert_string_equal(json_string_value(json_object_get(contact, "judged")), "the stance foot");
+        assert_true(json_is_null(json_object_get(contact, "per_foot")));
         assert_string_equal(json_string_value(json_object_get(contact, "mu_from")), "option");
         assert_close(num(contact, "max_friction_ratio"), num(doc, "max_friction_ratio"), 0);
         json_decref(doc);
@@ -98,6 +99,19 @@ static void contact_checks_follow_mu(void **state)
     assert_close(num(contact, "mu"), 1.0, 0);
     json_decref(doc);
     cli_expect_error(cli_run("fixed", "simplest", "--mu", "-1", NULL), 65, "--mu");
+    /* a body walker's feet: the compass stands on one point per foot, so
+     * the seed's per-foot check reads that point's force, as the strict
+     * verdict does */
+    r = cli_run("fixed", SM_SOURCE_DIR "/models/compass.yaml", "--json", NULL);
+    assert_int_equal(r->status, 0);
+    doc = json_loads(r->out, 0, NULL);
+    contact = json_object_get(doc, "contact");
+    json_t *foot = json_object_get(contact, "per_foot");
+    assert_true(json_is_true(json_object_get(foot, "unilateral")) && json_is_true(json_object_get(foot, "no_slip")));
+    assert_true(num(foot, "min_normal_force") > 0);
+    assert_close(num(foot, "min_normal_force"), num(contact, "min_normal_force"), 0);
+    assert_close(num(foot, "max_friction_ratio"), num(contact, "max_friction_ratio"), 0);
+    json_decref(doc);
 }
 
 static void a_limping_gait_at_0016(void **state)

@@ -75,7 +75,8 @@ static void test_double_stance_triangle(void **state)
 }
 
 /* A model reporting a body walker's ground measures by name. */
-static const char *const names[] = {"min_normal_force", "max_friction_ratio", "max_foot_friction_ratio"};
+static const char *const names[] = {"min_normal_force", "max_friction_ratio", "max_foot_friction_ratio",
+                                    "min_foot_normal_force"};
 static double weight(const double *p, const void *data)
 {
     (void)p, (void)data;
@@ -101,6 +102,22 @@ static void test_checks_judge_each_point(void **state)
     assert_false(ck.unilateral);
     assert_false(ck.no_slip);
     assert_float_equal(ck.min_normal_force, -329.2, 0);
+    assert_false(ck.per_foot.known); /* no foot's normal force measured */
+    /* the seed's check as written (each foot's sum) passes where a corner
+     * pulls (biped12_3d's gait); the verdict stays the stricter one */
+    m.n_extra = 4;
+    const double foot_pushes[4] = {-329.2, 55.7, 0.5, 43.46};
+    sm_gait_contact_checks(&m, NULL, &mt, foot_pushes, 0.7, &ck);
+    assert_true(ck.per_foot.known && ck.per_foot.unilateral && ck.per_foot.no_slip);
+    assert_float_equal(ck.per_foot.min_normal_force, 43.46, 0);
+    assert_float_equal(ck.per_foot.max_friction_ratio, 0.5, 0);
+    assert_false(ck.unilateral);
+    const double foot_slips[4] = {12.0, 0.3, 0.75, 43.46}, foot_pulls[4] = {-329.2, 0.3, 0.5, -1.0};
+    sm_gait_contact_checks(&m, NULL, &mt, foot_slips, 0.7, &ck);
+    assert_true(ck.per_foot.unilateral && !ck.per_foot.no_slip && !ck.no_slip);
+    sm_gait_contact_checks(&m, NULL, &mt, foot_pulls, 0.7, &ck);
+    assert_false(ck.per_foot.unilateral || ck.per_foot.no_slip);
+    m.n_extra = 3;
     /* every point pushes; the foot's ratio, not a frictionless point's
      * split (55.7), is judged against mu */
     const double pushing[3] = {12.0, 55.7, 0.5};

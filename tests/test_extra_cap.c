@@ -2,7 +2,7 @@
  * exactly reports every one of them, the last impulse included; one more
  * and the loader refuses the file, naming it, the count and the limit, and
  * `stridemap fixed` exits 65 with that one line.  The files are made here
- * from tests/data/body_models/double_support.yaml (eleven measures: the nine
+ * from tests/data/body_models/double_support.yaml (twelve measures: the ten
  * fixed ones and its two pins' forces) by adding events whose impacts act on
  * both pins, each a distinct name and so two impulses, and one on a single
  * pin for an odd count.  The events never fire: only the count matters. */
@@ -14,7 +14,7 @@
 #include "stridemap/stridemap.h"
 #include "sweep_dir.h"
 
-#define BASE_MEASURES 11 /* double_support.yaml's */
+#define BASE_MEASURES 12 /* double_support.yaml's */
 
 static char base[8192];
 

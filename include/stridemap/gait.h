@@ -72,7 +72,10 @@ bool sm_gait_extra_measures(sm_workspace *ws, const double *p, const sm_gait *g,
  * pushes can hide a toe corner that pulls.  Otherwise the stance foot's
  * force in the metrics.  A force that reaches zero (a spring leg at
  * toe-off) passes down to rounding, 1e-9 of the walker's weight.  mu NaN:
- * the coefficient the model's contacts declare, else 1. */
+ * the coefficient the model's contacts declare, else 1.  per_foot is the
+ * seed's own check where the model measures feet (min_foot_normal_force):
+ * each foot's summed force, which pushes even where one of its corners
+ * pulls; unilateral and no_slip are the stricter verdict. */
 typedef struct {
     bool known;                  /* false: the model measures no ground force */
     bool unilateral, no_slip;
@@ -81,6 +84,10 @@ typedef struct {
     double min_normal_force;     /* the values judged */
     double max_friction_ratio;
     bool per_point;              /* judged per contact point and per foot */
+    struct {
+        bool known, unilateral, no_slip;
+        double min_normal_force, max_friction_ratio;
+    } per_foot;                  /* seed 000 eqs. 25-26 as written: each foot's sum */
 } sm_contact_checks;
 
 void sm_gait_contact_checks(const sm_model *m, const double *p, const sm_step_metrics *mt, const double *extra,

@@ -8,8 +8,10 @@
  * the other contacts' gaps, by the end of each phase, before the section's
  * projection removes it), the centre of pressure's margin (planar: its
  * smallest distance inside the span of the ground contacts in use, where
- * two or more are; negative: outside, the walker would tip), and each
- * ground contact's own smallest normal force (NaN if it never carries). */
+ * two or more are; negative: outside, the walker would tip), each foot's
+ * friction ratio and normal force (seed 000's checks, eqs. 25-26), and
+ * each ground contact's own smallest normal force (NaN if it never
+ * carries). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,20 +24,21 @@
 
 enum {
     G_MIN_NORMAL, G_MAX_NORMAL, G_MAX_FRICTION, G_MIN_LOCK, G_DRIFT, G_COP_MARGIN, G_MIN_IMPULSE, G_IMPACT_RESIDUAL,
-    G_MAX_FOOT_FRICTION, G_COUNT
+    G_MAX_FOOT_FRICTION, G_MIN_FOOT_NORMAL, G_COUNT
 };
 
 static const char *const ground_names[G_COUNT] = {"min_normal_force", "max_normal_force",   "max_friction_ratio",
                                                   "min_lock_torque",  "constraint_drift",   "cop_margin",
                                                   "min_normal_impulse", "impact_residual",
-                                                  "max_foot_friction_ratio"};
+                                                  "max_foot_friction_ratio", "min_foot_normal_force"};
 static const char *const ground_labels[G_COUNT] = {
     "smallest normal force of a ground contact", "largest normal force of a ground contact",
     "largest |F_t|/F_n of a ground contact", "smallest torque of a lock held through the stride",
     "largest drift off the contacts over a phase (m)", "centre of pressure inside the contacts by at least (m)",
     "smallest normal impulse of a ground contact at an impact (N s)",
     "largest |J v+| after an impact (m/s, zero to round-off)",
-    "largest |F_t|/F_n of a foot, its contacts summed (seed 000 eq. 26)"};
+    "largest |F_t|/F_n of a foot, its contacts summed (seed 000 eq. 26)",
+    "smallest normal force of a foot, its contacts summed (seed 000 eq. 25)"};
 
 typedef struct {
     const body_model *bm;
@@ -120,12 +123,14 @@ static int rigid_root(const body_file *f, size_t ph, int b)
     return b;
 }
 
-/* The seed's friction check is per foot (eq. 26): a rigid foot on several
+/* The seed's checks are per foot (eqs. 25-26): a rigid foot on several
  * points has one tangential force whose split among them the model cannot
  * tell (a frictionless row on one point, all of it on another), so the
  * ratio read is the foot's: its contacts' forces summed, per body, with
- * the bodies a lock of the phase welds to it. */
-static void foot_friction(ground_watch *w, const body_eval *e, size_t phase, const sm_contact *c, size_t nc,
+ * the bodies a lock of the phase welds to it; and its normal force is
+ * their sum, which pushes while the centre of pressure is anywhere under
+ * the foot or beyond it (the per-point forces tell the two apart). */
+static void foot_forces(ground_watch *w, const body_eval *e, size_t phase, const sm_contact *c, size_t nc,
                           const double *lambda)
 {
     const body_file *f = w->bm->f;
@@ -147,6 +152,7 @@ static void foot_friction(ground_watch *w, const body_eval *e, size_t phase, con
     }
     for (size_t i = 0; i < nb; i++) {
         const double tan = w->bm->planar ? fabs(F[i][0]) : hypot(F[i][0], F[i][1]);
+        w->v[G_MIN_FOOT_NORMAL] = fmin(w->v[G_MIN_FOOT_NORMAL], F[i][2]);
         if (F[i][2] > 0) w->v[G_MAX_FOOT_FRICTION] = fmax(w->v[G_MAX_FOOT_FRICTION], tan / F[i][2]);
     }
 }
@@ -185,7 +191,7 @@ static int on_sample_full(void *ctx, double t, size_t phase, const double *x)
         if (slot >= 0) w->v[G_COUNT + slot] = fmin(w->v[G_COUNT + slot], n);
     }
     cop_margin(w, &e, x, c, nc, lambda);
-    foot_friction(w, &e, phase, c, nc, lambda);
+    foot_forces(w, &e, phase, c, nc, lambda);
     double u[BODY_MAX_ACT];
     if (bm->torque_slot >= 0 && body_control_torques(&e, phase, x, u) == SM_OK)
         for (size_t j = 0; j < bm->f->ctrl.n_act; j++)
@@ -255,7 +261,7 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
 {
     const sm_model *m = sm_workspace_model(ws);
     const body_model *bm = m->data;
-    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY, 0}};
+    ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY, 0, INFINITY}};
     for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
     for (size_t j = 0; bm->torque_slot >= 0 && j < bm->f->ctrl.n_act; j++) w.v[G_COUNT + (size_t)bm->torque_slot + j] = 0.0;
     const double *x0 = x;

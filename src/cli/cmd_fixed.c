@@ -75,11 +75,17 @@ static json_t *vector(const double *v, size_t n)
 static json_t *contact_json(const sm_contact_checks *ck)
 {
     if (!ck->known) return json_null();
-    return json_pack("{s:b, s:b, s:f, s:s, s:o, s:o, s:s}", "unilateral", ck->unilateral, "no_slip", ck->no_slip,
-                     "mu", ck->mu, "mu_from", ck->mu_from,
-                     "min_normal_force", cli_json_number(ck->min_normal_force), "max_friction_ratio",
+    json_t *foot = ck->per_foot.known
+                       ? json_pack("{s:b, s:b, s:o, s:o}", "unilateral", ck->per_foot.unilateral, "no_slip",
+                                   ck->per_foot.no_slip, "min_normal_force",
+                                   cli_json_number(ck->per_foot.min_normal_force), "max_friction_ratio",
+                                   cli_json_number(ck->per_foot.max_friction_ratio))
+                       : json_null();
+    return json_pack("{s:b, s:b, s:f, s:s, s:o, s:o, s:s, s:o}", "unilateral", ck->unilateral, "no_slip",
+                     ck->no_slip, "mu", ck->mu, "mu_from", ck->mu_from, "min_normal_force",
+                     cli_json_number(ck->min_normal_force), "max_friction_ratio",
                      cli_json_number(ck->max_friction_ratio), "judged",
-                     ck->per_point ? "each contact point, each foot" : "the stance foot");
+                     ck->per_point ? "each contact point, each foot" : "the stance foot", "per_foot", foot);
 }
 
 /* The model family's own measures of a converged gait (sm_model.extra_measures). */
@@ -341,6 +347,10 @@ static void print_text(const cli_run *run, const sm_fixed_result *r, sm_workspac
     if (ck.known) {
         printf("contact      min normal force %.6g, max |Ft/Fn| %.6g (%s)\n", ck.min_normal_force,
                ck.max_friction_ratio, ck.per_point ? "of a contact point; of a foot" : "of the stance foot");
+        if (ck.per_foot.known)
+            printf("per foot     min normal force %.6g, max |Ft/Fn| %.6g (seed 000 eqs. 25-26: %s)\n",
+                   ck.per_foot.min_normal_force, ck.per_foot.max_friction_ratio,
+                   ck.per_foot.no_slip ? "hold" : "fail");
         if (!ck.unilateral)
             printf("warning      %s would have to be pulled: the gait needs a bilateral contact\n",
                    ck.per_point ? "a contact point" : "the stance foot");
