@@ -372,10 +372,15 @@ def reference():
 
 
 def write_csv(path, rows, phase=None):
+    # Every digit of the pose: inverse differentiates it twice at FS, so a
+    # coordinate rounded to 12 decimals (as it was) turned a 1-ulp change
+    # of the geometry (0.245 * 1.75 for 0.42875) into a flipped last
+    # decimal at some samples and the double-support feedforward's fifth
+    # digit; at 17 digits the output no longer depends on it.
     with open(path, "w") as f:
         f.write("time,phase," + ",".join(NAMES) + "\n")
         for t, ph, q in rows:
-            f.write("%.6f,%s," % (t, phase or ph) + ",".join("%.12f" % v for v in q) + "\n")
+            f.write("%.6f,%s," % (t, phase or ph) + ",".join("%.17g" % v for v in q) + "\n")
 
 
 def inverse(exe, model, ref, out):

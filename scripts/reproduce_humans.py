@@ -5,8 +5,8 @@ and of models/biped3d.yaml (seed 000's 3-D biped), each from
 `stridemap simulate MODEL --steps 1`: the events and their times, the
 step's impact and contact numbers, and pictures (stick figures, the ground
 forces and the centre of pressure, scripts/plot_human.py).  Neither file is
-a gait: springs hold a posture through one step (human_hu9 repeats its
-sequence for a few more with other periods; biped3d's next step fails).
+a gait: springs hold a posture through one step (the next step fails in
+both: human_hu9's stance toe lifts; biped3d's, see its header).
 
 Each model runs at the two tolerances of its list below and every number is
 printed to the digits on which the two runs agree (scripts/stable_digits.py);
