@@ -24,6 +24,14 @@
 #define SM_MAX_EVENTS 32
 /* Adams' steps between two looks for stiffness. */
 #define SM_STIFF_CHECK_STEPS 5000
+/* The steps one CVode call may take: Adams stops every
+ * SM_STIFF_CHECK_STEPS to look for stiffness (flow). */
+static long steps_per_call(const sm_solver_options *o)
+{
+    return o->method == SM_METHOD_ADAMS && o->max_num_steps > SM_STIFF_CHECK_STEPS ? SM_STIFF_CHECK_STEPS
+                                                                                   : o->max_num_steps;
+}
+
 /* A sampled controller under BDF: most steps between two fresh Jacobians
  * (CVODE's default is 51).  Each sample restarts CVODE at order 1 and
  * takes about a hundred steps to its next (biped12_3d_sampled at 1 ms and
@@ -312,10 +320,7 @@ sm_status sm_workspace_create_ex(const sm_model *m, const sm_solver_options *o, 
     }
     if (!bad) bad = CVodeSetUserData(ws->cvode, ws);
     if (!bad) bad = CVodeSStolerances(ws->cvode, opt.rtol, opt.atol);
-    if (!bad)
-        bad = CVodeSetMaxNumSteps(ws->cvode, opt.method == SM_METHOD_ADAMS && opt.max_num_steps > SM_STIFF_CHECK_STEPS
-                                                 ? SM_STIFF_CHECK_STEPS
-                                                 : opt.max_num_steps);
+    if (!bad) bad = CVodeSetMaxNumSteps(ws->cvode, steps_per_call(&opt));
     if (!bad && opt.max_step > 0) bad = CVodeSetMaxStep(ws->cvode, opt.max_step);
     if (!bad && opt.max_order > 0) bad = CVodeSetMaxOrd(ws->cvode, opt.max_order);
     if (!bad) bad = CVodeSetNoInactiveRootWarn(ws->cvode);
@@ -600,6 +605,31 @@ static sm_status tick_event(sm_workspace *ws, const double *p, const sm_phase *P
     return SM_OK;
 }
 
+/* CVode(tout, CV_NORMAL) made of single steps, each shown to the
+ * observer (each_step): the same returns (a root, the stop time t_stop, a
+ * failure, tout, CV_TOO_MUCH_WORK after as many steps as one call may
+ * take), or OBSERVER_REFUSED.  tout is made a stop time, so that no step
+ * passes it: a step beyond it would report a root after tout before the
+ * sample at tout (CV_NORMAL looks for roots only up to tout). */
+#define OBSERVER_REFUSED 99
+static int steps_to(sm_workspace *ws, const sm_observer *obs, size_t phase, double tout, double t_stop, double *tret)
+{
+    const bool clip = tout < t_stop;
+    if (clip && CVodeSetStopTime(ws->cvode, tout) != CV_SUCCESS) return CV_ILL_INPUT;
+    int flag = CV_TOO_MUCH_WORK;
+    for (long k = 0, most = steps_per_call(&ws->opt); k < most; k++) {
+        flag = CVode(ws->cvode, tout, ws->y, tret, CV_ONE_STEP);
+        if (flag != CV_SUCCESS) break;
+        if (obs->sample(obs->ctx, *tret, phase, N_VGetArrayPointer(ws->y)) != 0) {
+            flag = OBSERVER_REFUSED;
+            break;
+        }
+    }
+    if (clip && flag == CV_TSTOP_RETURN) flag = CV_SUCCESS; /* at tout */
+    if (clip && CVodeSetStopTime(ws->cvode, t_stop) != CV_SUCCESS) return CV_ILL_INPUT;
+    return flag;
+}
+
 static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t, double *x, double *S,
                       size_t ncols, double t_end, const sm_observer *obs, size_t *event)
 {
@@ -635,7 +665,7 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
         ws->sens_on = false;
     }
 
-    const bool sampling = obs && obs->sample && obs->dt > 0;
+    const bool sampling = obs && obs->sample && obs->dt > 0, each_step = obs && obs->sample && obs->each_step;
     double t_sample = *t;
     sm_status st = SM_NO_HEELSTRIKE;
     int rootsfound[SM_MAX_EVENTS];
@@ -645,7 +675,12 @@ static sm_status flow(sm_workspace *ws, const double *p, size_t phase, double *t
             t_sample += obs->dt;
             if (t_sample < t_end) tout = t_sample;
         }
-        int flag = CVode(ws->cvode, tout, ws->y, &tret, CV_NORMAL);
+        int flag = each_step ? steps_to(ws, obs, phase, tout, t_stop, &tret) : CVode(ws->cvode, tout, ws->y, &tret, CV_NORMAL);
+        if (flag == OBSERVER_REFUSED) {
+            st = SM_IO_ERROR;
+            *t = tret;
+            break;
+        }
         if (flag == CV_ROOT_RETURN) {
             if (sampling) t_sample -= obs->dt; /* the sample at tout is still due */
             CVodeGetRootInfo(ws->cvode, rootsfound);

@@ -445,6 +445,68 @@ static void test_observer_refusal_gives_io_error(void **state)
     sm_workspace_free(ws);
 }
 
+/* y'' = -2 a y' - w^2 y from y = 1 at rest: y rings down, and its first
+ * trough, -exp(-a pi / w) at t = pi / w (-0.456 at 1.57 ms), lies well
+ * inside the first interval of a grid 10 ms apart. */
+#define RING_A 500.0
+#define RING_W 2000.0
+static int rhs_ringing(double t, const double *x, double *xd, const double *p, const void *data)
+{
+    (void)t, (void)p, (void)data;
+    xd[0] = x[1];
+    xd[1] = -2.0 * RING_A * x[1] - RING_W * RING_W * x[0];
+    return 0;
+}
+static const sm_phase toy_ringing_phase[] = {{"ringing", rhs_ringing, 1, toy_silent_events, NULL, NULL}};
+static const sm_model toy_ringing = TOY_MODEL("toy_ringing", toy_ringing_phase);
+
+typedef struct {
+    double y_min, t_last, grid;
+    long samples, on_grid;
+} low_watch;
+
+static int watch_low(void *ctx, double t, size_t phase, const double *x)
+{
+    (void)phase;
+    low_watch *w = ctx;
+    if (!(t > w->t_last)) return 1; /* in time order */
+    w->t_last = t;
+    w->y_min = fmin(w->y_min, x[0]);
+    w->samples++;
+    w->on_grid += t > 0.5 * w->grid && fabs(t / w->grid - round(t / w->grid)) < 1e-9;
+    return 0;
+}
+
+/* A grid of samples steps over the trough; every internal step of the
+ * integrator, which resolves it, sees it (to the steps' spacing: within
+ * 5 %, 2.5 % at rtol 1e-10), and the grid's samples are all still there. */
+static void test_each_step_sees_what_the_grid_steps_over(void **state)
+{
+    (void)state;
+    const double trough = -exp(-RING_A * M_PI / RING_W);
+    for (int each = 0; each < 2; each++) {
+        sm_workspace *ws = test_workspace(&toy_ringing, 1e-10, SM_METHOD_BDF);
+        low_watch w = {.y_min = INFINITY, .t_last = 0.0, .grid = 0.01};
+        sm_observer obs = {.dt = 0.01, .each_step = each, .sample = watch_low, .ctx = &w};
+        double x[2] = {1, 0}, t = 0.0;
+        size_t e = 0;
+        assert_status(sm_hybrid_flow(ws, NULL, 0, &t, x, 0.095, &obs, &e), SM_NO_HEELSTRIKE);
+        sm_counters c;
+        sm_workspace_counters(ws, &c);
+        print_message("%s: %ld samples (%ld on the grid, %ld steps), lowest y %.6f (trough %.6f)\n",
+                      each ? "each step" : "grid", w.samples, w.on_grid, c.steps, w.y_min, trough);
+        assert_int_equal(w.on_grid, 9); /* 0.01 .. 0.09 */
+        if (each) {
+            assert_true(w.samples >= c.steps - 1); /* but the step that ends the flow */
+            assert_true(fabs(w.y_min - trough) < 0.05 * fabs(trough));
+        } else {
+            assert_int_equal(w.samples, 9);
+            assert_true(w.y_min > -1e-2);
+        }
+        sm_workspace_free(ws);
+    }
+}
+
 static void test_counters(void **state)
 {
     (void)state;
@@ -669,6 +731,7 @@ int main(void)
         cmocka_unit_test(test_rhs_error_gives_rhs_failed_bdf),
         cmocka_unit_test(test_silent_event_runs_to_time_limit),
         cmocka_unit_test(test_observer_refusal_gives_io_error),
+        cmocka_unit_test(test_each_step_sees_what_the_grid_steps_over),
         cmocka_unit_test(test_counters),
         cmocka_unit_test(test_invalid_descriptor_rejected),
         cmocka_unit_test(test_bad_solver_options_rejected),

@@ -52,9 +52,14 @@ typedef struct {
 
 /* Something that wants to see the trajectory: `sample` every dt time units
  * inside phases, `event` at every event that counts (called by the stride).
- * A non-zero return from either stops the computation with SM_IO_ERROR. */
+ * A non-zero return from either stops the computation with SM_IO_ERROR.
+ * each_step: `sample` also at every internal step of CVODE (not ARKODE's),
+ * in time order with the grid: what the integrator resolves, a grid can
+ * step over (a contact force's dip of a fraction of a millisecond after an
+ * impact, between samples a millisecond apart). */
 typedef struct {
     double dt;
+    bool each_step;
     int (*sample)(void *ctx, double t, size_t phase, const double *x);
     int (*event)(void *ctx, double t, size_t phase, const char *name, const double *x_minus,
                  const double *x_plus);
