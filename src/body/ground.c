@@ -268,7 +268,12 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
     BODY_FULL(bm, p, x0, return SM_BAD_STATE);
     start_phase(&w, m->start_phase, x0);
     on_sample_full(&w, 0, m->start_phase, x0);
-    sm_observer obs = {.dt = 1e-3 * m->time_limit(p, m->data), .sample = on_sample, .event = on_event, .ctx = &w};
+    /* every internal step as well as the grid: a contact force's dip
+     * right after an impact or a change of contacts can be over between two
+     * samples (human_hu9's toe pulled 657 N for 0.32 ms, samples 0.5 ms
+     * apart reading 30 N) */
+    sm_observer obs = {.dt = 1e-3 * m->time_limit(p, m->data), .each_step = true, .sample = on_sample,
+                       .event = on_event, .ctx = &w};
     double y[SM_MAX_STATE];
     const sm_status st = sm_stride(ws, p, x, y, NULL, &obs);
     if (st != SM_OK) return st;
