@@ -77,6 +77,9 @@ typedef struct {
     int body[8];
     double coef[8];
     body_num stiffness, damping, rest, torque;
+    /* a bit per phase it does NOT act in (the complement of its phases:);
+     * 0, every phase, is also what a zeroed force holds */
+    unsigned phases_off;
 } body_force;
 
 /* The controller of the file (docs/body-walkers.md, controller:): torques

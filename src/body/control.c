@@ -137,7 +137,7 @@ static sm_status law_inputs(const body_eval *e, size_t ph, const double *x, sm_c
     sm_status st = sm_rigid_forward(e->m, e->d, x, x + bm->nq);
     if (st != SM_OK) return st;
     *nc = body_phase_contacts(e, ph, x + bm->nq, c);
-    body_spring_forces(e, x, x + bm->nq, tau);
+    body_spring_forces(e, ph, x, x + bm->nq, tau);
     return SM_OK;
 }
 

@@ -189,25 +189,7 @@ static bool read_output_phases(bl_ctx *c, const yaml_node_t *n, const char *what
     if (k->kind != BODY_CTRL_PD)
         return bl_fail_at(c, key->start_mark, "%s: phases: switches the pd law's feedback; input-output "
                           "linearisation needs every output in every phase; drop phases: or use kind: pd", what);
-    if (!bl_want(c, x, YAML_SEQUENCE_NODE, "an output's phases (a list of phase names)")) return false;
-    if (bl_len(x) == 0)
-        return bl_fail_at(c, x->start_mark, "%s: phases: [] names no phase; list the phases its feedback acts in, or "
-                          "drop phases:", what);
-    k->out_phases[i] = 0;
-    for (size_t j = 0; j < bl_len(x); j++) {
-        yaml_node_t *it = bl_item(c, x, j);
-        const char *name;
-        if (!bl_name(c, it, "a phase's name", &name)) return false;
-        size_t ph = 0;
-        while (ph < c->f->n_phases && strcmp(c->f->phases[ph].name, name) != 0) ph++;
-        if (ph == c->f->n_phases)
-            return bl_fail_at(c, it->start_mark, "%s: phases: names '%s', which is no phase; name one of phases:", what,
-                              name);
-        if (k->out_phases[i] >> ph & 1u)
-            return bl_fail_at(c, it->start_mark, "%s: phases: names '%s' twice; keep one", what, name);
-        k->out_phases[i] |= 1u << ph;
-    }
-    return true;
+    return bl_phase_mask(c, x, what, "its feedback acts in", &k->out_phases[i]);
 }
 
 static bool read_output(bl_ctx *c, const yaml_node_t *n, size_t *expected)
