@@ -9,7 +9,11 @@
  *   the event between them) against the closed form, dv2/dv0 = 1, and
  *   the finite differences;
  * - the loader's refusals at the force's line (an unknown phase, one
- *   named twice, an empty list, no list), and the program's exit 65. */
+ *   named twice, an empty list, no list), and the program's exit 65;
+ * - the same for a pd law's feedforward (feedforward: phases:): a block
+ *   pushed by u(s) = c0 + c1 s in the second of its phases alone
+ *   (tests/data/body_models/feedforward_phases.yaml), its speed at the
+ *   section against the work of the push in that phase, and its refusals. */
 #include <unistd.h>
 
 #include "cli_run.h"
@@ -17,6 +21,7 @@
 #include "stridemap/poincare.h"
 
 #define BLOCK SM_SOURCE_DIR "/tests/data/body_models/damper_phases.yaml"
+#define PUSHED SM_SOURCE_DIR "/tests/data/body_models/feedforward_phases.yaml"
 
 static void test_closed_form(void **state)
 {
@@ -69,11 +74,10 @@ static void test_exact_jacobian(void **state)
 
 static char tmp_dir[] = "/tmp/sm_test_force_phasesXXXXXX";
 
-static void variant(const char *to, char *path, size_t cap)
+static void variant_of(const char *file, const char *from, const char *to, char *path, size_t cap)
 {
     char text[8192], out[8192];
-    const char *from = "phases: [drag]}";
-    cli_slurp(BLOCK, text, sizeof text);
+    cli_slurp(file, text, sizeof text);
     char *at = strstr(text, from);
     if (!at) fail_msg("'%s' is not in the block's file", from);
     snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
@@ -84,14 +88,22 @@ static void variant(const char *to, char *path, size_t cap)
     fclose(f);
 }
 
-static void expect_refused(const char *to, const char *where, const char *needle)
+static void variant(const char *to, char *path, size_t cap) { variant_of(BLOCK, "phases: [drag]}", to, path, cap); }
+
+static void expect_refused_in(const char *file, const char *from, const char *to, const char *where,
+                              const char *needle)
 {
     char path[256], why[1024] = "";
-    variant(to, path, sizeof path);
+    variant_of(file, from, to, path, sizeof path);
     const sm_model *m = NULL;
     assert_status(sm_registry_open(path, &m, why, sizeof why), SM_BAD_MODEL_FILE);
     print_message("%s\n", why);
     if (!strstr(why, where) || !strstr(why, needle)) fail_msg("expected '%s' and '%s' in: %s", where, needle, why);
+}
+
+static void expect_refused(const char *to, const char *where, const char *needle)
+{
+    expect_refused_in(BLOCK, "phases: [drag]}", to, where, needle);
 }
 
 static void test_refused(void **state)
@@ -107,8 +119,45 @@ static void test_refused(void **state)
     variant("phases: [coast, coast]}", path, sizeof path);
     cli_result *r = cli_run("simulate", path, "--steps", "1", NULL);
     cli_expect_error(r, 65, ":31:");
+    /* the feedforward's phases: line 55, its actuator at column 14, the list at 20 */
+    const char *ff = "phases: {push: [pushed]}";
+    expect_refused_in(PUSHED, ff, "phases: {pull: [pushed]}", ":55:14", "names 'pull', which has no feedforward");
+    expect_refused_in(PUSHED, ff, "phases: {push: [pushing]}", ":55:21", "feedforward of 'push': phases: names "
+                      "'pushing', which is no phase");
+    expect_refused_in(PUSHED, ff, "phases: {push: [pushed], push: [coast]}", ":55:30", "names 'push' twice");
+    expect_refused_in(PUSHED, ff, "phases: {push: []}", ":55:20", "names no phase; list the phases it is added in");
+    expect_refused_in(PUSHED, ff, "phases: [pushed]", ":55:13", "feedforward: phases (ACTUATOR: [PHASE, ...], ...)");
     remove(path);
     rmdir(tmp_dir);
+}
+
+/* The push in `pushed` alone: v(b)^2 = v0^2 + (2/m) (c0 (b - a) + c1
+ * (b^2 - a^2) / 2), at two sets of parameters and starting speeds; in
+ * `coast` the speed is the start's. */
+static void test_feedforward_closed_form(void **state)
+{
+    (void)state;
+    const sm_model *m = hzd_open_file(PUSHED);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xo[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    const double mass = 2.0, a = 0.5, b = 1.0;
+    for (int k = 0; k < 2; k++) {
+        const double c0 = k ? 3.0 : 2.0, c1 = k ? 1.5 : 6.0, v0 = k ? 0.5 : 1.0;
+        p[sm_model_param_index(m, "c0")] = c0;
+        p[sm_model_param_index(m, "c1")] = c1;
+        m->guess(x, p, m->data);
+        x[2] = v0;
+        sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_BDF);
+        sm_step_metrics mt;
+        assert_status(sm_stride(ws, p, x, xo, &mt, NULL), SM_OK);
+        const double v = sqrt(v0 * v0 + 2.0 / mass * (c0 * (b - a) + c1 * (b * b - a * a) / 2.0));
+        print_message("c0 %g c1 %g v0 %g: v(b) %.12g (closed form %.12g)\n", c0, c1, v0, xo[2], v);
+        assert_close(xo[2], v, 1e-8);
+        /* the coast at v0 takes a / v0, the push the rest: at most (b - a) / v0 */
+        assert_true(mt.period > a / v0 && mt.period < b / v0);
+        sm_workspace_free(ws);
+    }
+    sm_registry_close(m);
 }
 
 int main(int argc, char **argv)
@@ -118,6 +167,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_closed_form),
         cmocka_unit_test(test_exact_jacobian),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_feedforward_closed_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

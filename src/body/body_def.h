@@ -138,6 +138,9 @@ typedef struct {
     size_t ff_n;
     double ff_knots[BODY_MAX_COEF];
     bool ff_has[BODY_MAX_ACT];
+    /* a bit per phase actuator j's feedforward is NOT added in (the
+     * complement of feedforward: phases: ACTUATOR:); 0: every phase */
+    unsigned ff_phases_off[BODY_MAX_ACT];
     body_num ff[BODY_MAX_ACT][BODY_MAX_COEF];
 } body_controller;
 

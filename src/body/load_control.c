@@ -355,10 +355,39 @@ static bool add_monotone_events(bl_ctx *c, yaml_mark_t at)
  * per actuator a natural cubic spline in s added to the pd law's torque
  * (the knots plain increasing numbers shared by every actuator, the
  * torques parameters controller.feedforward.ACTUATOR.aK). */
+/* feedforward: phases: {ACTUATOR: [PHASE, ...]}: the phases in which an
+ * actuator's feedforward is added (absent, every phase), for a feedforward
+ * that stands for part of a feedback which an output's phases: switch off. */
+static bool read_feedforward_phases(bl_ctx *c, const yaml_node_t *n)
+{
+    body_controller *k = &c->f->ctrl;
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "feedforward: phases (ACTUATOR: [PHASE, ...], ...)")) return false;
+    bool seen[BODY_MAX_ACT] = {false};
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *key = bl_node(c, p->key);
+        const char *name = bl_scalar(key);
+        size_t j = k->n_act;
+        for (size_t i = 0; name && i < k->n_act; i++)
+            if (strcmp(k->act_name[i], name) == 0) j = i;
+        if (j == k->n_act || !k->ff_has[j])
+            return bl_fail_at(c, key->start_mark, "feedforward: phases: names '%s', which has no feedforward "
+                              "torques; name an actuator of torques:", name ? name : "?");
+        if (seen[j])
+            return bl_fail_at(c, key->start_mark, "feedforward: phases: names '%s' twice; keep one", name);
+        char what[96];
+        snprintf(what, sizeof what, "feedforward of '%s'", name);
+        unsigned on;
+        if (!bl_phase_mask(c, bl_node(c, p->value), what, "it is added in", &on)) return false;
+        seen[j] = true;
+        k->ff_phases_off[j] = ~on;
+    }
+    return true;
+}
+
 static bool read_feedforward(bl_ctx *c, const yaml_node_t *n)
 {
     body_controller *k = &c->f->ctrl;
-    static const char *const keys[] = {"knots", "torques", NULL};
+    static const char *const keys[] = {"knots", "torques", "phases", NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "feedforward (knots: [...], torques: {ACTUATOR: [...]})") ||
         !bl_keys(c, n, "feedforward", keys))
         return false;
@@ -402,7 +431,8 @@ static bool read_feedforward(bl_ctx *c, const yaml_node_t *n)
         }
         k->ff_has[j] = true;
     }
-    return true;
+    yaml_node_t *ph = bl_get(c, n, "phases", NULL);
+    return !ph || read_feedforward_phases(c, ph);
 }
 
 bool bl_read_controller(bl_ctx *c)
