@@ -10,6 +10,10 @@
  *   the finite differences;
  * - the loader's refusals at the force's line (an unknown phase, one
  *   named twice, an empty list, no list), and the program's exit 65;
+ * - integrate: reduced (src/body/reduced.c, its own loop over the forces):
+ *   models/kneed_mcgeer.yaml with a hip damper in its knee_locked phase
+ *   alone steps as the full formulation does, and differs from the same
+ *   damper in every phase and from none;
  * - the same for a pd law's feedforward (feedforward: phases:): a block
  *   pushed by u(s) = c0 + c1 s in the second of its phases alone
  *   (tests/data/body_models/feedforward_phases.yaml), its speed at the
@@ -68,6 +72,68 @@ static void test_exact_jacobian(void **state)
     assert_close(Jfd[0], 1.0, 1e-7);
     sm_workspace_free(ws);
     sm_registry_close(m);
+}
+
+/* models/kneed_mcgeer.yaml with `extra` appended and its formulation
+ * `integrate`, in the test's directory: one step from its guess, the free
+ * coordinates z at its end and the step's time. */
+static char red_dir[] = "/tmp/sm_test_force_phases_redXXXXXX";
+
+static double mcgeer_step(const char *extra, const char *integrate, double *z, char names[][32], size_t *n)
+{
+    char path[300], line[1024];
+    snprintf(path, sizeof path, "%s/mcgeer.yaml", red_dir);
+    FILE *in = fopen(SM_SOURCE_DIR "/models/kneed_mcgeer.yaml", "r"), *f = fopen(path, "w");
+    assert_non_null(in);
+    assert_non_null(f);
+    /* the file's own formulation gives way to the one asked for */
+    while (fgets(line, sizeof line, in))
+        if (strncmp(line, "integrate:", 10) != 0) fputs(line, f);
+    fprintf(f, "%s%s\n", extra, integrate);
+    fclose(in);
+    fclose(f);
+    const sm_model *m = hzd_open_file(path);
+    double p[SM_MAX_PARAMS], x[SM_MAX_STATE], xo[SM_MAX_STATE];
+    sm_model_default_params(m, p);
+    m->guess(x, p, m->data);
+    sm_workspace *ws = hzd_workspace(m, 1e-12, SM_METHOD_BDF);
+    sm_step_metrics mt;
+    assert_status(sm_stride(ws, p, x, xo, &mt, NULL), SM_OK);
+    sm_model_free(m, xo, z);
+    for (size_t i = 0; i < m->n_free; i++) snprintf(names[i], 32, "%s", m->state_names[m->free_index[i]]);
+    *n = m->n_free;
+    sm_workspace_free(ws);
+    sm_registry_close(m);
+    remove(path);
+    return mt.period;
+}
+
+static void test_reduced(void **state)
+{
+    (void)state;
+    assert_non_null(mkdtemp(red_dir));
+    const char *late = "forces:\n  - {name: hip_damper, on: {thigh_b: 1, thigh_a: -1}, damping: 0.05, phases: [knee_locked]}\n";
+    const char *every = "forces:\n  - {name: hip_damper, on: {thigh_b: 1, thigh_a: -1}, damping: 0.05}\n";
+    double zf[SM_MAX_STATE], zr[SM_MAX_STATE], ze[SM_MAX_STATE], z0[SM_MAX_STATE];
+    char nf[SM_MAX_STATE][32], nr[SM_MAX_STATE][32], ne[SM_MAX_STATE][32], n0[SM_MAX_STATE][32];
+    size_t n, nn;
+    const double Tf = mcgeer_step(late, "integrate: full", zf, nf, &n);
+    const double Tr = mcgeer_step(late, "integrate: reduced", zr, nr, &nn);
+    assert_int_equal(nn, n);
+    const double Te = mcgeer_step(every, "integrate: reduced", ze, ne, &nn);
+    const double T0 = mcgeer_step("", "integrate: reduced", z0, n0, &nn);
+    double d_fr = fabs(Tf - Tr), d_e = fabs(Tr - Te), d_0 = fabs(Tr - T0);
+    for (size_t i = 0; i < n; i++) {
+        assert_string_equal(nf[i], nr[i]);
+        d_fr = fmax(d_fr, fabs(zf[i] - zr[i]));
+        d_e = fmax(d_e, fabs(zr[i] - ze[i]));
+        d_0 = fmax(d_0, fabs(zr[i] - z0[i]));
+    }
+    print_message("knee_locked damper: full - reduced %.2e; reduced against the damper in every phase %.2e, against "
+                  "none %.2e\n", d_fr, d_e, d_0);
+    assert_true(d_fr < 1e-9);
+    assert_true(d_e > 1e-5 && d_0 > 1e-5);
+    rmdir(red_dir);
 }
 
 /* ---- refusals ------------------------------------------------------------------ */
@@ -166,6 +232,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_closed_form),
         cmocka_unit_test(test_exact_jacobian),
+        cmocka_unit_test(test_reduced),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_feedforward_closed_form),
     };
