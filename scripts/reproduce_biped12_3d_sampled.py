@@ -144,8 +144,9 @@ def convergence(exe, tol, unsampled, section, tmp):
 class Law:
     """The sampled law, evaluated continuously: u_i = -kp y_i + u_ff,i(s), the feed-forward's natural
     splines (src/control/spline.c: beyond the ends the end pieces continue, as scipy's) through the
-    file's knots, s the controller's phase variable.  Checked against the engine's own torques on the
-    unsampled file (check())."""
+    file's knots, s the controller's phase variable; an output's term only in its phases: and an
+    actuator's feed-forward only in its feedforward: phases:.  Checked against the engine's own torques
+    on the unsampled file (check())."""
 
     def __init__(self, doc):
         params, ctl = doc["parameters"], doc["controller"]
@@ -158,6 +159,9 @@ class Law:
                    for a, vals in ff["torques"].items()}
         self.acts = [(a["name"], gen.only_joint(a["on"], a["name"])) for a in ctl["actuators"]]
         self.outputs = {gen.only_joint(o["on"], o["name"]): o["name"] for o in ctl["outputs"]}
+        # the phases an output's feedback and an actuator's feed-forward act in (absent: every phase)
+        self.out_phases = {gen.only_joint(o["on"], o["name"]): o.get("phases") for o in ctl["outputs"]}
+        self.ff_phases = ff.get("phases", {})
 
     def s(self, r):
         return (sum(w * float(r[q]) for q, w in self.on.items()) - self.s0) / (self.s1 - self.s0)
@@ -165,7 +169,10 @@ class Law:
     def u(self, r, act):
         """The law's torque for actuator act at row r (its output y from the row's own column)."""
         joint = dict(self.acts)[act]
-        return -self.kp * float(r[self.outputs[joint] + ".y"]) + (self.ff[act](self.s(r)) if act in self.ff else 0.0)
+        on = self.out_phases[joint] is None or r["phase"] in self.out_phases[joint]
+        ff_on = act in self.ff and (act not in self.ff_phases or r["phase"] in self.ff_phases[act])
+        return (-self.kp * float(r[self.outputs[joint] + ".y"]) if on else 0.0) + (self.ff[act](self.s(r)) if ff_on
+                                                                                    else 0.0)
 
 
 def torque_lag(law, rows):
