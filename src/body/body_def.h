@@ -77,6 +77,9 @@ typedef struct {
     int body[8];
     double coef[8];
     body_num stiffness, damping, rest, torque;
+    /* a bit per phase it does NOT act in (the complement of its phases:);
+     * 0, every phase, is also what a zeroed force holds */
+    unsigned phases_off;
 } body_force;
 
 /* The controller of the file (docs/body-walkers.md, controller:): torques
@@ -135,6 +138,9 @@ typedef struct {
     size_t ff_n;
     double ff_knots[BODY_MAX_COEF];
     bool ff_has[BODY_MAX_ACT];
+    /* a bit per phase actuator j's feedforward is NOT added in (the
+     * complement of feedforward: phases: ACTUATOR:); 0: every phase */
+    unsigned ff_phases_off[BODY_MAX_ACT];
     body_num ff[BODY_MAX_ACT][BODY_MAX_COEF];
 } body_controller;
 

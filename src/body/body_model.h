@@ -158,8 +158,11 @@ void body_contact_shape(const body_eval *e, size_t k, sm_contact *c);
 /* The radius of the section's origin contact at e's p (0 unless a roll). */
 double body_origin_radius(const body_eval *e);
 
-/* Applied generalized forces tau[nv] of the file's springs at (q, v). */
-void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau);
+/* Applied generalized forces tau[nv] of the file's springs that act in
+ * phase ph (their phases:) at (q, v). */
+void body_spring_forces(const body_eval *e, size_t ph, const double *q, const double *v, double *tau);
+/* Every spring's energy, whatever the phases it acts in (a measure reads
+ * no phase). */
 double body_spring_energy(const body_eval *e, const double *q);
 
 /* The constrained solve of phase ph at x (forward sweep included): vdot

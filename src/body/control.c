@@ -80,7 +80,7 @@ sm_status body_control_law(const body_eval *e, size_t ph, const sm_contact *c, s
         /* the torques that drive the reference motion itself, so that
          * the feedback only corrects departures from it */
         for (size_t j = 0; k->ff_n && j < nu; j++) {
-            if (!k->ff_has[j]) continue;
+            if (!k->ff_has[j] || k->ff_phases_off[j] >> ph & 1u) continue;
             double vals[BODY_MAX_COEF], h[3];
             for (size_t m = 0; m < k->ff_n; m++) vals[m] = body_num_eval(&k->ff[j][m], e->p);
             sm_spline(k->ff_knots, vals, k->ff_n, val.s, h);
@@ -137,7 +137,7 @@ static sm_status law_inputs(const body_eval *e, size_t ph, const double *x, sm_c
     sm_status st = sm_rigid_forward(e->m, e->d, x, x + bm->nq);
     if (st != SM_OK) return st;
     *nc = body_phase_contacts(e, ph, x + bm->nq, c);
-    body_spring_forces(e, x, x + bm->nq, tau);
+    body_spring_forces(e, ph, x, x + bm->nq, tau);
     return SM_OK;
 }
 

@@ -271,13 +271,16 @@ double body_origin_radius(const body_eval *e)
     return e->at_defaults ? e->bm->origin_radius0 : origin_radius_at(e->bm->f, e->p);
 }
 
-void body_spring_forces(const body_eval *e, const double *q, const double *v, double *tau)
+void body_spring_forces(const body_eval *e, size_t ph, const double *q, const double *v, double *tau)
 {
     memset(tau, 0, e->bm->nv * sizeof *tau);
-    const size_t ns = e->bm->f->n_forces;
-    if (ns == 0) return;
+    const body_file *f = e->bm->f;
+    if (f->n_forces == 0) return;
     sm_rigid_spring s[BODY_MAX_FORCES];
     springs_at(e, s);
+    size_t ns = 0;
+    for (size_t i = 0; i < f->n_forces; i++)
+        if (!(f->forces[i].phases_off >> ph & 1u)) s[ns++] = s[i];
     sm_rigid_spring_forces(e->m, s, ns, q, v, tau);
 }
 
@@ -301,7 +304,7 @@ sm_status body_phase_solve_swept(const body_eval *e, size_t ph, const double *x,
     if (nc) *nc = n;
     double tau[SM_RIGID_MAX_V], acc[SM_RIGID_MAX_V], lam[SM_RIGID_MAX_ROWS];
     double *a = vdot ? vdot : acc, *l = lambda ? lambda : lam;
-    body_spring_forces(e, q, v, tau);
+    body_spring_forces(e, ph, q, v, tau);
     if (bm->f->ctrl.kind != BODY_CTRL_NONE) {
         const sm_status cs = body_control_add(e, ph, c, n, q, v, x + bm->nq + bm->nv, tau, NULL);
         if (cs != SM_OK) return cs;

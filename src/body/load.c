@@ -456,7 +456,7 @@ static bool read_contact(bl_ctx *c, const yaml_node_t *n)
 
 static bool read_force(bl_ctx *c, const yaml_node_t *n)
 {
-    static const char *const keys[] = {"name", "on", "stiffness", "damping", "rest", "torque", NULL};
+    static const char *const keys[] = {"name", "on", "stiffness", "damping", "rest", "torque", "phases", NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "a force")) return false;
     yaml_node_t *x = bl_need(c, n, "name", "a force");
     const char *name;
@@ -570,7 +570,7 @@ static bool read_top(bl_ctx *c)
     if (!each(c, "sites", false, read_site) || !each(c, "contacts", false, read_contact) ||
         !each(c, "forces", false, read_force))
         return false;
-    if (!bl_read_phases(c) || !bl_read_relabel(c) || !bl_read_section(c) || !bl_read_guess(c)) return false;
+    if (!bl_read_phases(c) || !bl_read_force_phases(c) || !bl_read_relabel(c) || !bl_read_section(c) || !bl_read_guess(c)) return false;
     if (!bl_read_controller(c)) return false;
     if (!bl_read_disturbances(c)) return false;
 

@@ -189,25 +189,7 @@ static bool read_output_phases(bl_ctx *c, const yaml_node_t *n, const char *what
     if (k->kind != BODY_CTRL_PD)
         return bl_fail_at(c, key->start_mark, "%s: phases: switches the pd law's feedback; input-output "
                           "linearisation needs every output in every phase; drop phases: or use kind: pd", what);
-    if (!bl_want(c, x, YAML_SEQUENCE_NODE, "an output's phases (a list of phase names)")) return false;
-    if (bl_len(x) == 0)
-        return bl_fail_at(c, x->start_mark, "%s: phases: [] names no phase; list the phases its feedback acts in, or "
-                          "drop phases:", what);
-    k->out_phases[i] = 0;
-    for (size_t j = 0; j < bl_len(x); j++) {
-        yaml_node_t *it = bl_item(c, x, j);
-        const char *name;
-        if (!bl_name(c, it, "a phase's name", &name)) return false;
-        size_t ph = 0;
-        while (ph < c->f->n_phases && strcmp(c->f->phases[ph].name, name) != 0) ph++;
-        if (ph == c->f->n_phases)
-            return bl_fail_at(c, it->start_mark, "%s: phases: names '%s', which is no phase; name one of phases:", what,
-                              name);
-        if (k->out_phases[i] >> ph & 1u)
-            return bl_fail_at(c, it->start_mark, "%s: phases: names '%s' twice; keep one", what, name);
-        k->out_phases[i] |= 1u << ph;
-    }
-    return true;
+    return bl_phase_mask(c, x, what, "its feedback acts in", &k->out_phases[i]);
 }
 
 static bool read_output(bl_ctx *c, const yaml_node_t *n, size_t *expected)
@@ -373,10 +355,39 @@ static bool add_monotone_events(bl_ctx *c, yaml_mark_t at)
  * per actuator a natural cubic spline in s added to the pd law's torque
  * (the knots plain increasing numbers shared by every actuator, the
  * torques parameters controller.feedforward.ACTUATOR.aK). */
+/* feedforward: phases: {ACTUATOR: [PHASE, ...]}: the phases in which an
+ * actuator's feedforward is added (absent, every phase), for a feedforward
+ * that stands for part of a feedback which an output's phases: switch off. */
+static bool read_feedforward_phases(bl_ctx *c, const yaml_node_t *n)
+{
+    body_controller *k = &c->f->ctrl;
+    if (!bl_want(c, n, YAML_MAPPING_NODE, "feedforward: phases (ACTUATOR: [PHASE, ...], ...)")) return false;
+    bool seen[BODY_MAX_ACT] = {false};
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *key = bl_node(c, p->key);
+        const char *name = bl_scalar(key);
+        size_t j = k->n_act;
+        for (size_t i = 0; name && i < k->n_act; i++)
+            if (strcmp(k->act_name[i], name) == 0) j = i;
+        if (j == k->n_act || !k->ff_has[j])
+            return bl_fail_at(c, key->start_mark, "feedforward: phases: names '%s', which has no feedforward "
+                              "torques; name an actuator of torques:", name ? name : "?");
+        if (seen[j])
+            return bl_fail_at(c, key->start_mark, "feedforward: phases: names '%s' twice; keep one", name);
+        char what[96];
+        snprintf(what, sizeof what, "feedforward of '%s'", name);
+        unsigned on;
+        if (!bl_phase_mask(c, bl_node(c, p->value), what, "it is added in", &on)) return false;
+        seen[j] = true;
+        k->ff_phases_off[j] = ~on;
+    }
+    return true;
+}
+
 static bool read_feedforward(bl_ctx *c, const yaml_node_t *n)
 {
     body_controller *k = &c->f->ctrl;
-    static const char *const keys[] = {"knots", "torques", NULL};
+    static const char *const keys[] = {"knots", "torques", "phases", NULL};
     if (!bl_want(c, n, YAML_MAPPING_NODE, "feedforward (knots: [...], torques: {ACTUATOR: [...]})") ||
         !bl_keys(c, n, "feedforward", keys))
         return false;
@@ -420,7 +431,8 @@ static bool read_feedforward(bl_ctx *c, const yaml_node_t *n)
         }
         k->ff_has[j] = true;
     }
-    return true;
+    yaml_node_t *ph = bl_get(c, n, "phases", NULL);
+    return !ph || read_feedforward_phases(c, ph);
 }
 
 bool bl_read_controller(bl_ctx *c)

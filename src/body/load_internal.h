@@ -66,6 +66,12 @@ bool bl_read_phases(bl_ctx *c);
 bool bl_read_relabel(bl_ctx *c);
 bool bl_read_section(bl_ctx *c);
 bool bl_read_guess(bl_ctx *c);
+/* phases: [PHASE, ...] of `what` (after the phases): *mask a bit per phase
+ * named; refused at its line: no list, an empty one, a name that is no
+ * phase, a phase named twice. */
+bool bl_phase_mask(bl_ctx *c, const yaml_node_t *x, const char *what, const char *empty_hint, unsigned *mask);
+/* the forces' phases: (after the phases) */
+bool bl_read_force_phases(bl_ctx *c);
 /* load_control.c: the controller: section (after the phases: it adds an
  * event to each) */
 bool bl_read_controller(bl_ctx *c);

@@ -730,3 +730,44 @@ bool bl_read_guess(bl_ctx *c)
     }
     return true;
 }
+
+bool bl_phase_mask(bl_ctx *c, const yaml_node_t *x, const char *what, const char *empty_hint, unsigned *mask)
+{
+    if (!bl_want(c, x, YAML_SEQUENCE_NODE, "phases (a list of phase names)")) return false;
+    if (bl_len(x) == 0)
+        return bl_fail_at(c, x->start_mark, "%s: phases: [] names no phase; list the phases %s, or drop phases:", what,
+                          empty_hint);
+    *mask = 0;
+    for (size_t j = 0; j < bl_len(x); j++) {
+        yaml_node_t *it = bl_item(c, x, j);
+        const char *name;
+        if (!bl_name(c, it, "a phase's name", &name)) return false;
+        size_t ph = 0;
+        while (ph < c->f->n_phases && strcmp(c->f->phases[ph].name, name) != 0) ph++;
+        if (ph == c->f->n_phases)
+            return bl_fail_at(c, it->start_mark, "%s: phases: names '%s', which is no phase; name one of phases:", what,
+                              name);
+        if (*mask >> ph & 1u) return bl_fail_at(c, it->start_mark, "%s: phases: names '%s' twice; keep one", what, name);
+        *mask |= 1u << ph;
+    }
+    return true;
+}
+
+/* The forces come before the phases in a file, so their phases: are read
+ * here, once the phases are: the forces: list again, in the same order. */
+bool bl_read_force_phases(bl_ctx *c)
+{
+    yaml_node_t *all = bl_get(c, c->root, "forces", NULL);
+    for (size_t i = 0; i < c->f->n_forces; i++) {
+        body_force *g = &c->f->forces[i];
+        g->phases_off = 0;
+        yaml_node_t *x = bl_get(c, bl_item(c, all, i), "phases", NULL);
+        if (!x) continue;
+        char what[96];
+        snprintf(what, sizeof what, "force '%s'", g->name);
+        unsigned on;
+        if (!bl_phase_mask(c, x, what, "it acts in", &on)) return false;
+        g->phases_off = ~on;
+    }
+    return true;
+}

@@ -392,7 +392,7 @@ sm_status body_reduced_accel(const body_eval *e, size_t ph, const double *xf, bo
     }
     double M[SM_RIGID_MAX_V * SM_RIGID_MAX_V], u[SM_RIGID_MAX_V], tau[SM_RIGID_MAX_V];
     sm_rigid_mass_bias(e->m, e->d, M, u);
-    body_spring_forces(e, xf, xf + nq, tau);
+    body_spring_forces(e, ph, xf, xf + nq, tau);
     for (size_t i = 0; i < nv; i++) u[i] = tau[i] - u[i];
     sm_contact c;
     stance_contact(e, &c);
@@ -515,7 +515,7 @@ static sm_status pinned_solve(const body_eval *e, size_t ph, const double *xf, b
     /* false only with the planar sweeps switched off (tests): the full solve */
     if (!sm_rigid_pinned_dynamics(e->m, e->d, &bm->pinned, radius, bm->pinned_locked[ph], M, bias, force)) return SM_OK;
     *applied = true;
-    body_spring_forces(e, xf, xf + nq, tau);
+    body_spring_forces(e, ph, xf, xf + nq, tau);
     /* the plan's order is the coordinates' after the slides (body_reduced_setup) */
     double rhs[SM_RIGID_MAX_V];
     for (size_t i = 0; i < n; i++) rhs[i] = tau[BASE + i] - bias[i];
@@ -559,6 +559,7 @@ static sm_status lean_rhs(const body_model *bm, size_t ph, const double *x, doub
     double *r = bm->n_held ? qdd : xd + nk;
     for (size_t i = 0; i < n; i++) r[i] = -bias[i];
     for (size_t k = 0; k < bm->f->n_forces; k++) {
+        if (bm->f->forces[k].phases_off >> ph & 1u) continue;
         /* sm_rigid_spring_forces on the joints' own indices */
         const sm_rigid_spring *sp = &bm->springs0[k];
         const unsigned char *ri = bm->spring_ri[k];
