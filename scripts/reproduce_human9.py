@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The nine-segment human's closed-loop gait (models/human9.yaml, issue 15
 item 3): the gait by `stridemap fixed --json` at two tolerances (period,
-multipliers, impact loss, the largest torques, the ground-force measures),
+multipliers, impact loss, the largest torques, the ground-force measures,
+each slide contact's sliding distance),
 and a stability map over the two feedback gains kp and kd (a 3 x 3 grid
 about 1000 N m/rad, 40 N m s/rad; the file has 1200, 40), each point a `fixed` run from
 the file's guess.
@@ -119,6 +120,31 @@ def step_checks(exe, tol, gait):
     return out
 
 
+SLIDES = [("tip_slide_a", "stance toe"), ("heel_slide_b", "front heel"),
+          ("flat_b", "front toe (a frictionless slide, the foot flat)")]
+
+
+def sliding_rows(ck, gl, gh):
+    """The table's rows of each slide contact's sliding over the step, from
+    the gait's ground group (CONTACT.sliding_distance, the path, and
+    .sliding_displacement, signed along x): a path within the larger of the
+    two runs' constraint drifts is no sliding the runs can tell from the
+    constraints' round-off, and is shown as that bound."""
+    rows = []
+    drift = max(gl["constraint_drift"], gh["constraint_drift"])
+    for name, label in SLIDES:
+        path, net = name + ".sliding_distance", name + ".sliding_displacement"
+        if gl[path] == 0 and gh[path] == 0:
+            rows.append("| %s: sliding distance (m) | 0 |" % label)
+        elif max(abs(gl[path]), abs(gh[path])) <= drift:
+            rows.append("| %s: sliding distance (m) | 0 (%s, within the constraints' drift) |"
+                        % (label, ck.bound(path, gl[path], gh[path])))
+        else:
+            rows.append("| %s: sliding distance (m; path, and signed along x) | %s, %s |"
+                        % (label, ck.sig(path, gl[path], gh[path], 2), ck.sig(net, gl[net], gh[net], 2)))
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--exe", default="build/src/cli/stridemap")
@@ -155,6 +181,7 @@ def main():
                              ("heel_b.min_normal_force", "front heel's smallest normal force (N)", 3),
                              ("flat_b.min_normal_force", "front toe's smallest normal force (N)", 2)]:
         lines.append("| %s | %s |" % (label, ck.sig(key, gl[key], gh[key], need)))
+    lines += sliding_rows(ck, gl, gh)
     cl, ch = [step_checks(a.exe, tol, d) for (_, tol), d in zip(FIXED, runs)]
     lines += ["", "## Ground checks over the step", "",
               "`stridemap simulate --steps 1` from each gait (1e-4 s apart and at the events); distances"
@@ -178,7 +205,6 @@ def main():
     lines.append("| single support: the swing toe tip's lowest point (m; at the step's start) | %s%s |"
                  % ("" if above is True else "below the ground: ",
                     ck.sig("swing_tip_min", cl["swing_tip_min"], ch["swing_tip_min"], 2)))
-    lines.append("| sliding distances (m) | 0 (no sliding phase on the gait) |")
     lines += ["", "## Torques", "", "| quantity | value |", "|---|---|"]
     for act in ACTUATORS:
         key = act + ".max_torque"

@@ -7,7 +7,11 @@
  *
  * The block held by a pin beyond its cone slips at once and slides down to
  * x = -1 in the closed-form time, neither stick of its slide firing (a
- * slide that starts at rest is not one that came back to rest). */
+ * slide that starts at rest is not one that came back to rest).
+ *
+ * The block thrown uphill slides to rest and back down past its start: the
+ * ground group's sliding distance and displacement of its slide contact
+ * (src/body/ground.c) against the closed forms of the two legs. */
 #include "test_util.h"
 
 #include "../src/body/body_model.h"
@@ -101,11 +105,49 @@ static void test_slips_at_once_then_slides(void **state)
     sm_registry_close(m);
 }
 
+static double extra(const sm_model *m, const double *values, const char *name)
+{
+    for (size_t i = 0; i < m->n_extra; i++)
+        if (strcmp(m->extra_names[i], name) == 0) return values[i];
+    fail_msg("no measure %s", name);
+    return NAN;
+}
+
+/* Thrown uphill at v0 = 2 m/s, the block slides up d = v0^2 / (2 g (sin 0.3
+ * + mu cos 0.3)) to rest, slips at once and slides down to x = -0.5 on the
+ * same slide: the path d + (d + 0.5), the signed displacement -0.5.  The
+ * pin is no slide and gets no sliding measure.  The up leg's end is the
+ * stick event's, found by the integrator, so the tolerance is its. */
+static void test_sliding_distance_up_and_back(void **state)
+{
+    (void)state;
+    const sm_model *m = NULL;
+    char why[1024] = "";
+    if (sm_registry_open(SM_SOURCE_DIR "/tests/data/friction/slide_back.yaml", &m, why, sizeof why) != SM_OK)
+        fail_msg("%s", why);
+    double p[SM_MAX_PARAMS], x0[SM_MAX_STATE], v[SM_MAX_EXTRA];
+    sm_model_default_params(m, p);
+    m->guess(x0, p, m->data);
+    sm_workspace *ws = test_workspace(m, 1e-12, SM_METHOD_ADAMS);
+    assert_status(m->extra_measures(ws, p, x0, v), SM_OK);
+    const double g = 9.81, mu = 0.2, gamma = 0.3, v0 = 2.0;
+    const double d = v0 * v0 / (2 * g * (sin(gamma) + mu * cos(gamma)));
+    const double path = extra(m, v, "bottom.sliding_distance"), net = extra(m, v, "bottom.sliding_displacement");
+    print_message("slide_back: sliding_distance %.15g (closed form %.15g), sliding_displacement %.15g (-0.5)\n", path,
+                  2 * d + 0.5, net);
+    assert_close(path, 2 * d + 0.5, 1e-9);
+    assert_close(net, -0.5, 1e-9);
+    for (size_t i = 0; i < m->n_extra; i++) assert_null(strstr(m->extra_names[i], "pin.sliding"));
+    sm_workspace_free(ws);
+    sm_registry_close(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_slides_downhill_from_rest),
         cmocka_unit_test(test_slips_at_once_then_slides),
+        cmocka_unit_test(test_sliding_distance_up_and_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

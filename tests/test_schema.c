@@ -249,15 +249,17 @@ static void test_fixed(void **state)
     (void)state;
     doc_table t;
     read_table("`fixed --json`", &t);
-    char rimless3d[512], hzd[512];
+    char rimless3d[512], hzd[512], slide[512];
     snprintf(rimless3d, sizeof rimless3d, "%s", src_path("models/rimless3d.yaml"));
     snprintf(hzd, sizeof hzd, "%s", src_path("models/three_link_hzd.yaml"));
+    snprintf(slide, sizeof slide, "%s", src_path("tests/data/friction/slide_steady.yaml"));
     const char *const runs[][8] = {
         {"fixed", "simplest", "--set", "gamma=0.009", "--json"},     /* a closed-form walker */
         {"fixed", "simplest", "--max-iter", "1", "--json"},          /* not converged */
         {"fixed", "slip", "--set", "E=840", "--json"},               /* a conserved quantity */
         {"fixed", rimless3d, "--json"},                              /* 3-D body walker, a family */
         {"fixed", hzd, "--json"},                                    /* a controller, HZD */
+        {"fixed", slide, "--json"},                                  /* a slide contact in use */
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         json_t *doc = run_json(runs[i][0], runs[i][1], runs[i][2], runs[i][3], runs[i][4], NULL);

@@ -57,6 +57,9 @@ typedef struct {
     /* the controller's torque peaks: ACTUATOR.max_torque from this slot
      * among the per-contact ones on (-1: none) */
     int torque_slot;
+    /* each slide contact's CONTACT.sliding_distance slot among the
+     * per-contact ones, its sliding_displacement the next (-1: none) */
+    int slide_slot[BODY_MAX_CONTACTS];
     /* the per-sample columns (sample.c): names, each contact's first
      * column (-1: none), the first of cop and zmp */
     const char *sample_names[SM_MAX_SAMPLE];

@@ -11,7 +11,10 @@
  * two or more are; negative: outside, the walker would tip), each foot's
  * friction ratio and normal force (seed 000's checks, eqs. 25-26), and
  * each ground contact's own smallest normal force (NaN if it never
- * carries). */
+ * carries), and how far each slide contact's site slid while that slide
+ * was in use: the path (the sum of |Δ| over its phases, seen from above)
+ * and the signed displacement along x (the sum of Δx), both 0 on a stride
+ * that never enters a phase using it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +51,7 @@ typedef struct {
     double anchor[BODY_MAX_CONTACTS][3];
 } ground_watch;
 
-/* The phase's pins' sites where the phase begins at x. */
+/* The phase's pins' and slides' sites where the phase begins at x. */
 static void start_phase(ground_watch *w, size_t ph, const double *x)
 {
     const body_model *bm = w->bm;
@@ -60,7 +63,8 @@ static void start_phase(ground_watch *w, size_t ph, const double *x)
     const body_phase *P = &bm->f->phases[ph];
     for (size_t i = 0; i < P->n_contacts; i++) {
         const body_contact *c = &bm->f->contacts[P->contacts[i]];
-        if (c->kind == SM_CONTACT_PIN) sm_rigid_site_pos(e.m, e.d, (size_t)c->site, w->anchor[i]);
+        if (c->kind == SM_CONTACT_PIN || c->kind == SM_CONTACT_SLIDE)
+            sm_rigid_site_pos(e.m, e.d, (size_t)c->site, w->anchor[i]);
         if (c->hold) w->anchor[i][0] = x[sm_rigid_body_qadr(e.m, (size_t)c->body)];
     }
 }
@@ -84,6 +88,17 @@ static void end_phase(ground_watch *w, const double *x)
             d = fmax(d, hypot(hypot(pos[0] - w->anchor[i][0], pos[1] - w->anchor[i][1]), pos[2] - w->anchor[i][2]));
         }
         w->v[G_DRIFT] = fmax(w->v[G_DRIFT], d);
+        /* A slide keeps its direction through a phase (the friction's sign
+         * is the phase's; a stick event ends it), so |Δ| over the phase is
+         * the path its site slid. */
+        const int slot = bm->slide_slot[P->contacts[i]];
+        if (slot >= 0) {
+            double pos[3];
+            sm_rigid_site_pos(e.m, e.d, c.site, pos);
+            const double dx = pos[0] - w->anchor[i][0], dy = bm->planar ? 0.0 : pos[1] - w->anchor[i][1];
+            w->v[G_COUNT + (size_t)slot] += hypot(dx, dy);
+            w->v[G_COUNT + (size_t)slot + 1] += dx;
+        }
     }
 }
 
@@ -264,6 +279,8 @@ static sm_status ground_extra(sm_workspace *ws, const double *p, const double *x
     ground_watch w = {.bm = bm, .p = p, .v = {INFINITY, -INFINITY, 0, INFINITY, 0, INFINITY, INFINITY, -INFINITY, 0, INFINITY}};
     for (size_t i = G_COUNT; i < m->n_extra; i++) w.v[i] = INFINITY;
     for (size_t j = 0; bm->torque_slot >= 0 && j < bm->f->ctrl.n_act; j++) w.v[G_COUNT + (size_t)bm->torque_slot + j] = 0.0;
+    for (size_t k = 0; k < bm->f->n_contacts; k++)
+        if (bm->slide_slot[k] >= 0) w.v[G_COUNT + (size_t)bm->slide_slot[k]] = w.v[G_COUNT + (size_t)bm->slide_slot[k] + 1] = 0.0;
     const double *x0 = x;
     BODY_FULL(bm, p, x0, return SM_BAD_STATE);
     start_phase(&w, m->start_phase, x0);
@@ -323,6 +340,12 @@ bool body_ground_used(const body_file *f, size_t k)
     return false;
 }
 
+/* Whether contact k is a slide some phase uses. */
+static bool slide_used(const body_file *f, size_t k)
+{
+    return f->contacts[k].kind == SM_CONTACT_SLIDE && body_ground_used(f, k);
+}
+
 size_t body_ground_measure_count(const body_file *f)
 {
     size_t n = G_COUNT;
@@ -334,12 +357,15 @@ size_t body_ground_measure_count(const body_file *f)
             const size_t ns = impact_set(f, ph, ev, set);
             for (size_t i = 0; i < ns; i++) n += !impulse_seen(f, ph, ev, set, i);
         }
+    for (size_t k = 0; k < f->n_contacts; k++) n += 2 * slide_used(f, k);
     return n;
 }
 
 /* The fixed measures, then NAME.min_normal_force for each ground contact
  * that some phase uses, ACTUATOR.max_torque for each of the controller's
- * torques and EVENT.CONTACT.impulse for each contact an impact acts on:
+ * torques, EVENT.CONTACT.impulse for each contact an impact acts on and
+ * NAME.sliding_distance, NAME.sliding_displacement for each slide contact
+ * that some phase uses (last, so that no earlier measure moves):
  * body_ground_measure_count of them, which the loader has checked against
  * SM_MAX_EXTRA (SM_BAD_MODEL_FILE if not, rather than drop any). */
 sm_status body_set_ground_measures(body_model *bm)
@@ -407,6 +433,27 @@ sm_status body_set_ground_measures(body_model *bm)
                 bm->extra_labels[n++] = label;
             }
         }
+    /* NAME.sliding_distance and NAME.sliding_displacement for each slide in use */
+    static const char *const slide_what[2][2] = {
+        {"sliding_distance", "path slid by the site of slide %s while in use (m)"},
+        {"sliding_displacement", "signed distance slid along x by the site of slide %s while in use (m)"}};
+    for (size_t k = 0; k < f->n_contacts; k++) {
+        bm->slide_slot[k] = -1;
+        if (!slide_used(f, k)) continue;
+        bm->slide_slot[k] = (int)(n - G_COUNT);
+        for (size_t j = 0; j < 2; j++) {
+            const size_t len = strlen(f->contacts[k].name) + 32;
+            char *name = malloc(len), *label = malloc(len + 80);
+            bm->owned_extra[2 * owned] = name;
+            bm->owned_extra[2 * owned + 1] = label;
+            owned++;
+            if (!name || !label) return SM_NO_MEMORY;
+            snprintf(name, len, "%s.%s", f->contacts[k].name, slide_what[j][0]);
+            snprintf(label, len + 80, slide_what[j][1], f->contacts[k].name);
+            bm->extra_names[n] = name;
+            bm->extra_labels[n++] = label;
+        }
+    }
     m->extra_group = "ground";
     m->n_extra = n;
     m->extra_names = bm->extra_names;
