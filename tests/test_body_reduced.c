@@ -113,7 +113,14 @@ static void test_same_gaits(void **state)
                 assert_true(isnan(er[i]));
                 continue;
             }
-            assert_close(er[i], ef[i], 1e-7 * (1 + fabs(ef[i])));
+            /* extremes over the stride are read at each formulation's own
+             * integrator steps (and a common grid): between two steps a
+             * force's top is cut by up to about 1e-6 of itself; the rest
+             * (impulses, at events) agree to 1e-7 */
+            const char *name = mr->extra_names[i];
+            const bool extreme = strncmp(name, "min_", 4) == 0 || strncmp(name, "max_", 4) == 0 ||
+                                 strstr(name, ".min_") || strstr(name, ".max_") || strcmp(name, "cop_margin") == 0;
+            assert_close(er[i], ef[i], (extreme ? 1e-5 : 1e-7) * (1 + fabs(ef[i])));
         }
         /* every joint, the held ones put back at their locks */
         const size_t nq = bm->nq;
