@@ -97,13 +97,16 @@ void sm_gait_contact_checks(const sm_model *m, const double *p, const sm_step_me
     out->known = !isnan(out->min_normal_force);
     if (!out->known) return;
     const double rounding = -1e-9 * fabs(m->weight ? m->weight(p, m->data) : 1.0);
+    /* a contact that slides sits on its friction cone, |F_t| = mu F_n, to
+     * rounding: friction holds there as the model says */
+    const double cone = out->mu * (1 + 1e-9);
     out->unilateral = out->min_normal_force >= rounding;
-    out->no_slip = out->unilateral && out->max_friction_ratio <= out->mu;
+    out->no_slip = out->unilateral && out->max_friction_ratio <= cone;
     const double foot_normal = extra_named(m, extra, "min_foot_normal_force");
     out->per_foot.known = out->per_point && !isnan(foot_normal);
     if (!out->per_foot.known) return;
     out->per_foot.min_normal_force = foot_normal;
     out->per_foot.max_friction_ratio = foot;
     out->per_foot.unilateral = foot_normal >= rounding;
-    out->per_foot.no_slip = out->per_foot.unilateral && foot <= out->mu;
+    out->per_foot.no_slip = out->per_foot.unilateral && foot <= cone;
 }

@@ -126,6 +126,13 @@ static void test_checks_judge_each_point(void **state)
     assert_float_equal(ck.max_friction_ratio, 0.5, 0);
     sm_gait_contact_checks(&m, NULL, &mt, pushing, 0.4, &ck);
     assert_true(ck.unilateral && !ck.no_slip);
+    /* a sliding foot's ratio is mu to rounding (human9's toe at mu 0.35
+     * read 0.35000000000000236): on the cone, not beyond it */
+    const double on_cone[3] = {12.0, 0.35, 0.35000000000000236}, beyond[3] = {12.0, 0.35, 0.35 * (1 + 1e-8)};
+    sm_gait_contact_checks(&m, NULL, &mt, on_cone, 0.35, &ck);
+    assert_true(ck.no_slip);
+    sm_gait_contact_checks(&m, NULL, &mt, beyond, 0.35, &ck);
+    assert_false(ck.no_slip);
     /* a zero force passes to rounding of the weight, not beyond */
     const double grazing[3] = {-1e-9 * 294.3, 0.1, 0.1}, pulling[3] = {-2e-9 * 294.3, 0.1, 0.1};
     sm_gait_contact_checks(&m, NULL, &mt, grazing, 0.7, &ck);
