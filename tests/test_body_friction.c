@@ -17,12 +17,19 @@
 #include "../src/body/body_model.h"
 #include "stridemap/registry.h"
 
+/* tests/data/friction/NAME, opened or the test fails saying why */
+static const sm_model *open_friction(const char *name)
+{
+    char path[512], why[1024] = "";
+    snprintf(path, sizeof path, "%s/tests/data/friction/%s", SM_SOURCE_DIR, name);
+    const sm_model *m = NULL;
+    if (sm_registry_open(path, &m, why, sizeof why) != SM_OK) fail_msg("%s", why);
+    return m;
+}
+
 static void accel_from_rest(double slope, double *ax, double *az)
 {
-    const sm_model *m = NULL;
-    char why[1024] = "";
-    if (sm_registry_open(SM_SOURCE_DIR "/tests/data/friction/block.yaml", &m, why, sizeof why) != SM_OK)
-        fail_msg("%s", why);
+    const sm_model *m = open_friction("block.yaml");
     const body_model *bm = (const body_model *)(const void *)m;
     double p[SM_MAX_PARAMS];
     memcpy(p, bm->defaults, sizeof p);
@@ -78,10 +85,7 @@ static int log_event(void *ctx, double t, size_t phase, const char *name, const 
 static void test_slips_at_once_then_slides(void **state)
 {
     (void)state;
-    const sm_model *m = NULL;
-    char why[1024] = "";
-    if (sm_registry_open(SM_SOURCE_DIR "/tests/data/friction/slip_slide.yaml", &m, why, sizeof why) != SM_OK)
-        fail_msg("%s", why);
+    const sm_model *m = open_friction("slip_slide.yaml");
     double p[SM_MAX_PARAMS], x0[SM_MAX_STATE], y[SM_MAX_STATE];
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
@@ -121,10 +125,7 @@ static double extra(const sm_model *m, const double *values, const char *name)
 static void test_sliding_distance_up_and_back(void **state)
 {
     (void)state;
-    const sm_model *m = NULL;
-    char why[1024] = "";
-    if (sm_registry_open(SM_SOURCE_DIR "/tests/data/friction/slide_back.yaml", &m, why, sizeof why) != SM_OK)
-        fail_msg("%s", why);
+    const sm_model *m = open_friction("slide_back.yaml");
     double p[SM_MAX_PARAMS], x0[SM_MAX_STATE], v[SM_MAX_EXTRA];
     sm_model_default_params(m, p);
     m->guess(x0, p, m->data);
