@@ -476,8 +476,7 @@ def main():
                   + ", ".join("%s %s" % (c, base.normal_min(ck, c, gl[c + ".min_normal_force"],
                                                              g[c + ".min_normal_force"]))
                               for c in base.CONTACTS if c + ".min_normal_force" in g)
-                  + "; largest abs(F_t)/F_n of a point %s."
-                  % agreed(ck, "max friction", gl["max_friction_ratio"], g["max_friction_ratio"]))
+                  + "; largest abs(F_t)/F_n of a point %s." % base.point_ratio(ck, gl, g))
 
     # the stick figures from the kept rows (a figure every 60 rows: about ten a step), the forces from
     # every row (the roll phase lasts a few ms)
