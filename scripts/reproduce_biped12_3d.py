@@ -71,12 +71,18 @@ def point_ratio(ck, ground_lo, ground_hi):
     tolerances read it at different distances from the zero: then it is
     said so, with both values, rather than printed as a number."""
     a, b = ground_lo["max_friction_ratio"], ground_hi["max_friction_ratio"]
-    letting_go = [c for c in CONTACTS if c + ".min_normal_force" in ground_hi and
-                  max(abs(ground_lo[c + ".min_normal_force"]), abs(ground_hi[c + ".min_normal_force"])) < 1e-6]
-    if abs(a - b) <= 1e-3 * max(abs(a), abs(b)) or not letting_go:
+    least = {c: (ground_lo[c + ".min_normal_force"], ground_hi[c + ".min_normal_force"])
+             for c in CONTACTS if c + ".min_normal_force" in ground_hi}
+    letting_go = [c for c, f in least.items() if max(abs(f[0]), abs(f[1])) < 1e-6]
+    pulling = [c for c, f in least.items() if min(f) < 0 and c not in letting_go]
+    if abs(a - b) <= 1e-3 * max(abs(a), abs(b)) or not (letting_go or pulling):
         return agreed(ck, "max friction", a, b)
-    return ("without bound where %s lets go (its normal force to zero, its tangential force not: %.4g and %.4g at "
-            "the two tolerances); the seed's check is the foot's, above" % (" and ".join(letting_go), a, b))
+    if letting_go:
+        where = "%s lets go (its normal force to zero, its tangential force not" % " and ".join(letting_go)
+    else:
+        where = "the normal force of %s passes through zero (a pull, the tangential force not" % ", ".join(pulling)
+    return ("without bound where %s: %.4g and %.4g at the two tolerances); the seed's check is the foot's, above"
+            % (where, a, b))
 
 
 def run(exe, args):
