@@ -361,6 +361,30 @@ size_t body_ground_measure_count(const body_file *f)
     return n;
 }
 
+/* printf(fmt, a, b) in memory of its own (NULL: none); a format that
+ * reads only a leaves b aside. */
+static char *formatted(const char *fmt, const char *a, const char *b)
+{
+    const int len = snprintf(NULL, 0, fmt, a, b);
+    char *s = len < 0 ? NULL : malloc((size_t)len + 1);
+    if (s) snprintf(s, (size_t)len + 1, fmt, a, b);
+    return s;
+}
+
+/* Measure *n, named and labelled from a and b, the walker owning both
+ * strings (freed with it); then the next.  false: no memory. */
+static bool add_measure(body_model *bm, size_t *n, const char *name_fmt, const char *label_fmt, const char *a,
+                        const char *b)
+{
+    char *name = formatted(name_fmt, a, b), *label = formatted(label_fmt, a, b);
+    bm->owned_extra[2 * (*n - G_COUNT)] = name;
+    bm->owned_extra[2 * (*n - G_COUNT) + 1] = label;
+    if (!name || !label) return false;
+    bm->extra_names[*n] = name;
+    bm->extra_labels[(*n)++] = label;
+    return true;
+}
+
 /* The fixed measures, then NAME.min_normal_force for each ground contact
  * that some phase uses, ACTUATOR.max_torque for each of the controller's
  * torques, EVENT.CONTACT.impulse for each contact an impact acts on and
@@ -381,34 +405,19 @@ sm_status body_set_ground_measures(body_model *bm)
     for (size_t k = 0; k < f->n_contacts; k++) {
         bm->ground_slot[k] = -1;
         if (!body_ground_used(f, k)) continue;
-        const size_t len = strlen(f->contacts[k].name) + 24;
-        char *name = malloc(len), *label = malloc(len + 40);
-        bm->owned_extra[2 * (n - G_COUNT)] = name;
-        bm->owned_extra[2 * (n - G_COUNT) + 1] = label;
-        if (!name || !label) return SM_NO_MEMORY;
-        snprintf(name, len, "%s.min_normal_force", f->contacts[k].name);
-        snprintf(label, len + 40, "smallest normal force of contact %s", f->contacts[k].name);
         bm->ground_slot[k] = (int)(n - G_COUNT);
-        bm->extra_names[n] = name;
-        bm->extra_labels[n++] = label;
+        if (!add_measure(bm, &n, "%s.min_normal_force", "smallest normal force of contact %s", f->contacts[k].name,
+                         NULL))
+            return SM_NO_MEMORY;
     }
-    size_t owned = n - G_COUNT;
     /* ACTUATOR.max_torque for each of the controller's torques */
     bm->torque_slot = -1;
     if (f->ctrl.kind != BODY_CTRL_NONE) {
         bm->torque_slot = (int)(n - G_COUNT);
-        for (size_t j = 0; j < f->ctrl.n_act; j++) {
-            const size_t len = strlen(f->ctrl.act_name[j]) + 24;
-            char *name = malloc(len), *label = malloc(len + 40);
-            bm->owned_extra[2 * owned] = name;
-            bm->owned_extra[2 * owned + 1] = label;
-            owned++;
-            if (!name || !label) return SM_NO_MEMORY;
-            snprintf(name, len, "%s.max_torque", f->ctrl.act_name[j]);
-            snprintf(label, len + 40, "largest |torque| of actuator %s (N m)", f->ctrl.act_name[j]);
-            bm->extra_names[n] = name;
-            bm->extra_labels[n++] = label;
-        }
+        for (size_t j = 0; j < f->ctrl.n_act; j++)
+            if (!add_measure(bm, &n, "%s.max_torque", "largest |torque| of actuator %s (N m)", f->ctrl.act_name[j],
+                             NULL))
+                return SM_NO_MEMORY;
     }
     /* EVENT.CONTACT.impulse for each contact an event's impact acts on */
     bm->n_impulse = 0;
@@ -419,40 +428,23 @@ sm_status body_set_ground_measures(body_model *bm)
             const char *evname = f->phases[ph].events[ev].name;
             for (size_t i = 0; i < ns; i++) {
                 if (impulse_seen(f, ph, ev, set, i)) continue;
-                const char *cname = f->contacts[set[i]].name;
-                const size_t len = strlen(evname) + strlen(cname) + 24;
-                char *name = malloc(len), *label = malloc(len + 60);
-                bm->owned_extra[2 * owned] = name;
-                bm->owned_extra[2 * owned + 1] = label;
-                owned++;
-                if (!name || !label) return SM_NO_MEMORY;
-                snprintf(name, len, "%s.%s.impulse", evname, cname);
-                snprintf(label, len + 60, "%s impulse on %s (N s; a lock: N m s)", evname, cname);
                 bm->impulse_key[bm->n_impulse++] = (body_impulse_key){ph, ev, set[i], (int)(n - G_COUNT)};
-                bm->extra_names[n] = name;
-                bm->extra_labels[n++] = label;
+                if (!add_measure(bm, &n, "%s.%s.impulse", "%s impulse on %s (N s; a lock: N m s)", evname,
+                                 f->contacts[set[i]].name))
+                    return SM_NO_MEMORY;
             }
         }
     /* NAME.sliding_distance and NAME.sliding_displacement for each slide in use */
-    static const char *const slide_what[2][2] = {
-        {"sliding_distance", "path slid by the site of slide %s while in use (m)"},
-        {"sliding_displacement", "signed distance slid along x by the site of slide %s while in use (m)"}};
     for (size_t k = 0; k < f->n_contacts; k++) {
         bm->slide_slot[k] = -1;
         if (!slide_used(f, k)) continue;
         bm->slide_slot[k] = (int)(n - G_COUNT);
-        for (size_t j = 0; j < 2; j++) {
-            const size_t len = strlen(f->contacts[k].name) + 32;
-            char *name = malloc(len), *label = malloc(len + 80);
-            bm->owned_extra[2 * owned] = name;
-            bm->owned_extra[2 * owned + 1] = label;
-            owned++;
-            if (!name || !label) return SM_NO_MEMORY;
-            snprintf(name, len, "%s.%s", f->contacts[k].name, slide_what[j][0]);
-            snprintf(label, len + 80, slide_what[j][1], f->contacts[k].name);
-            bm->extra_names[n] = name;
-            bm->extra_labels[n++] = label;
-        }
+        if (!add_measure(bm, &n, "%s.sliding_distance", "path slid by the site of slide %s while in use (m)",
+                         f->contacts[k].name, NULL) ||
+            !add_measure(bm, &n, "%s.sliding_displacement",
+                         "signed distance slid along x by the site of slide %s while in use (m)", f->contacts[k].name,
+                         NULL))
+            return SM_NO_MEMORY;
     }
     m->extra_group = "ground";
     m->n_extra = n;
